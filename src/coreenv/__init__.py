@@ -1,0 +1,37 @@
+"""coreenv: the CoRE-Learning scheduling environment (PettingZoo parallel, AEC and Gymnasium views).
+
+Learning tasks arrive over time with deadlines and target losses; discrete compute nodes (the
+agents) decide which tasks to train. See `CoreEnv` for the full specification.
+"""
+
+from coreenv import curves
+from coreenv.config import EnvConfig
+from coreenv.core import CoreEnv, OracleView, SlotFeature, SlotTable
+from coreenv.core_v0 import env, parallel_env, raw_env
+from coreenv.errors import BankError, ConfigError, InvalidActionError
+from coreenv.gym_env import CoreGymEnv
+from coreenv.predictor import Estimate, Predictor
+from coreenv.registration import ENV_ID, register_envs
+
+__all__ = [
+    "ENV_ID",
+    "BankError",
+    "ConfigError",
+    "CoreEnv",
+    "CoreGymEnv",
+    "EnvConfig",
+    "Estimate",
+    "InvalidActionError",
+    "OracleView",
+    "Predictor",
+    "SlotFeature",
+    "SlotTable",
+    "curves",
+    "env",
+    "parallel_env",
+    "raw_env",
+]
+
+__version__ = "0.1.0"
+
+register_envs()

@@ -1,0 +1,173 @@
+"""`EnvConfig`: every setting of a CoRE-Learning episode, validated once at construction."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import numbers
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from coreenv.errors import ConfigError
+
+__all__ = ["INVALID_ACTION_POLICIES", "ADMISSION_RULES", "SCENARIOS", "EnvConfig", "make_config"]
+
+INVALID_ACTION_POLICIES = ("idle", "raise")
+ADMISSION_RULES = ("fifo", "edf")
+SCENARIOS = ("default", "infeasible_stress")
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    """Settings of the CoRE-Learning environment (SPEC §2). Frozen: derive variants with `replace`.
+
+    Every field is public and stable; `docs/environment.md` explains each default.
+    """
+
+    num_nodes: int = 4
+    """M, the number of identical compute nodes (the agents)."""
+    num_slots: int = 8
+    """K, the number of task slots in the active set; tasks beyond it wait in a queue."""
+    arrival_prob: float = 0.04
+    """p, the Bernoulli probability that a task arrives at a step (default scenario)."""
+    arrival_horizon: int = 1000
+    """Steps during which tasks may arrive; the episode ends once it has passed and no task remains."""
+    deadline_window: tuple[int, int] = (100, 400)
+    """Inclusive range of d_k - b_k in steps, drawn uniformly and independently of the demand."""
+    target_fraction: tuple[float, float] = (0.05, 0.5)
+    """The target loss is the curve's running minimum at a uniform fraction of its length in this range."""
+    batches_per_step: int = 1
+    """Batches a served task trains per step."""
+    min_prefix: int = 10
+    """W_min: observed batches after which a task is prediction-ready."""
+    shaping_beta: float = 0.0
+    """beta of the log-progress potential shaping; 0 gives the plain success reward."""
+    invalid_action: str = "idle"
+    """What an empty-slot or conflicting action does: "idle" (the node idles) or "raise"."""
+    admission: str = "fifo"
+    """Order in which waiting tasks fill free slots: "fifo" (arrival) or "edf" (deadline)."""
+    scenario: str = "default"
+    """"default" (Bernoulli arrivals) or "infeasible_stress" (SPEC §2's fixed 20-task test)."""
+    task_set: Any = "synthetic"
+    """Where curves come from: a name ("synthetic"), a path to a bank `.npz`, a `CurveBank` or a
+    `CurveSource`."""
+    seed: int | None = None
+    """Seed used by the first `reset()` that is given none."""
+    max_steps: int | None = None
+    """Safety truncation; None derives a bound no episode reaches (horizon + longest window + 1)."""
+
+    def __post_init__(self) -> None:
+        _check_int(self, "num_nodes", minimum=1)
+        _check_int(self, "num_slots", minimum=1)
+        _check_float(self, "arrival_prob", 0.0, 1.0)
+        _check_int(self, "arrival_horizon", minimum=1)
+        _check_pair(self, "deadline_window", int, minimum=1)
+        _check_pair(self, "target_fraction", float, minimum=0.0, maximum=1.0, open_low=True)
+        _check_int(self, "batches_per_step", minimum=1)
+        _check_int(self, "min_prefix", minimum=1)
+        _check_float(self, "shaping_beta", 0.0, float("inf"))
+        _check_choice(self, "invalid_action", INVALID_ACTION_POLICIES)
+        _check_choice(self, "admission", ADMISSION_RULES)
+        _check_choice(self, "scenario", SCENARIOS)
+        _check_task_set(self.task_set)
+        if self.seed is not None:
+            _check_int(self, "seed", minimum=0)
+        if self.max_steps is not None:
+            _check_int(self, "max_steps", minimum=1)
+
+    def replace(self, **overrides: Any) -> EnvConfig:
+        """Return a copy with some fields changed (validated like the constructor)."""
+        _check_names(overrides)
+        return dataclasses.replace(self, **overrides)
+
+    @property
+    def time_scale(self) -> int:
+        """Steps that scale time-like observation features (the longest deadline window)."""
+        return self.deadline_window[1]
+
+
+def make_config(config: EnvConfig | None = None, **overrides: Any) -> EnvConfig:
+    """Build an `EnvConfig` from an optional base and keyword overrides, naming unknown keys."""
+    _check_names(overrides)
+    base = EnvConfig() if config is None else config
+    if not isinstance(base, EnvConfig):
+        raise ConfigError(f"config must be an EnvConfig, got {type(base).__name__}: {base!r}.")
+    return dataclasses.replace(base, **overrides) if overrides else base
+
+
+# --- validation helpers ------------------------------------------------------------------------
+
+_FIELD_NAMES = tuple(f.name for f in dataclasses.fields(EnvConfig))
+
+
+def _check_names(overrides: dict[str, Any]) -> None:
+    for name in overrides:
+        if name not in _FIELD_NAMES:
+            close = difflib.get_close_matches(name, _FIELD_NAMES, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(f"EnvConfig has no field {name!r}.{hint} Fields: {_FIELD_NAMES}.")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _check_int(cfg: EnvConfig, name: str, minimum: int) -> None:
+    value = getattr(cfg, name)
+    if not _is_int(value) or value < minimum:
+        raise ConfigError(f"EnvConfig.{name} must be an int >= {minimum}, got {value!r}.")
+    object.__setattr__(cfg, name, int(value))
+
+
+def _check_float(cfg: EnvConfig, name: str, low: float, high: float) -> None:
+    value = getattr(cfg, name)
+    if not _is_real(value) or not low <= float(value) <= high:
+        raise ConfigError(f"EnvConfig.{name} must be a number in [{low}, {high}], got {value!r}.")
+    object.__setattr__(cfg, name, float(value))
+
+
+def _check_pair(
+    cfg: EnvConfig,
+    name: str,
+    kind: type,
+    minimum: float,
+    maximum: float | None = None,
+    open_low: bool = False,
+) -> None:
+    value = getattr(cfg, name)
+    ok_item = _is_int if kind is int else _is_real
+    problem = None
+    if not isinstance(value, (tuple, list)) or len(value) != 2 or not all(map(ok_item, value)):
+        problem = f"a pair of {kind.__name__}s (low, high)"
+    else:
+        low, high = value
+        too_low = low <= minimum if open_low else low < minimum
+        if too_low or low > high or (maximum is not None and high > maximum):
+            bound = f"{minimum} < low" if open_low else f"{minimum} <= low"
+            top = f" <= {maximum}" if maximum is not None else ""
+            problem = f"a pair with {bound} <= high{top}"
+    if problem:
+        raise ConfigError(f"EnvConfig.{name} must be {problem}, got {value!r}.")
+    object.__setattr__(cfg, name, tuple(kind(v) for v in value))
+
+
+def _check_choice(cfg: EnvConfig, name: str, choices: tuple[str, ...]) -> None:
+    value = getattr(cfg, name)
+    if value not in choices:
+        raise ConfigError(f"EnvConfig.{name} must be one of {choices}, got {value!r}.")
+
+
+def _check_task_set(value: Any) -> None:
+    from coreenv.curves import CurveSource  # local: curves imports config-free helpers only
+
+    if isinstance(value, (str, os.PathLike, CurveSource)):
+        return
+    raise ConfigError(
+        "EnvConfig.task_set must be a task-set name, a path to a bank .npz, a CurveBank or a "
+        f"CurveSource, got {type(value).__name__}: {value!r}."
+    )

@@ -1,0 +1,125 @@
+"""The pure simulator core: one step of SPEC §2's step order over a `State`.
+
+`transition` is a function of (state, resolved actions, rng) so that the environment classes
+stay thin adapters and the dynamics can be tested on hand-built states.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from coreenv.config import EnvConfig
+from coreenv.core.scenarios import Scenario
+from coreenv.core.state import EMPTY, State
+from coreenv.core.tasks import Task
+from coreenv.predictor import Predictor, estimate_many
+
+__all__ = ["terminal", "transition"]
+
+
+def transition(
+    state: State,
+    slots: list[int],
+    config: EnvConfig,
+    scenario: Scenario,
+    rng: np.random.Generator,
+    predictor: Predictor | None = None,
+    conflicts: int = 0,
+) -> tuple[float, int]:
+    """Advance ``state`` (in place) by one step and return (team reward, successes).
+
+    Args:
+        state: the state at decision time t.
+        slots: the slot each node trains, -1 for idle; already a feasible matching.
+        config: the environment settings.
+        scenario: source of arrivals.
+        rng: the episode's generator; every random draw of the step goes through it.
+        predictor: fills the estimate features of tasks whose prefix changed, if given.
+        conflicts: node actions the caller turned into idling this step (for the metrics).
+    """
+    counters = state.counters
+    t = state.t
+    # -- statistics at the decision point
+    counters.steps += 1
+    counters.full_queue_steps += state.num_occupied == len(state.tasks)
+    counters.waiting_sum += len(state.waiting)
+    counters.conflicts += conflicts
+
+    # -- steps 2-3: served tasks train, reveal losses; those reaching the target succeed and leave
+    state.served = [EMPTY if j < 0 else state.tasks[j].uid for j in slots]
+    successes = 0
+    trained = []
+    for j in slots:
+        if j < 0:
+            continue
+        counters.busy_node_steps += 1
+        if state.train(j, config.batches_per_step):
+            successes += 1
+            state.clear_slot(j)
+        else:
+            trained.append(j)
+    counters.successes += successes
+
+    # -- step 4: every unfinished task whose deadline has come fails and leaves
+    if state.next_expiry <= t + 1:
+        for j in np.flatnonzero(state.deadline <= t + 1).tolist():
+            state.clear_slot(j)
+            counters.failures += 1
+    if state.waiting and min(task.deadline for task in state.waiting) <= t + 1:
+        alive = [task for task in state.waiting if task.deadline > t + 1]
+        counters.failures += len(state.waiting) - len(alive)
+        state.waiting = alive
+
+    # -- step 5: arrivals join the waiting queue
+    for draw in scenario.arrivals(t, rng):
+        task = Task(state.next_uid, draw.curve, draw.target, draw.demand, t + 1, t + 1 + draw.window)
+        state.next_uid += 1
+        state.waiting.append(task)
+        counters.arrivals += 1
+        counters.feasible += task.feasible(config.batches_per_step)
+
+    # -- step 6: waiting tasks fill free slots; the clock moves on
+    state.t = t + 1
+    state.time_left -= state.slot_scale
+    _admit(state, config.admission)
+
+    if predictor is not None:
+        _update_estimates(state, [j for j in trained if state.occupied[j]], config, predictor)
+    if config.shaping_beta == 0.0:
+        return float(successes), successes
+    potential = math.fsum(state.progress)
+    reward = successes + config.shaping_beta * (potential - state.potential)
+    state.potential = potential
+    return reward, successes
+
+
+def terminal(state: State, scenario: Scenario) -> bool:
+    """The episode ends once no task can arrive any more and none remains."""
+    return not scenario.pending(state.t) and state.in_system() == 0
+
+
+def _admit(state: State, rule: str) -> None:
+    if not state.waiting or state.num_occupied == len(state.tasks):
+        return
+    free = np.flatnonzero(~state.occupied)
+    queue = state.waiting
+    if rule == "edf":
+        queue = sorted(queue, key=lambda task: (task.deadline, task.arrival))
+    for j, task in zip(free, queue):
+        state.fill_slot(int(j), task)
+    admitted = {task.uid for task in queue[: free.size]}
+    state.waiting = [task for task in state.waiting if task.uid not in admitted]
+
+
+def _update_estimates(state: State, slots: list, config: EnvConfig, predictor: Predictor) -> None:
+    """Recompute estimates of ready tasks whose prefix changed this step (SPEC §2 predictor hook)."""
+    ready = [j for j in slots if state.cursor[j] >= config.min_prefix]
+    if not ready:
+        return
+    prefixes = [state.tasks[j].curve.losses[: state.cursor[j] + 1] for j in ready]
+    budgets = config.batches_per_step * (state.deadline[ready] - state.t)
+    remaining, p_success = estimate_many(predictor, prefixes, state.target[ready], budgets)
+    for j, r, p in zip(ready, remaining.tolist(), p_success.tolist()):
+        state.record_estimate(j, r, p)

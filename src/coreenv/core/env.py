@@ -1,0 +1,268 @@
+"""`CoreEnv`: the CoRE-Learning PettingZoo `ParallelEnv`, a thin shell over the simulator core."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import ParallelEnv
+
+from coreenv.config import EnvConfig, make_config
+from coreenv.core.dynamics import terminal, transition
+from coreenv.core.masks import resolve_actions
+from coreenv.core.metrics import metrics
+from coreenv.core.observation import node_observations, observation_space, state_space, state_vector
+from coreenv.core.render import ansi_table, gantt
+from coreenv.core.scenarios import make_scenario
+from coreenv.core.state import State, initial
+from coreenv.core.views import OracleView, SlotTable
+from coreenv.curves import resolve_task_set
+from coreenv.errors import InvalidActionError
+from coreenv.predictor import Predictor
+
+__all__ = ["CoreEnv"]
+
+
+class CoreEnv(ParallelEnv):
+    """CoRE-Learning with dynamic arrivals, deadlines and discrete compute nodes (SPEC §2).
+
+    ## Description
+    Learning tasks arrive over time, each with a hidden loss curve, a target loss and a deadline.
+    ``M`` compute nodes decide every step which of the ``K`` task slots to train; a task succeeds
+    when a revealed loss reaches its target, and fails when its deadline comes first. The team
+    wants to complete as many tasks as possible. Training demand is never shown: it is revealed
+    only through the losses of training.
+
+    ## Agents
+    ``node_0 … node_{M-1}``, cooperative, acting simultaneously.
+
+    ## Action Space
+    ``Discrete(K + 1)``: ``j < K`` trains the task in slot ``j`` for ``batches_per_step`` batches,
+    ``K`` idles. Two nodes naming one slot (the later node, by index, loses) or a node naming an
+    empty slot is invalid: by ``invalid_action`` the node idles (``infos[agent]["invalid_action"]``
+    says why) or `InvalidActionError` is raised.
+
+    ## Observation Space
+    ``{"observation": Box(-1000, 1000, (M + 3 + 9K,), float32), "action_mask": Box(0, 1, (K + 1,), int8)}``
+
+    =============  =====================================================  ================
+    part           content                                                range
+    =============  =====================================================  ================
+    [0, M)         one-hot node id                                        {0, 1}
+    M + 0          t / arrival_horizon                                    [0, ~1.4]
+    M + 1          waiting tasks / K                                      [0, inf)
+    M + 2          nodes beyond the occupied slots / M                    [0, 1]
+    M + 3 + 9j …   slot j's block (`SlotFeature`): occupied, log(L/L0),   see SlotFeature
+                   log(eps/L0), time left, batches, log-progress q,
+                   ready, predictor's remaining and P(success)
+    =============  =====================================================  ================
+
+    Empty slots are all zero. ``state()`` is the same vector without the one-hot id.
+
+    ## Action Mask
+    int8, 1 for occupied slots and for idle (always allowed). It cannot express conflicts between
+    nodes, which are resolved as above.
+
+    ## Rewards
+    A shared team reward ``r_t = successes_t + beta (Phi_{t+1} - Phi_t)`` with the log-progress
+    potential ``Phi_t = sum_k q_k(t)`` over tasks in the system. With ``beta = 0`` (default) it is
+    the number of tasks completed in the step; since ``Phi`` is 0 at both ends, the undiscounted
+    return is the number of completions for any beta. ``infos[agent]["successes"]`` always carries
+    the unshaped count.
+
+    ## Starting State
+    ``t = 0``, every slot empty, nobody waiting.
+
+    ## Episode End
+    Termination: once no task can arrive any more (``t >= arrival_horizon`` in the default
+    scenario) and none remains. Truncation: at ``max_steps`` (by default a bound no episode
+    reaches). The last ``infos`` carry ``"metrics"`` (SPEC §2), also available from `metrics()`.
+
+    ## Arguments
+    ``CoreEnv(config=None, *, predictor=None, render_mode=None, **overrides)``: an `EnvConfig`
+    and/or field overrides; an optional predictor (`coreenv.predictor.Predictor`) that fills the
+    estimate features; render mode ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+
+    ## Version History
+    * v0: initial release.
+    """
+
+    metadata = {
+        "name": "core_v0",
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "is_parallelizable": True,
+        "render_fps": 10,
+    }
+
+    def __init__(
+        self,
+        config: EnvConfig | None = None,
+        *,
+        predictor: Predictor | None = None,
+        render_mode: str | None = None,
+        **overrides: Any,
+    ) -> None:
+        self.config = make_config(config, **overrides)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}."
+            )
+        if predictor is not None and not isinstance(predictor, Predictor):
+            raise TypeError(
+                f"predictor must have an estimate(prefix, target, budget) method, got {predictor!r}."
+            )
+        self.render_mode = render_mode
+        self.predictor = predictor
+        self.source = resolve_task_set(self.config.task_set)
+        self.scenario = make_scenario(self.config, self.source)
+        self.max_steps = self.config.max_steps or self.scenario.step_bound()
+
+        m, k = self.config.num_nodes, self.config.num_slots
+        self.possible_agents = [f"node_{i}" for i in range(m)]
+        self.agents: list[str] = []
+        self._agent_set = frozenset(self.possible_agents)
+        self._observation_spaces = {a: observation_space(self.config) for a in self.possible_agents}
+        self._action_spaces = {a: spaces.Discrete(k + 1) for a in self.possible_agents}
+        self.state_space = state_space(self.config)
+        self._obs_template = np.zeros((m, m + self.state_space.shape[0]), np.float32)
+        self._obs_template[:, :m] = np.eye(m)
+        self._masks = np.empty((m, k + 1), np.int8)
+        self._masks_version = -1
+        self.np_random: np.random.Generator | None = None
+        self.np_random_seed: int | None = None
+        self._state: State = self._initial_state()
+        self._slot_table = SlotTable(self._state)
+        self._history: list[np.ndarray] = []
+
+    # -- PettingZoo API ---------------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        """The (cached) observation space of ``agent``."""
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        """The (cached) action space of ``agent``: ``Discrete(K + 1)``."""
+        return self._action_spaces[agent]
+
+    def reset(
+        self, seed: int | None = None, options: dict | None = None
+    ) -> tuple[dict[str, dict], dict[str, dict]]:
+        """Start an episode. Without a seed, the first reset uses ``config.seed``; later ones
+        continue the generator. ``options`` is accepted for API compatibility and not used:
+        vary episodes through the config."""
+        if seed is None and self.np_random is None:
+            seed = self.config.seed
+        if seed is not None or self.np_random is None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        self.scenario.reset(self.np_random)
+        self._state = self._initial_state()
+        self._slot_table = SlotTable(self._state)
+        self._masks_version = -1
+        self._history = []
+        self.agents = self.possible_agents[:]
+        return self._observations(), {agent: {} for agent in self.agents}
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Apply one action per node (missing nodes idle) and advance one step (SPEC §2 order)."""
+        if not self.agents:
+            raise RuntimeError("the episode is over (or never started): call reset() first.")
+        if not actions.keys() <= self._agent_set:
+            unknown = sorted(set(actions) - self._agent_set)
+            raise ValueError(f"actions name unknown agents {unknown}; agents are {self.agents}.")
+        state = self._state
+        slots, invalid = resolve_actions(actions, self.possible_agents, state.occupied)
+        if invalid and self.config.invalid_action == "raise":
+            reasons = "; ".join(f"{agent}: {why}" for agent, why in invalid.items())
+            raise InvalidActionError(f"invalid actions at t={state.t}: {reasons}.")
+        reward, successes = transition(
+            state, slots, self.config, self.scenario, self.np_random, self.predictor, len(invalid)
+        )
+        terminated = terminal(state, self.scenario)
+        truncated = not terminated and state.t >= self.max_steps
+
+        agents = self.agents
+        observations = self._observations()
+        infos = {agent: {"successes": successes} for agent in agents}
+        for agent, why in invalid.items():
+            infos[agent]["invalid_action"] = why
+        if terminated or truncated:
+            summary = self.metrics()
+            for info in infos.values():
+                info["metrics"] = summary
+            self.agents = []
+        if self.render_mode is not None:
+            self._history.append(np.array(state.served))
+            if self.render_mode == "human":
+                print(self.render_ansi(), end="\n\n")
+        return (
+            observations,
+            dict.fromkeys(agents, reward),
+            dict.fromkeys(agents, terminated),
+            dict.fromkeys(agents, truncated),
+            infos,
+        )
+
+    def state(self) -> np.ndarray:
+        """The global view: global features and every slot block, without a node id."""
+        return state_vector(self._state, self.config)
+
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: the slot table; ``rgb_array``: a Gantt picture of node assignments over the
+        last 300 steps; ``human``: prints the table."""
+        if self.render_mode == "ansi":
+            return self.render_ansi()
+        if self.render_mode == "rgb_array":
+            return gantt(self._history, self.config.num_nodes)
+        if self.render_mode == "human":
+            print(self.render_ansi())
+        return None
+
+    def render_ansi(self) -> str:
+        """The slot table as text, whatever the render mode."""
+        return ansi_table(self._state, self.config, self.possible_agents)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # -- beyond PettingZoo ------------------------------------------------------------------------
+
+    @property
+    def t(self) -> int:
+        """The current step."""
+        return self._state.t
+
+    def metrics(self) -> dict[str, float]:
+        """SPEC §2 metrics of the episode so far."""
+        return metrics(self._state.counters, self.config.num_nodes)
+
+    def slot_table(self) -> SlotTable:
+        """Live read-only arrays of the public slot information (for hand-written schedulers)."""
+        return self._slot_table
+
+    def oracle_view(self) -> OracleView:
+        """The hidden truth (demand R*, whole curve) of every task: for the oracle and tests only."""
+        return OracleView.of(self._state)
+
+    def action_masks(self) -> np.ndarray:
+        """(M, K + 1) int8: every node's mask (they are identical): occupied slots and idle."""
+        if self._masks_version != self._state.version:  # masks change only with the slots
+            self._masks[:] = self._state.mask
+            self._masks_version = self._state.version
+        return self._masks.copy()
+
+    def _initial_state(self) -> State:
+        cfg = self.config
+        return initial(
+            cfg.num_slots, cfg.num_nodes, cfg.min_prefix, cfg.time_scale, cfg.batches_per_step
+        )
+
+    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+        obs = node_observations(self._state, self.config, self._obs_template)
+        masks = self.action_masks()
+        return {
+            agent: {"observation": o, "action_mask": mask}
+            for agent, o, mask in zip(self.agents, obs, masks)
+        }

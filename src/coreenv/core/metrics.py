@@ -1,0 +1,42 @@
+"""SPEC §2 episode metrics, computed from the state's running counters."""
+
+from __future__ import annotations
+
+from coreenv.core.state import Counters
+
+__all__ = ["METRIC_KEYS", "metrics"]
+
+METRIC_KEYS = (
+    "completion_rate",
+    "successes",
+    "failures",
+    "arrivals",
+    "feasibility_bound",
+    "full_queue_fraction",
+    "waiting_population",
+    "steps_to_ready",
+    "utilisation",
+    "conflicts",
+)
+
+
+def metrics(counters: Counters, num_nodes: int) -> dict[str, float]:
+    """The metrics so far. Rates over no arrivals or steps are 0; `steps_to_ready` is NaN when no
+    task reached prediction readiness (there is no delay to average)."""
+    c = counters
+
+    def ratio(num: float, den: float) -> float:
+        return num / den if den else 0.0
+
+    return {
+        "completion_rate": ratio(c.successes, c.arrivals),
+        "successes": c.successes,
+        "failures": c.failures,
+        "arrivals": c.arrivals,
+        "feasibility_bound": ratio(c.feasible, c.arrivals),
+        "full_queue_fraction": ratio(c.full_queue_steps, c.steps),
+        "waiting_population": ratio(c.waiting_sum, c.steps),
+        "steps_to_ready": c.ready_delay_sum / c.ready_count if c.ready_count else float("nan"),
+        "utilisation": ratio(c.busy_node_steps, c.steps * num_nodes),
+        "conflicts": c.conflicts,
+    }

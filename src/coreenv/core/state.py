@@ -1,0 +1,196 @@
+"""The simulator state: per-slot data, the observation's feature table, the queue and counters.
+
+Speed shapes this module: a step must cost about as much as a CartPole step. So the observation's
+slot features live in a table updated only where something changed (a slot served, filled or
+freed); data written when a task is served (cursor, loss, progress) are Python lists, cheaper to
+write than numpy scalars; data written only when a slot fills or frees are numpy arrays, which
+schedulers read through live read-only views. An empty slot holds neutral values.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from coreenv.core.features import OBS_BOUND, SlotFeature
+from coreenv.core.tasks import Task
+
+__all__ = ["EMPTY", "NEVER", "Counters", "State", "initial"]
+
+EMPTY = -1
+NEVER = 2**62  # deadline of an empty slot: never expires
+# plain-int column indices: enum member lookups are measurably slow in the per-step path
+_LOG_LOSS, _LOG_TARGET = int(SlotFeature.LOG_LOSS), int(SlotFeature.LOG_TARGET)
+_BATCHES, _PROGRESS, _READY = (int(SlotFeature.BATCHES), int(SlotFeature.PROGRESS),
+                               int(SlotFeature.READY))
+_EST_REMAINING, _EST_P = int(SlotFeature.EST_REMAINING), int(SlotFeature.EST_P_SUCCESS)
+
+
+@dataclass
+class Counters:
+    """Running totals for the SPEC §2 metrics."""
+
+    arrivals: int = 0
+    successes: int = 0
+    failures: int = 0
+    feasible: int = 0
+    steps: int = 0
+    full_queue_steps: int = 0
+    waiting_sum: int = 0
+    busy_node_steps: int = 0
+    conflicts: int = 0
+    ready_delay_sum: int = 0
+    ready_count: int = 0
+
+
+@dataclass
+class State:
+    """Everything that changes during an episode. `transition` mutates it in place.
+
+    Per-slot entries have length K; numpy arrays are only ever written in place, so views of them
+    stay valid. ``tasks[j]`` is the `Task` in slot j or None.
+    """
+
+    t: int
+    min_prefix: int  # W_min, for the ready feature
+    time_scale: float  # divides time-like features
+    batch_scale: float  # B · time_scale, divides batch-like features
+    tasks: list[Task | None]
+    # written when a slot fills or frees
+    mask: np.ndarray  # (K + 1,) int8 action mask: occupied slots, then idle (always 1)
+    occupied: np.ndarray  # (K,) bool, a view of mask[:K]
+    uid: np.ndarray  # (K,) int64, EMPTY for a free slot
+    arrival: np.ndarray  # (K,) int64, b_k
+    deadline: np.ndarray  # (K,) int64, d_k (NEVER when empty)
+    time_left: np.ndarray  # (K,) float64, (d_k - t) / time_scale, kept by subtracting slot_scale
+    slot_scale: np.ndarray  # (K,) float64, 1 / time_scale (0 when empty)
+    loss0: np.ndarray  # (K,) float64, L_k[0]
+    target: np.ndarray  # (K,) float64, epsilon_k
+    # written when a task trains or gets an estimate
+    cursor: list[int]  # n_k: batches trained
+    loss: list[float]  # last revealed loss L_k[n_k]
+    progress: list[float]  # log-progress q_k (0 when empty)
+    est_remaining: list[float]  # predictor's remaining batches (0 until ready)
+    est_p_success: list[float]  # predictor's P(success)
+    table: np.ndarray  # (K, F) float32 slot features; TIME_LEFT is written when observed
+    rows: list[np.ndarray]  # views of the table's rows, made once (a view costs more than a lookup)
+    served: list[int]  # (M,) task uid each node trained last step (EMPTY = idle)
+    waiting: list[Task] = field(default_factory=list)
+    num_occupied: int = 0
+    next_expiry: int = NEVER  # earliest deadline among the slots
+    version: int = 0  # changes whenever a task enters or leaves a slot
+    potential: float = 0.0
+    next_uid: int = 0
+    counters: Counters = field(default_factory=Counters)
+
+    def in_system(self) -> int:
+        """Tasks in the slots or waiting."""
+        return self.num_occupied + len(self.waiting)
+
+    def clear_slot(self, j: int) -> None:
+        """Free slot j, restoring the neutral values."""
+        self._set_slot(j, None)
+        self.num_occupied -= 1
+        self.next_expiry = int(self.deadline.min())
+
+    def fill_slot(self, j: int, task: Task) -> None:
+        """Put a (not yet trained) task into slot j."""
+        self._set_slot(j, task)
+        self.table[j, _LOG_TARGET] = task.log_target - task.log_initial
+        self.num_occupied += 1
+        self.next_expiry = min(self.next_expiry, task.deadline)
+
+    def _set_slot(self, j: int, task: Task | None) -> None:
+        present = task is not None
+        self.tasks[j] = task
+        self.mask[j] = present
+        self.uid[j] = task.uid if present else EMPTY
+        self.arrival[j] = task.arrival if present else 0
+        self.deadline[j] = task.deadline if present else NEVER
+        self.time_left[j] = (task.deadline - self.t) / self.time_scale if present else 0.0
+        self.slot_scale[j] = 1.0 / self.time_scale if present else 0.0
+        self.loss0[j] = self.loss[j] = float(task.curve.losses[0]) if present else 1.0
+        self.target[j] = task.target if present else 0.5
+        self.cursor[j] = 0
+        self.progress[j] = self.est_remaining[j] = self.est_p_success[j] = 0.0
+        self.table[j] = 0.0
+        self.table[j, SlotFeature.OCCUPIED] = present
+        self.version += 1
+
+    def train(self, j: int, batches: int) -> bool:
+        """Train slot j's task for up to ``batches`` batches, stopping at its target, and reveal
+        the losses; return whether the target was reached.
+
+        Updates the features, including the log-progress
+        ``q = clip(log(L_0 / max(L, eps)) / log(L_0 / eps), 0, 1)`` (it cannot exceed 1).
+        """
+        task = self.tasks[j]
+        losses = task.curve.losses
+        target = task.target
+        start = self.cursor[j]
+        n = start + 1
+        while n < start + batches and losses[n] > target:  # stops at R* at the latest
+            n += 1
+        loss = float(losses[n])
+        if start < self.min_prefix <= n:
+            self.counters.ready_delay_sum += self.t + 1 - task.arrival
+            self.counters.ready_count += 1
+        log_loss = math.log(loss)
+        log_initial, log_target = task.log_initial, task.log_target
+        q = (log_initial - (log_loss if log_loss > log_target else log_target)) / (
+            log_initial - log_target
+        )
+        q = q if q > 0.0 else 0.0
+        self.cursor[j] = n
+        self.loss[j] = loss
+        self.progress[j] = q
+        row = self.rows[j]
+        row[_LOG_LOSS] = log_loss - log_initial
+        batch_feature = n / self.batch_scale
+        row[_BATCHES] = batch_feature if batch_feature < OBS_BOUND else OBS_BOUND
+        row[_PROGRESS] = q
+        row[_READY] = n >= self.min_prefix
+        return loss <= target
+
+    def record_estimate(self, j: int, remaining: float, p_success: float) -> None:
+        """Slot j's task has a new predictor estimate."""
+        self.est_remaining[j] = remaining
+        self.est_p_success[j] = p_success
+        self.table[j, _EST_REMAINING] = min(remaining / self.batch_scale, OBS_BOUND)
+        self.table[j, _EST_P] = p_success
+
+
+def initial(
+    num_slots: int, num_nodes: int, min_prefix: int, time_scale: int, batches_per_step: int
+) -> State:
+    """An empty system at t = 0: every slot free, nobody waiting."""
+    k = num_slots
+    mask = np.zeros(k + 1, np.int8)
+    mask[k] = 1  # idle is always allowed
+    table = np.zeros((k, len(SlotFeature)), np.float32)
+    return State(
+        t=0,
+        min_prefix=min_prefix,
+        time_scale=float(time_scale),
+        batch_scale=float(time_scale * batches_per_step),
+        tasks=[None] * k,
+        mask=mask,
+        occupied=mask[:k].view(bool),
+        uid=np.full(k, EMPTY, np.int64),
+        arrival=np.zeros(k, np.int64),
+        deadline=np.full(k, NEVER, np.int64),
+        time_left=np.zeros(k),
+        slot_scale=np.zeros(k),
+        loss0=np.ones(k),
+        target=np.full(k, 0.5),
+        cursor=[0] * k,
+        loss=[1.0] * k,
+        progress=[0.0] * k,
+        est_remaining=[0.0] * k,
+        est_p_success=[0.0] * k,
+        table=table,
+        rows=list(table),
+        served=[EMPTY] * num_nodes,
+    )

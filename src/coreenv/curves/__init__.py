@@ -1,0 +1,52 @@
+"""Curve sources behind one interface: generated (`synthetic`) and recorded (`CurveBank`)."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from coreenv.curves.bank import CurveBank, load_bank, save_bank
+from coreenv.curves.source import Curve, CurveSource
+from coreenv.curves.synthetic import SyntheticCurves
+from coreenv.errors import ConfigError
+
+__all__ = [
+    "TASK_SETS",
+    "Curve",
+    "CurveBank",
+    "CurveSource",
+    "SyntheticCurves",
+    "load_bank",
+    "resolve_task_set",
+    "save_bank",
+]
+
+TASK_SETS: dict[str, Callable[[], CurveSource]] = {
+    "synthetic": SyntheticCurves,
+}
+"""Named task sets accepted by `EnvConfig.task_set`, each a factory of its source."""
+
+
+def resolve_task_set(task_set: Any) -> CurveSource:
+    """Turn an `EnvConfig.task_set` value (name, path, bank or source) into a `CurveSource`."""
+    if isinstance(task_set, CurveSource):
+        return task_set
+    if isinstance(task_set, os.PathLike) or (
+        isinstance(task_set, str) and (task_set.endswith(".npz") or os.sep in task_set)
+    ):
+        return _load_cached(str(Path(task_set).resolve()))
+    if isinstance(task_set, str) and task_set in TASK_SETS:
+        return TASK_SETS[task_set]()
+    raise ConfigError(
+        f"EnvConfig.task_set {task_set!r} is not a known task set {sorted(TASK_SETS)}, "
+        "a path to a bank .npz, a CurveBank or a CurveSource."
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _load_cached(path: str) -> CurveBank:
+    """Banks are read-only, so many environments can share one loaded copy."""
+    return load_bank(path)

@@ -1,0 +1,174 @@
+"""Curve banks: recorded loss curves in the SPEC §3 `.npz` format, validated on load.
+
+Format (one row per training run):
+
+=========  ===========  ===========================================================
+key        shape/dtype  meaning
+=========  ===========  ===========================================================
+losses     [N, L] float loss after n batches, n = 0..; rows NaN-padded at the end
+family     [N] str      model–dataset configuration of the run
+config     [N] str      JSON text: hyperparameters, seed, anything else of the run
+split      [N] str      optional: which split a run belongs to (e.g. "train", "test")
+=========  ===========  ===========================================================
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from coreenv.curves.source import Curve, CurveSource
+from coreenv.errors import BankError
+
+__all__ = ["REQUIRED_KEYS", "CurveBank", "load_bank", "save_bank"]
+
+REQUIRED_KEYS = ("losses", "family", "config")
+
+
+class CurveBank(CurveSource):
+    """A validated bank of recorded loss curves; ``sample`` replays a uniformly drawn row.
+
+    Args:
+        losses: [N, L] losses, NaN-padded at the end of shorter rows.
+        family: [N] family name of each row.
+        config: [N] JSON text of each row's hyperparameters (default "{}").
+        split: [N] optional split label of each row.
+        name: a label used in messages and results.
+    """
+
+    validated = True  # checked on load / valid by construction
+
+    def __init__(
+        self,
+        losses: np.ndarray,
+        family: Sequence[str],
+        config: Sequence[str] | None = None,
+        split: Sequence[str] | None = None,
+        name: str = "bank",
+    ) -> None:
+        losses = np.asarray(losses)
+        n = _check_losses(losses, name)
+        family = _check_labels(family, "family", n, name)
+        config = _check_labels(["{}"] * n if config is None else config, "config", n, name)
+        for i, text in enumerate(config):
+            try:
+                json.loads(text)
+            except json.JSONDecodeError as e:
+                raise BankError(f"bank {name!r}: config[{i}] is not JSON text: {text!r}.") from e
+        self.split = None if split is None else _check_labels(split, "split", n, name)
+        self.losses = losses.astype(np.float64)
+        self.losses.flags.writeable = False
+        self.lengths = np.sum(~np.isnan(self.losses), axis=1)
+        self.family = family
+        self.config = config
+        self.name = name
+
+    def __len__(self) -> int:
+        return len(self.family)
+
+    def __repr__(self) -> str:
+        return f"CurveBank({self.name!r}, runs={len(self)}, families={len(self.families)})"
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """Family names in order of first appearance."""
+        return tuple(dict.fromkeys(self.family.tolist()))
+
+    def curve(self, index: int) -> Curve:
+        """Row ``index`` as a `Curve` (a read-only view, no copy)."""
+        return Curve(self.losses[index, : self.lengths[index]], str(self.family[index]), index)
+
+    def sample(self, rng: np.random.Generator) -> Curve:
+        """Replay a uniformly drawn recorded run."""
+        return self.curve(int(rng.integers(len(self))))
+
+    def subset(self, rows: np.ndarray | Sequence[int], name: str | None = None) -> CurveBank:
+        """A bank of the given rows (indices or a boolean mask), e.g. one family or one split."""
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            rows = np.flatnonzero(rows)
+        if rows.size == 0:
+            raise BankError(f"bank {self.name!r}: the requested subset is empty.")
+        split = None if self.split is None else self.split[rows]
+        return CurveBank(
+            self.losses[rows], self.family[rows], self.config[rows], split, name or self.name
+        )
+
+
+def load_bank(path: str | os.PathLike) -> CurveBank:
+    """Load and validate a bank `.npz`; raise `BankError` naming what is wrong."""
+    path = Path(path)
+    if not path.is_file():
+        raise BankError(f"no curve bank at {str(path)!r}.")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+    except (OSError, ValueError) as e:
+        raise BankError(f"{str(path)!r} is not a readable .npz curve bank: {e}") from e
+    missing = [key for key in REQUIRED_KEYS if key not in arrays]
+    if missing:
+        raise BankError(
+            f"curve bank {str(path)!r} lacks key(s) {missing}; a bank needs {list(REQUIRED_KEYS)}."
+        )
+    return CurveBank(
+        arrays["losses"], arrays["family"], arrays["config"], arrays.get("split"), path.stem
+    )
+
+
+def save_bank(bank: CurveBank, path: str | os.PathLike, dtype: type = np.float32) -> None:
+    """Write ``bank`` as a compressed `.npz` (``dtype`` float32 or float16 keeps it small)."""
+    arrays = {
+        "losses": bank.losses.astype(dtype),
+        "family": bank.family.astype(str),
+        "config": bank.config.astype(str),
+    }
+    if bank.split is not None:
+        arrays["split"] = bank.split.astype(str)
+    np.savez_compressed(path, **arrays)
+    load_bank(path)  # a lossy dtype must not have made a curve invalid
+
+
+def _check_losses(losses: np.ndarray, name: str) -> int:
+    if losses.ndim != 2:
+        raise BankError(f"bank {name!r}: losses must be 2-D [N, L], got shape {losses.shape}.")
+    if not np.issubdtype(losses.dtype, np.floating):
+        raise BankError(f"bank {name!r}: losses must be floats, got dtype {losses.dtype}.")
+    if losses.shape[0] == 0:
+        raise BankError(f"bank {name!r}: losses has no rows.")
+    values = losses.astype(np.float64)
+    present = ~np.isnan(values)
+    lengths = present.sum(axis=1)
+    for i in np.flatnonzero(lengths < 2):
+        raise BankError(f"bank {name!r}: curve {i} is empty (needs at least 2 losses).")
+    gaps = present[:, 1:] & ~present[:, :-1]  # a value after a NaN: padding in the middle
+    for i in np.flatnonzero(gaps.any(axis=1)):
+        raise BankError(f"bank {name!r}: curve {i} has NaN before its end (pad only at the end).")
+    bad = present & (~np.isfinite(values) | (values <= 0))
+    for i in np.flatnonzero(bad.any(axis=1)):
+        j = int(np.flatnonzero(bad[i])[0])
+        raise BankError(
+            f"bank {name!r}: curve {i} has a non-finite or non-positive loss {values[i, j]!r} "
+            f"at batch {j}; losses must be finite and > 0."
+        )
+    rest = np.where(present[:, 1:], values[:, 1:], np.inf).min(axis=1)
+    for i in np.flatnonzero(rest >= values[:, 0]):
+        raise BankError(
+            f"bank {name!r}: curve {i} never falls below its initial loss {values[i, 0]!r}, "
+            "so no reachable target exists."
+        )
+    return losses.shape[0]
+
+
+def _check_labels(labels: Sequence[str], key: str, n: int, name: str) -> np.ndarray:
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or len(labels) != n:
+        raise BankError(
+            f"bank {name!r}: {key} must have shape [{n}] like losses, got {labels.shape}."
+        )
+    if labels.dtype.kind not in "US":
+        raise BankError(f"bank {name!r}: {key} must hold strings, got dtype {labels.dtype}.")
+    return labels.astype(str)

@@ -1,0 +1,20 @@
+"""Exceptions raised on bad input, so callers can catch the environment's own errors."""
+
+from __future__ import annotations
+
+__all__ = ["BankError", "ConfigError", "InvalidActionError"]
+
+
+class ConfigError(ValueError, TypeError):
+    """An `EnvConfig` field (or override) has a bad value or type.
+
+    It is both a `ValueError` and a `TypeError` so that callers catching either find it.
+    """
+
+
+class BankError(ValueError):
+    """A curve bank is malformed (missing keys, shapes that disagree, bad losses)."""
+
+
+class InvalidActionError(ValueError):
+    """A node chose an empty slot or a slot another node took, under ``invalid_action="raise"``."""
