@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import numbers
 import os
 from dataclasses import dataclass
@@ -126,8 +127,10 @@ def _check_int(cfg: EnvConfig, name: str, minimum: int) -> None:
 
 def _check_float(cfg: EnvConfig, name: str, low: float, high: float) -> None:
     value = getattr(cfg, name)
-    if not _is_real(value) or not low <= float(value) <= high:
-        raise ConfigError(f"EnvConfig.{name} must be a number in [{low}, {high}], got {value!r}.")
+    if not _is_real(value) or not math.isfinite(value) or not low <= float(value) <= high:
+        raise ConfigError(
+            f"EnvConfig.{name} must be a finite number in [{low}, {high}], got {value!r}."
+        )
     object.__setattr__(cfg, name, float(value))
 
 

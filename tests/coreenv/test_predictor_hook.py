@@ -1,0 +1,86 @@
+"""The predictor hook: estimates fill the features of ready tasks whose prefix changed."""
+
+import numpy as np
+import pytest
+
+from coreenv import Estimate, SlotFeature
+from helpers import idle, scripted_env, task
+
+
+class Recorder:
+    """Says 'remaining = 100 - prefix length' and records every call."""
+
+    def __init__(self):
+        self.calls = []
+
+    def estimate(self, prefix, target, budget):
+        self.calls.append((len(prefix), target, budget))
+        return Estimate(100.0 - len(prefix), 0.25)
+
+
+def make(predictor):
+    env = scripted_env(
+        {0: [task(demand=30, window=50)]}, num_nodes=1, num_slots=1, min_prefix=3, predictor=predictor
+    )
+    env.step(idle(env))
+    return env
+
+
+def block(observations):
+    return observations["node_0"]["observation"][1 + 3 :]
+
+
+def test_estimates_appear_once_ready_and_only_when_the_prefix_changes():
+    predictor = Recorder()
+    env = make(predictor)
+    for _ in range(2):
+        obs, *_ = env.step({"node_0": 0})
+    assert predictor.calls == [] and block(obs)[SlotFeature.EST_P_SUCCESS] == 0.0
+    obs, *_ = env.step({"node_0": 0})  # the third batch: ready
+    assert predictor.calls == [(4, pytest.approx(task(30, 50).target), 51 - 4)]  # steps t=4..50
+    scale = env.config.time_scale
+    assert block(obs)[SlotFeature.EST_REMAINING] == pytest.approx(96 / scale)
+    assert block(obs)[SlotFeature.EST_P_SUCCESS] == 0.25
+    env.step(idle(env))  # not served: no new estimate
+    assert len(predictor.calls) == 1
+    assert env.slot_table().est_remaining[0] == 96.0
+
+
+def test_batched_predictors_are_called_once_per_step():
+    class Batched:
+        def __init__(self):
+            self.batches = []
+
+        def estimate(self, prefix, target, budget):
+            raise AssertionError("estimate_batch should be used")
+
+        def estimate_batch(self, prefixes, targets, budgets):
+            self.batches.append(len(prefixes))
+            return np.full(len(prefixes), np.inf), np.zeros(len(prefixes))
+
+    predictor = Batched()
+    env = make(predictor)
+    for _ in range(4):
+        obs, *_ = env.step({"node_0": 0})
+    assert predictor.batches == [1, 1]
+    assert block(obs)[SlotFeature.EST_REMAINING] == 1000.0  # inf is clipped to the bound
+
+
+@pytest.mark.parametrize(
+    ("estimate", "message"),
+    [(Estimate(float("nan"), 0.5), "remaining"), (Estimate(3.0, 1.5), "p_success")],
+)
+def test_bad_estimates_are_refused(estimate, message):
+    class Bad:
+        def estimate(self, prefix, target, budget):
+            return estimate
+
+    env = make(Bad())
+    with pytest.raises(ValueError, match=message):
+        for _ in range(3):
+            env.step({"node_0": 0})
+
+
+def test_an_object_without_estimate_is_refused():
+    with pytest.raises(TypeError, match="estimate"):
+        make(object())
