@@ -48,7 +48,9 @@ def coreenv_steps_per_second(steps: int, num_nodes: int, num_slots: int) -> floa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=50_000)
-    parser.add_argument("--repeats", type=int, default=3, help="best of this many interleaved runs each")
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="best of this many interleaved runs each"
+    )
     parser.add_argument("--num-nodes", type=int, default=4)
     parser.add_argument("--num-slots", type=int, default=8)
     args = parser.parse_args()

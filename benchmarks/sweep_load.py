@@ -41,6 +41,7 @@ class Job:
 
     @property
     def key(self) -> tuple:
+        """Identifies the episode among the rows already written."""
         return (self.method, self.task_set, self.load, self.seed)
 
 
@@ -49,7 +50,9 @@ def make_scheduler(method: str) -> Scheduler:
     if method in METHODS:
         return METHODS[method]()
     if ":" not in method:
-        raise ValueError(f"unknown method {method!r}: use one of {sorted(METHODS)} or module:Class.")
+        raise ValueError(
+            f"unknown method {method!r}: use one of {sorted(METHODS)} or module:Class."
+        )
     module, name = method.split(":", 1)
     try:
         return getattr(importlib.import_module(module), name)()
@@ -123,8 +126,12 @@ def table(rows: list[dict], methods: list[str], loads: list[float], task_set: st
         if r["task_set"] == task_set:
             cells[(r["method"], r["load"])].append(100 * r["completion_rate"])
     header = "| method | " + " | ".join(f"p = {p:g}" for p in loads) + " |"
-    lines = [f"Completion rate (%) on task set `{task_set}`", "", header,
-             "|---" * (len(loads) + 1) + "|"]
+    lines = [
+        f"Completion rate (%) on task set `{task_set}`",
+        "",
+        header,
+        "|---" * (len(loads) + 1) + "|",
+    ]
     for method in methods:
         values = [cells.get((method, p), []) for p in loads]
         text = [f"{np.mean(v):.1f} ± {np.std(v):.1f} (n={len(v)})" if v else "–" for v in values]

@@ -33,11 +33,11 @@ class EnvConfig:
     arrival_prob: float = 0.04
     """p, the Bernoulli probability that a task arrives at a step (default scenario)."""
     arrival_horizon: int = 1000
-    """Steps during which tasks may arrive; the episode ends once it has passed and no task remains."""
+    """Steps during which tasks may arrive; the episode ends after it, once no task remains."""
     deadline_window: tuple[int, int] = (100, 400)
     """Inclusive range of d_k - b_k in steps, drawn uniformly and independently of the demand."""
     target_fraction: tuple[float, float] = (0.05, 0.5)
-    """The target loss is the curve's running minimum at a uniform fraction of its length in this range."""
+    """Target = the curve's running minimum at a uniform fraction (in this range) of its length."""
     batches_per_step: int = 1
     """Batches a served task trains per step."""
     min_prefix: int = 10

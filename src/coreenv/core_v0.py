@@ -18,8 +18,10 @@ raw_env = CoreEnv
 
 
 def parallel_env(**kwargs: Any) -> CoreEnv:
-    """The parallel environment; keyword arguments are `EnvConfig` fields, ``config``,
-    ``predictor`` and ``render_mode``."""
+    """The parallel environment.
+
+    Keyword arguments are `EnvConfig` fields, ``config``, ``predictor`` and ``render_mode``.
+    """
     return CoreEnv(**kwargs)
 
 

@@ -66,14 +66,16 @@ class CoreGymEnv(gym.Env):
         first = agents[0]
         info = {
             "successes": infos[first]["successes"],
-            "invalid_actions": {a: i["invalid_action"] for a, i in infos.items() if "invalid_action" in i},
+            "invalid_actions": {
+                a: i["invalid_action"] for a, i in infos.items() if "invalid_action" in i
+            },
         }
         if "metrics" in infos[first]:
             info["metrics"] = infos[first]["metrics"]
         return self.env.state(), rewards[first], terminations[first], truncations[first], info
 
     def action_masks(self) -> np.ndarray:
-        """(M · (K + 1),) bool: each node's mask, concatenated (sb3-contrib's MultiDiscrete layout)."""
+        """(M · (K + 1),) bool: the nodes' masks, concatenated as sb3-contrib's MaskablePPO expects."""
         return self.env.action_masks().astype(bool).ravel()
 
     def render(self) -> str | np.ndarray | None:

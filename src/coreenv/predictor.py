@@ -31,7 +31,8 @@ class Predictor(Protocol):
     """Anything with ``estimate``; an ``estimate_batch`` method, if present, is used instead.
 
     ``estimate_batch(prefixes, targets, budgets) -> (remaining [B], p_success [B])`` takes a list of
-    prefixes (1-D arrays of losses, ``prefix[0]`` the initial loss) and arrays of targets and budgets.
+    prefixes (1-D arrays of losses, ``prefix[0]`` the initial loss) and arrays of targets and
+    budgets.
     """
 
     def estimate(self, prefix: np.ndarray, target: float, budget: int) -> Estimate:
@@ -47,7 +48,9 @@ def estimate_many(
     if batch is not None:
         remaining, p_success = batch(prefixes, targets, budgets)
     else:
-        pairs = [predictor.estimate(p, float(e), int(b)) for p, e, b in zip(prefixes, targets, budgets)]
+        pairs = [
+            predictor.estimate(p, float(e), int(b)) for p, e, b in zip(prefixes, targets, budgets)
+        ]
         remaining, p_success = zip(*pairs) if pairs else ((), ())
     remaining = np.asarray(remaining, dtype=np.float64)
     p_success = np.asarray(p_success, dtype=np.float64)
@@ -58,7 +61,9 @@ def estimate_many(
             f"for {len(prefixes)} tasks."
         )
     if np.isnan(remaining).any() or (remaining < 0).any():
-        raise ValueError(f"predictor {name} returned remaining={remaining}; need values >= 0 or inf.")
+        raise ValueError(
+            f"predictor {name} returned remaining={remaining}; need values >= 0 or inf."
+        )
     if not np.all((p_success >= 0) & (p_success <= 1)):
         raise ValueError(f"predictor {name} returned p_success={p_success}; need values in [0, 1].")
     return remaining, p_success

@@ -8,8 +8,19 @@ import sweep_load
 
 
 def test_tiny_sweep_prints_the_table_and_resumes(tmp_path, capsys):
-    argv = ["--loads", "0.04", "--methods", "fifo", "oracle", "--episodes", "2",
-            "--workers", "1", "--out", str(tmp_path)]
+    argv = [
+        "--loads",
+        "0.04",
+        "--methods",
+        "fifo",
+        "oracle",
+        "--episodes",
+        "2",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
     sweep_load.main(argv)
     out = capsys.readouterr().out
     assert "| fifo |" in out and "| oracle |" in out and "(n=2)" in out
@@ -21,8 +32,18 @@ def test_tiny_sweep_prints_the_table_and_resumes(tmp_path, capsys):
 
 
 def test_user_scheduler_as_module_class(tmp_path, capsys):
-    argv = ["--loads", "0.05", "--methods", "mara_agents.schedulers:EDF", "--episodes", "1",
-            "--workers", "1", "--out", str(tmp_path)]
+    argv = [
+        "--loads",
+        "0.05",
+        "--methods",
+        "mara_agents.schedulers:EDF",
+        "--episodes",
+        "1",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
     sweep_load.main(argv)
     assert "| mara_agents.schedulers:EDF |" in capsys.readouterr().out
 

@@ -1,4 +1,4 @@
-"""EnvConfig: defaults are valid, and every invalid value is refused with the field and value named."""
+"""EnvConfig: defaults are valid; every invalid value is refused, naming field and value."""
 
 import dataclasses
 

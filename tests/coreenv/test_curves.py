@@ -1,4 +1,4 @@
-"""Curve sources: the bank format round-trips, malformed banks are refused, synthetic curves are valid."""
+"""Curve sources: banks round-trip, malformed banks are refused, synthetic curves are valid."""
 
 import json
 

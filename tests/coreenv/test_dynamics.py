@@ -1,4 +1,4 @@
-"""The step order of SPEC §2 on hand-made tasks: training, success, deadlines, arrivals, admission."""
+"""SPEC §2 step order on hand-made tasks: training, success, deadlines, arrivals, admission."""
 
 import math
 
@@ -37,7 +37,7 @@ def test_served_task_succeeds_after_exactly_its_demand():
     env = make({0: [task(demand=3, window=10)]})
     env.step(idle(env))
     for step in range(3):
-        _, rewards, *_ , infos = serve(env, 0)
+        _, rewards, *_, infos = serve(env, 0)
         expected = 1.0 if step == 2 else 0.0
         assert rewards["node_0"] == expected
         assert infos["node_0"]["successes"] == expected
@@ -87,9 +87,7 @@ def test_missing_agents_idle():
 
 
 def test_deadline_failure_frees_the_slot_for_a_waiting_task():
-    env = make(
-        {0: [task(5, window=3), task(5, window=10), task(5, window=10), task(2, window=10)]}
-    )
+    env = make({0: [task(5, window=3), task(5, window=10), task(5, window=10), task(2, window=10)]})
     env.step(idle(env))  # 4 arrive, 3 slots: the fourth waits
     table = env.slot_table()
     assert table.uid.tolist() == [0, 1, 2]

@@ -1,4 +1,4 @@
-"""The centralised Gymnasium view: passes Gymnasium's and SB3's checkers and trains with MaskablePPO."""
+"""The Gymnasium view passes Gymnasium's and SB3's checkers and trains with MaskablePPO."""
 
 import gymnasium
 import numpy as np

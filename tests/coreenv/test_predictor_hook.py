@@ -20,7 +20,11 @@ class Recorder:
 
 def make(predictor):
     env = scripted_env(
-        {0: [task(demand=30, window=50)]}, num_nodes=1, num_slots=1, min_prefix=3, predictor=predictor
+        {0: [task(demand=30, window=50)]},
+        num_nodes=1,
+        num_slots=1,
+        min_prefix=3,
+        predictor=predictor,
     )
     env.step(idle(env))
     return env

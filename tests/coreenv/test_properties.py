@@ -124,7 +124,9 @@ def test_same_seed_same_episode_across_processes():
         "print(h.hexdigest(), env.metrics()['successes'])\n"
     )
     runs = {
-        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
         for _ in range(2)
     }
     assert len(runs) == 1

@@ -1,4 +1,4 @@
-"""The infeasible-task stress scenario: deterministic, 13 of 20 feasible, FIFO/EDF 0%, oracle 65%."""
+"""The stress scenario: deterministic, 13 of 20 feasible, FIFO/EDF 0%, oracle 65%."""
 
 import numpy as np
 import pytest
@@ -35,7 +35,12 @@ def test_stress_is_the_same_whatever_the_seed():
     first = arrivals_of(coreenv.parallel_env(scenario="infeasible_stress", seed=0))
     other = arrivals_of(coreenv.parallel_env(scenario="infeasible_stress", seed=99))
     for a, b in zip(first, other):
-        assert (a.demand, a.arrival, a.deadline, a.target) == (b.demand, b.arrival, b.deadline, b.target)
+        assert (a.demand, a.arrival, a.deadline, a.target) == (
+            b.demand,
+            b.arrival,
+            b.deadline,
+            b.target,
+        )
         np.testing.assert_array_equal(a.curve, b.curve)
 
 
@@ -47,11 +52,14 @@ def test_stress_rates(scheduler, rate):
 
 
 def test_stress_with_two_batches_per_step_keeps_its_outcome():
-    result = evaluate(Oracle(), episodes=1, seed=0, scenario="infeasible_stress", batches_per_step=2)
+    result = evaluate(
+        Oracle(), episodes=1, seed=0, scenario="infeasible_stress", batches_per_step=2
+    )
     assert result["completion_rate"] == pytest.approx(0.65)
-    assert evaluate(FIFO(), 1, 0, scenario="infeasible_stress", batches_per_step=2)[
-        "completion_rate"
-    ] == 0.0
+    assert (
+        evaluate(FIFO(), 1, 0, scenario="infeasible_stress", batches_per_step=2)["completion_rate"]
+        == 0.0
+    )
 
 
 @pytest.mark.parametrize("overrides", [{"num_nodes": 8}, {"num_slots": 7}])

@@ -74,7 +74,9 @@ def transition(
 
     # -- step 5: arrivals join the waiting queue
     for draw in scenario.arrivals(t, rng):
-        task = Task(state.next_uid, draw.curve, draw.target, draw.demand, t + 1, t + 1 + draw.window)
+        task = Task(
+            state.next_uid, draw.curve, draw.target, draw.demand, t + 1, t + 1 + draw.window
+        )
         state.next_uid += 1
         state.waiting.append(task)
         counters.arrivals += 1
@@ -83,7 +85,8 @@ def transition(
     # -- step 6: waiting tasks fill free slots; the clock moves on
     state.t = t + 1
     state.time_left -= state.slot_scale
-    _admit(state, config.admission)
+    if state.waiting and state.num_occupied < len(state.tasks):
+        _admit(state, config.admission)
 
     if predictor is not None:
         _update_estimates(state, [j for j in trained if state.occupied[j]], config, predictor)
@@ -101,8 +104,7 @@ def terminal(state: State, scenario: Scenario) -> bool:
 
 
 def _admit(state: State, rule: str) -> None:
-    if not state.waiting or state.num_occupied == len(state.tasks):
-        return
+    """Move waiting tasks into the free slots, in arrival or deadline order."""
     free = np.flatnonzero(~state.occupied)
     queue = state.waiting
     if rule == "edf":
@@ -114,7 +116,7 @@ def _admit(state: State, rule: str) -> None:
 
 
 def _update_estimates(state: State, slots: list, config: EnvConfig, predictor: Predictor) -> None:
-    """Recompute estimates of ready tasks whose prefix changed this step (SPEC §2 predictor hook)."""
+    """Re-estimate the ready tasks whose prefix changed this step (SPEC §2 predictor hook)."""
     ready = [j for j in slots if state.cursor[j] >= config.min_prefix]
     if not ready:
         return

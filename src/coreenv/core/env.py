@@ -45,7 +45,8 @@ class CoreEnv(ParallelEnv):
     says why) or `InvalidActionError` is raised.
 
     ## Observation Space
-    ``{"observation": Box(-1000, 1000, (M + 3 + 9K,), float32), "action_mask": Box(0, 1, (K + 1,), int8)}``
+    ``{"observation": Box(-1000, 1000, (M + 3 + 9K,), float32),``
+    `` "action_mask": Box(0, 1, (K + 1,), int8)}``
 
     =============  =====================================================  ================
     part           content                                                range
@@ -112,7 +113,8 @@ class CoreEnv(ParallelEnv):
             )
         if predictor is not None and not isinstance(predictor, Predictor):
             raise TypeError(
-                f"predictor must have an estimate(prefix, target, budget) method, got {predictor!r}."
+                "predictor must have an estimate(prefix, target, budget) method, "
+                f"got {predictor!r}."
             )
         self.render_mode = render_mode
         self.predictor = predictor
@@ -150,9 +152,12 @@ class CoreEnv(ParallelEnv):
     def reset(
         self, seed: int | None = None, options: dict | None = None
     ) -> tuple[dict[str, dict], dict[str, dict]]:
-        """Start an episode. Without a seed, the first reset uses ``config.seed``; later ones
-        continue the generator. ``options`` is accepted for API compatibility and not used:
-        vary episodes through the config."""
+        """Start an episode.
+
+        Without a seed, the first reset uses ``config.seed``; later ones continue the generator.
+        ``options`` is accepted for API compatibility and not used:
+        vary episodes through the config.
+        """
         if seed is None and self.np_random is None:
             seed = self.config.seed
         if seed is not None or self.np_random is None:
@@ -210,8 +215,11 @@ class CoreEnv(ParallelEnv):
         return state_vector(self._state, self.config)
 
     def render(self) -> str | np.ndarray | None:
-        """``ansi``: the slot table; ``rgb_array``: a Gantt picture of node assignments over the
-        last 300 steps; ``human``: prints the table."""
+        """Render in ``render_mode``.
+
+        ``ansi``: the slot table; ``rgb_array``: a Gantt picture of node assignments over the last
+        300 steps; ``human``: prints the table.
+        """
         if self.render_mode == "ansi":
             return self.render_ansi()
         if self.render_mode == "rgb_array":
@@ -243,7 +251,7 @@ class CoreEnv(ParallelEnv):
         return self._slot_table
 
     def oracle_view(self) -> OracleView:
-        """The hidden truth (demand R*, whole curve) of every task: for the oracle and tests only."""
+        """The hidden truth (demand R*, whole curve) of every task: for the oracle and tests."""
         return OracleView.of(self._state)
 
     def action_masks(self) -> np.ndarray:

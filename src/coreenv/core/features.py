@@ -13,8 +13,11 @@ GLOBAL_FEATURES = ("time", "waiting", "spare_nodes")
 
 
 class SlotFeature(IntEnum):
-    """Columns of a slot's feature block. Time-like columns are divided by ``time_scale``
-    (the longest deadline window, in steps; batch counts also by ``batches_per_step``)."""
+    """Columns of a slot's feature block.
+
+    Time-like columns are divided by ``time_scale`` (the longest deadline window, in steps; batch
+    counts also by ``batches_per_step``).
+    """
 
     OCCUPIED = 0  # 1 if the slot holds a task
     LOG_LOSS = 1  # log(L / L_0) of the last revealed loss

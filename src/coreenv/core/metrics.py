@@ -21,8 +21,11 @@ METRIC_KEYS = (
 
 
 def metrics(counters: Counters, num_nodes: int) -> dict[str, float]:
-    """The metrics so far. Rates over no arrivals or steps are 0; `steps_to_ready` is NaN when no
-    task reached prediction readiness (there is no delay to average)."""
+    """The metrics so far.
+
+    Rates over no arrivals or steps are 0; `steps_to_ready` is NaN when no task reached prediction
+    readiness (there is no delay to average).
+    """
     c = counters
 
     def ratio(num: float, den: float) -> float:

@@ -1,4 +1,4 @@
-"""Scenarios: which tasks arrive when. `default` draws Bernoulli arrivals; `infeasible_stress` is fixed."""
+"""Scenarios (which tasks arrive when): `default` Bernoulli arrivals, `infeasible_stress` fixed."""
 
 from __future__ import annotations
 
@@ -71,13 +71,14 @@ class BernoulliArrivals(Scenario):
 
 
 class InfeasibleStress(Scenario):
-    """SPEC §2 stress test: 7 infeasible tasks arrive first with the earliest deadlines, then 13
-    feasible ones. Deterministic: the same 20 tasks in every episode, whatever the seed.
+    """SPEC §2 stress test: 7 infeasible tasks first, with the earliest deadlines, then 13 feasible.
+
+    Deterministic: the same 20 tasks in every episode, whatever the seed.
 
     Timeline (steps, B = batches_per_step): infeasible task k enters at step k (k = 1..7), needs
     more than twice its window and has deadline ``D_I = 170``. Feasible task j enters at step 7 + j
-    (j = 1..13), needs exactly ``12 B`` batches and has deadline ``D_F = D_I + 11``. A scheduler that
-    ignores the infeasible tasks finishes the feasible ones one after another in the slot the
+    (j = 1..13), needs exactly ``12 B`` batches and has deadline ``D_F = D_I + 11``. A scheduler
+    that ignores the infeasible tasks finishes the feasible ones one after another in the slot the
     infeasible ones leave free, by step 8 + 13·12 < D_F. FIFO and EDF give all M <= 7 nodes to the
     infeasible tasks until ``D_I``, after which 11 steps are too few for any feasible task: 0%.
     The independent-feasibility bound is 13 / 20 = 65%.
@@ -167,5 +168,7 @@ def checked(curve: Curve, source: CurveSource) -> Curve:
     if not np.all(np.isfinite(losses)) or np.any(losses <= 0):
         raise ValueError(f"curve source {source.name!r} gave non-finite or non-positive losses.")
     if not np.any(losses[1:] < losses[0]):
-        raise ValueError(f"curve source {source.name!r} gave a curve that never falls below its start.")
+        raise ValueError(
+            f"curve source {source.name!r} gave a curve that never falls below its start."
+        )
     return curve

@@ -23,8 +23,11 @@ EMPTY = -1
 NEVER = 2**62  # deadline of an empty slot: never expires
 # plain-int column indices: enum member lookups are measurably slow in the per-step path
 _LOG_LOSS, _LOG_TARGET = int(SlotFeature.LOG_LOSS), int(SlotFeature.LOG_TARGET)
-_BATCHES, _PROGRESS, _READY = (int(SlotFeature.BATCHES), int(SlotFeature.PROGRESS),
-                               int(SlotFeature.READY))
+_BATCHES, _PROGRESS, _READY = (
+    int(SlotFeature.BATCHES),
+    int(SlotFeature.PROGRESS),
+    int(SlotFeature.READY),
+)
 _EST_REMAINING, _EST_P = int(SlotFeature.EST_REMAINING), int(SlotFeature.EST_P_SUCCESS)
 
 
@@ -120,8 +123,9 @@ class State:
         self.version += 1
 
     def train(self, j: int, batches: int) -> bool:
-        """Train slot j's task for up to ``batches`` batches, stopping at its target, and reveal
-        the losses; return whether the target was reached.
+        """Train slot j's task for up to ``batches`` batches; return whether it reached its target.
+
+        Training stops at the target; the losses are revealed.
 
         Updates the features, including the log-progress
         ``q = clip(log(L_0 / max(L, eps)) / log(L_0 / eps), 0, 1)`` (it cannot exceed 1).

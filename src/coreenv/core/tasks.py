@@ -60,7 +60,7 @@ def demand_of(losses: np.ndarray, target: float) -> int:
 
 
 def target_at_fraction(losses: np.ndarray, fraction: float) -> tuple[float, int]:
-    """Target = the running minimum of the curve at ``fraction`` of its length; returns (target, R*).
+    """Target = the curve's running minimum at ``fraction`` of its length; return (target, R*).
 
     The index is pushed past the curve's first drop below its initial loss, so the target is
     always below ``losses[0]`` and the log-progress potential is well defined.

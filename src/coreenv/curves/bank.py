@@ -40,7 +40,7 @@ class CurveBank(CurveSource):
         name: a label used in messages and results.
     """
 
-    validated = True  # checked on load / valid by construction
+    validated = True  # every row was checked when the bank was built
 
     def __init__(
         self,

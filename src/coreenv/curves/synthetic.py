@@ -29,7 +29,7 @@ class SyntheticCurves(CurveSource):
         plateau_prob: chance that a curve stalls for a while (progress frozen) before resuming.
     """
 
-    validated = True  # checked on load / valid by construction
+    validated = True  # positive, finite and falling by construction
 
     length: int = 700
     noise: tuple[float, float] = (0.005, 0.03)
@@ -43,20 +43,23 @@ class SyntheticCurves(CurveSource):
 
     def sample(self, rng: np.random.Generator) -> Curve:
         """Draw one curve; all randomness from ``rng``."""
-        n = np.arange(self.length + 1, dtype=np.float64)
-        if rng.random() < self.plateau_prob:
-            start = rng.integers(self.length // 10, self.length // 2)
-            span = rng.integers(self.length // 20, self.length // 5)
-            n = n - np.clip(n - start, 0, span)  # progress frozen for `span` batches
-        scale = rng.uniform(1.0, 3.0)
-        floor = scale * rng.uniform(0.02, 0.3)
-        if rng.random() < 0.5:
+        size = self.length
+        u = rng.random(9)  # every scalar choice at once: one generator call instead of nine
+        n = np.arange(size + 1, dtype=np.float64)
+        if u[0] < self.plateau_prob:  # progress freezes for `span` batches from `start`
+            start = int(size * (0.1 + 0.4 * u[1]))
+            span = int(size * (0.05 + 0.15 * u[2]))
+            n[start : start + span] = start
+            n[start + span :] -= span
+        scale = 1.0 + 2.0 * u[3]
+        floor = scale * (0.02 + 0.28 * u[4])
+        if u[5] < 0.5:
             family = "power"
-            shape = (1.0 + n / rng.uniform(5.0, 50.0)) ** -rng.uniform(0.3, 1.0)
+            shape = (1.0 + n / (5.0 + 45.0 * u[6])) ** -(0.3 + 0.7 * u[7])
         else:
             family = "exponential"
-            shape = np.exp(-n / (rng.uniform(0.1, 0.6) * self.length))
-        noise = np.convolve(rng.random(n.size) - 0.5, _NOISE_KERNEL, mode="same")
+            shape = np.exp(-n / ((0.1 + 0.5 * u[6]) * size))
+        sigma = self.noise[0] + (self.noise[1] - self.noise[0]) * u[8]
+        noise = np.convolve(rng.random(size + 1) - 0.5, _NOISE_KERNEL, mode="same")
         noise[0] = 0.0  # the initial loss is measured before any update
-        losses = (floor + scale * shape) * np.exp(rng.uniform(*self.noise) * noise)
-        return Curve(losses, family)
+        return Curve((floor + scale * shape) * np.exp(sigma * noise), family)

@@ -1,4 +1,4 @@
-"""The scheduler interface shared by every method, and the helper that turns a ranking into actions."""
+"""The scheduler interface shared by every method, and the helper turning a ranking into actions."""
 
 from __future__ import annotations
 

@@ -13,8 +13,10 @@ __all__ = ["EDF", "FIFO", "RandomScheduler"]
 
 
 class PriorityScheduler(Scheduler):
-    """Serve the occupied slots in a fixed priority order that depends only on which tasks are
-    present, so the decision is recomputed only when a task enters or leaves a slot."""
+    """Serve the occupied slots in a priority order that depends only on which tasks are present.
+
+    The decision is therefore recomputed only when a task enters or leaves a slot.
+    """
 
     def reset(self, env: CoreEnv) -> None:
         """Forget the cached decision."""

@@ -48,8 +48,11 @@ def select_feasible(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) ->
 
 
 def plan(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) -> np.ndarray:
-    """Indices to serve, in order: the feasible set by earliest deadline, then the other tasks that
-    could still finish alone, least slack first (they use nodes the set leaves over)."""
+    """Indices to serve, in order.
+
+    First the feasible set by earliest deadline, then the other tasks that could still finish
+    alone, least slack first (they use nodes the set leaves over).
+    """
     chosen = select_feasible(steps, time_left, num_nodes)
     first = np.flatnonzero(chosen)
     first = first[np.lexsort((steps[first], time_left[first]))]
