@@ -75,7 +75,7 @@ class CoreGymEnv(gym.Env):
         return self.env.state(), rewards[first], terminations[first], truncations[first], info
 
     def action_masks(self) -> np.ndarray:
-        """(M · (K + 1),) bool: the nodes' masks, concatenated as sb3-contrib's MaskablePPO expects."""
+        """(M · (K + 1),) bool: the nodes' masks, concatenated (sb3-contrib MaskablePPO layout)."""
         return self.env.action_masks().astype(bool).ravel()
 
     def render(self) -> str | np.ndarray | None:
