@@ -6,8 +6,9 @@ import numpy as np
 
 from coreenv import CoreEnv
 from coreenv.core.scenarios import Scenario
-from coreenv.core.tasks import TaskDraw, demand_of
+from coreenv.core.tasks import TaskDraw
 from coreenv.curves import Curve, SyntheticCurves
+from coreenv.curves.targets import demand_of
 
 SMALL_CURVES = SyntheticCurves(length=80)  # short curves keep property tests fast
 

@@ -32,7 +32,7 @@ def evaluate(scheduler: Scheduler, episodes: int = 10, seed: int = 0, **env_over
         raise ValueError(f"episodes must be a positive int, got {episodes!r}.")
     if not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}.")
-    env = CoreEnv(**env_overrides)
+    env = CoreEnv(predictor=scheduler.observation_predictor, **env_overrides)
     rows = [run_episode(scheduler, env, seed + i) for i in range(episodes)]
     summary: dict[str, float] = {}
     for key in METRIC_KEYS:

@@ -1,4 +1,4 @@
-"""Smoke tests of benchmarks/sweep_load.py: a tiny sweep prints the table and resumes."""
+"""Smoke tests of benchmarks/sweep_load.py: tables, resume, user schedulers, the Ray backend."""
 
 import json
 
@@ -6,48 +6,63 @@ import pytest
 
 import sweep_load
 
+TINY = ["--task-sets", "synthetic", "--loads", "0.04", "--episodes", "2", "--workers", "1"]
 
-def test_tiny_sweep_prints_the_table_and_resumes(tmp_path, capsys):
-    argv = [
-        "--loads",
-        "0.04",
-        "--methods",
-        "fifo",
-        "oracle",
-        "--episodes",
-        "2",
-        "--workers",
-        "1",
-        "--out",
-        str(tmp_path),
-    ]
+
+def rows_of(out):
+    return [json.loads(line) for line in (out / "rows.jsonl").read_text().splitlines()]
+
+
+def test_tiny_sweep_prints_tables_saves_reports_and_resumes(tmp_path, capsys):
+    argv = [*TINY, "--methods", "fifo", "lara", "oracle", "--out", str(tmp_path)]
     sweep_load.main(argv)
     out = capsys.readouterr().out
-    assert "| fifo |" in out and "| oracle |" in out and "(n=2)" in out
-    rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
-    assert len(rows) == 4 and {r["method"] for r in rows} == {"fifo", "oracle"}
+    assert "| fifo |" in out and "| lara |" in out and "+0.0" in out  # LARA's margin over itself
+    assert "full_queue_fraction" in out
+    assert len(rows_of(tmp_path)) == 6
+    for name in ("table.md", "cells.csv", "completion.png"):
+        assert (tmp_path / name).stat().st_size > 0
     sweep_load.main(argv)
-    assert "4 of 4 episodes already done" in capsys.readouterr().out
-    assert len((tmp_path / "rows.jsonl").read_text().splitlines()) == 4
+    assert "6 of 6 episodes already done" in capsys.readouterr().out
+    assert len(rows_of(tmp_path)) == 6
+
+
+def test_interrupted_row_is_redone(tmp_path, capsys):
+    argv = [*TINY, "--methods", "fifo", "--out", str(tmp_path)]
+    sweep_load.main(argv)
+    lines = (tmp_path / "rows.jsonl").read_text().splitlines()
+    (tmp_path / "rows.jsonl").write_text(lines[0] + "\n" + lines[1][:20])  # cut mid-line
+    sweep_load.main(argv)
+    assert "1 of 2 episodes already done" in capsys.readouterr().out
 
 
 def test_user_scheduler_as_module_class(tmp_path, capsys):
-    argv = [
-        "--loads",
-        "0.05",
-        "--methods",
-        "mara_agents.schedulers:EDF",
-        "--episodes",
-        "1",
-        "--workers",
-        "1",
-        "--out",
-        str(tmp_path),
-    ]
-    sweep_load.main(argv)
+    sweep_load.main([*TINY, "--methods", "mara_agents.schedulers:EDF", "--out", str(tmp_path)])
     assert "| mara_agents.schedulers:EDF |" in capsys.readouterr().out
 
 
 def test_unknown_method_fails_before_running(tmp_path):
     with pytest.raises(ValueError, match="unknown method"):
         sweep_load.main(["--methods", "magic", "--out", str(tmp_path)])
+
+
+def test_ray_backend_runs_the_same_rows(tmp_path):
+    ray = pytest.importorskip("ray")
+    argv = [*TINY, "--methods", "fifo", "--backend", "ray", "--out", str(tmp_path / "ray")]
+    try:
+        sweep_load.main(argv)
+    finally:
+        ray.shutdown()
+    sweep_load.main([*TINY, "--methods", "fifo", "--out", str(tmp_path / "local")])
+    strip = lambda rows: sorted((r["seed"], r["completion_rate"]) for r in rows)  # noqa: E731
+    assert strip(rows_of(tmp_path / "ray")) == strip(rows_of(tmp_path / "local"))
+
+
+def test_stress_script_prints_every_method(capsys):
+    import stress_infeasible
+
+    stress_infeasible.main(
+        ["--methods", "fifo", "oracle", "--episodes", "1", "--task-set", "synthetic"]
+    )
+    out = capsys.readouterr().out
+    assert "| fifo | 0.0 |" in out and "| oracle | 65.0 |" in out

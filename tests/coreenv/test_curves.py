@@ -145,3 +145,51 @@ def test_bad_custom_source_is_reported():
     env.reset()
     with pytest.raises(ValueError, match="'flat'.*never falls below its start"):
         env.step({})
+
+
+def test_bank_from_a_csv_of_training_logs_round_trips(tmp_path):
+    from coreenv.curves import bank_from_csv, bank_to_csv
+
+    path = tmp_path / "logs.csv"
+    lines = ["run,batch,loss,family,lr"]
+    rng = np.random.default_rng(0)
+    curves = {"a": 2.0 * (1 + np.arange(12)) ** -0.4, "b": 1.5 * np.exp(-np.arange(7) / 3) + 0.1}
+    for run, curve in curves.items():
+        for batch in rng.permutation(len(curve)):  # loggers need not write rows in order
+            lines.append(
+                f"{run},{batch},{float(curve[batch])!r},{'mlp' if run == 'a' else 'cnn'},0.01"
+            )
+    path.write_text("\n".join(lines) + "\n")
+    bank = bank_from_csv(path)
+    assert bank.families == ("mlp", "cnn") and list(bank.lengths) == [12, 7]
+    np.testing.assert_array_equal(bank.curve(0).losses, curves["a"])
+    assert json.loads(bank.config[1]) == {"run": "b", "lr": "0.01"}
+    again = tmp_path / "again.csv"
+    bank_to_csv(bank, again)
+    back = bank_from_csv(again)
+    np.testing.assert_array_equal(back.losses, bank.losses)
+    assert list(back.family) == list(bank.family) and list(back.config) == list(bank.config)
+    env = coreenv.parallel_env(task_set=back, deadline_window=(5, 20), arrival_prob=0.2, seed=0)
+    env.reset()
+    while env.agents:
+        env.step(dict.fromkeys(env.agents, 0))
+    assert env.metrics()["arrivals"] > 0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("run,loss\na,1.0\n", "lacks column"),
+        ("run,batch,loss\na,0,1.0\na,2,0.5\n", "every batch from 0"),
+        ("run,batch,loss\na,0,1.0\na,0,0.5\n", "twice"),
+        ("run,batch,loss\na,0,x\n", "numbers"),
+        ("run,batch,loss\na,0,1.0\na,1,-0.5\n", "non-positive"),
+    ],
+)
+def test_bad_csv_logs_are_refused(tmp_path, text, message):
+    from coreenv.curves import bank_from_csv
+
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    with pytest.raises(BankError, match=message):
+        bank_from_csv(path)

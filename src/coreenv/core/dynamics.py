@@ -80,7 +80,11 @@ def transition(
         state.next_uid += 1
         state.waiting.append(task)
         counters.arrivals += 1
-        counters.feasible += task.feasible(config.batches_per_step)
+        feasible = task.feasible(config.batches_per_step)
+        if feasible is None:
+            counters.unknown_demand += 1
+        else:
+            counters.feasible += feasible
 
     # -- step 6: waiting tasks fill free slots; the clock moves on
     state.t = t + 1

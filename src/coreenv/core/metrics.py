@@ -24,7 +24,8 @@ def metrics(counters: Counters, num_nodes: int) -> dict[str, float]:
     """The metrics so far.
 
     Rates over no arrivals or steps are 0; `steps_to_ready` is NaN when no task reached prediction
-    readiness (there is no delay to average).
+    readiness (there is no delay to average), and `feasibility_bound` is NaN when some task's
+    demand is unknowable (live curves).
     """
     c = counters
 
@@ -36,7 +37,7 @@ def metrics(counters: Counters, num_nodes: int) -> dict[str, float]:
         "successes": c.successes,
         "failures": c.failures,
         "arrivals": c.arrivals,
-        "feasibility_bound": ratio(c.feasible, c.arrivals),
+        "feasibility_bound": float("nan") if c.unknown_demand else ratio(c.feasible, c.arrivals),
         "full_queue_fraction": ratio(c.full_queue_steps, c.steps),
         "waiting_population": ratio(c.waiting_sum, c.steps),
         "steps_to_ready": c.ready_delay_sum / c.ready_count if c.ready_count else float("nan"),

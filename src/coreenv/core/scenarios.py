@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from coreenv.config import EnvConfig
-from coreenv.core.tasks import TaskDraw, target_at_fraction
+from coreenv.core.tasks import TaskDraw
 from coreenv.curves import Curve, CurveSource
 
 __all__ = ["BernoulliArrivals", "InfeasibleStress", "Scenario", "make_scenario"]
@@ -53,13 +53,15 @@ class BernoulliArrivals(Scenario):
 
     def arrivals(self, t: int, rng: np.random.Generator) -> list[TaskDraw]:
         """The task arriving during step ``t``, if it is an arrival step."""
-        if t not in self.arrival_steps:
-            return []
+        return [self.draw(rng)] if t in self.arrival_steps else []
+
+    def draw(self, rng: np.random.Generator) -> TaskDraw:
+        """One task: a curve, a target on it and an independent deadline window."""
         cfg = self.config
         curve = checked(self.source.sample(rng), self.source)
-        target, demand = target_at_fraction(curve.losses, rng.uniform(*cfg.target_fraction))
+        target, demand = self.source.target(curve, rng.uniform(*cfg.target_fraction))
         window = int(rng.integers(cfg.deadline_window[0], cfg.deadline_window[1] + 1))
-        return [TaskDraw(curve, target, demand, window)]
+        return TaskDraw(curve, target, demand, window)
 
     def pending(self, t: int) -> bool:
         """Arrivals continue until the horizon."""
@@ -91,6 +93,11 @@ class InfeasibleStress(Scenario):
 
     def __init__(self, config: EnvConfig, source: CurveSource) -> None:
         super().__init__(config, source)
+        if source.name == "live":
+            raise ValueError(
+                "scenario 'infeasible_stress' needs recorded curves (exact demands); "
+                "task_set 'live' has none."
+            )
         if config.num_nodes > self.INFEASIBLE or config.num_slots < self.INFEASIBLE + 1:
             raise ValueError(
                 "scenario 'infeasible_stress' needs num_nodes <= 7 (so the infeasible tasks can "

@@ -39,6 +39,7 @@ class Counters:
     successes: int = 0
     failures: int = 0
     feasible: int = 0
+    unknown_demand: int = 0  # arrivals whose demand cannot be known (live curves)
     steps: int = 0
     full_queue_steps: int = 0
     waiting_sum: int = 0
@@ -134,8 +135,12 @@ class State:
         losses = task.curve.losses
         target = task.target
         start = self.cursor[j]
+        last = len(losses) - 1
+        if start == last:  # only a live run can end before its target: nothing left to train
+            return False
+        stop = start + batches if start + batches < last else last
         n = start + 1
-        while n < start + batches and losses[n] > target:  # stops at R* at the latest
+        while n < stop and losses[n] > target:
             n += 1
         loss = float(losses[n])
         if start < self.min_prefix <= n:

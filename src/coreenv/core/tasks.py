@@ -5,11 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from coreenv.curves import Curve
 
-__all__ = ["Task", "TaskDraw", "demand_of", "target_at_fraction"]
+__all__ = ["Task", "TaskDraw"]
 
 
 @dataclass(frozen=True)
@@ -19,13 +17,14 @@ class TaskDraw:
     Attributes:
         curve: the task's loss curve.
         target: the target loss epsilon_k.
-        demand: R*_k, the first batch count whose loss is <= target (hidden from schedulers).
+        demand: R*_k, the first batch count whose loss is <= target (hidden from schedulers);
+            None where it cannot be known in advance (live curves).
         window: d_k - b_k, steps from arrival to deadline.
     """
 
     curve: Curve
     target: float
-    demand: int
+    demand: int | None
     window: int
 
 
@@ -36,7 +35,7 @@ class Task:
     uid: int
     curve: Curve
     target: float
-    demand: int
+    demand: int | None
     arrival: int
     deadline: int
     log_initial: float = field(init=False, repr=False)  # log L_0, for the features
@@ -46,28 +45,11 @@ class Task:
         object.__setattr__(self, "log_initial", math.log(self.curve.losses[0]))
         object.__setattr__(self, "log_target", math.log(self.target))
 
-    def feasible(self, batches_per_step: int) -> bool:
-        """Independently feasible: one node every step from arrival reaches the target in time."""
+    def feasible(self, batches_per_step: int) -> bool | None:
+        """Independently feasible: one node every step from arrival reaches the target in time.
+
+        None when the demand is unknown.
+        """
+        if self.demand is None:
+            return None
         return self.demand <= batches_per_step * (self.deadline - self.arrival)
-
-
-def demand_of(losses: np.ndarray, target: float) -> int:
-    """R* = min{n >= 1 : losses[n] <= target}: a loss must be revealed by training to count."""
-    hits = np.flatnonzero(losses[1:] <= target)
-    if hits.size == 0:
-        raise ValueError(f"target {target!r} is never reached by this curve.")
-    return int(hits[0]) + 1
-
-
-def target_at_fraction(losses: np.ndarray, fraction: float) -> tuple[float, int]:
-    """Target = the curve's running minimum at ``fraction`` of its length; return (target, R*).
-
-    The index is pushed past the curve's first drop below its initial loss, so the target is
-    always below ``losses[0]`` and the log-progress potential is well defined.
-    """
-    index = max(1, round(fraction * (len(losses) - 1)))
-    target = float(losses[1 : index + 1].min())
-    if target >= losses[0]:  # rare: a curve that rises before it falls
-        index = int(np.argmax(losses[1:] < losses[0])) + 1  # banks guarantee one exists
-        target = float(losses[1 : index + 1].min())
-    return target, demand_of(losses[: index + 1], target)

@@ -74,12 +74,12 @@ class TaskTruth:
     """The hidden truth about one task (tests and the clairvoyant oracle only)."""
 
     uid: int
-    demand: int  # R*
-    remaining: int  # R* - n_k
+    demand: int | None  # R*, None if unknowable (live curves)
+    remaining: int | None  # R* - n_k
     arrival: int
     deadline: int
     target: float
-    curve: np.ndarray  # the whole loss curve
+    curve: np.ndarray  # the whole loss curve (for live curves: the losses trained so far)
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ def _truth(task: Task, cursor: int) -> TaskTruth:
     return TaskTruth(
         task.uid,
         task.demand,
-        task.demand - cursor,
+        None if task.demand is None else task.demand - cursor,
         task.arrival,
         task.deadline,
         task.target,

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from coreenv.curves.bank import CurveBank, load_bank, save_bank
+from coreenv.curves.bundled import NAMED_SPLITS, bundled_bank, named_task_set
+from coreenv.curves.csv_logs import bank_from_arrays, bank_from_csv, bank_to_csv
 from coreenv.curves.source import Curve, CurveSource
 from coreenv.curves.synthetic import SyntheticCurves
 from coreenv.errors import ConfigError
@@ -16,16 +18,36 @@ from coreenv.errors import ConfigError
 __all__ = [
     "TASK_SETS",
     "Curve",
+    "bank_from_arrays",
+    "bank_from_csv",
+    "bank_to_csv",
+    "bundled_bank",
     "CurveBank",
     "CurveSource",
     "SyntheticCurves",
     "load_bank",
+    "named_task_set",
     "resolve_task_set",
     "save_bank",
 ]
 
+
+def _live() -> CurveSource:
+    """Tasks that really train (the agents extra: torch and scikit-learn)."""
+    try:
+        from mara_agents.curvegen.live import LiveCurves
+    except ImportError as e:
+        raise ConfigError(
+            "EnvConfig.task_set 'live' trains real torch models and needs the agents extra: "
+            f"pip install 'coreenv[agents]' ({e})."
+        ) from e
+    return LiveCurves()
+
+
 TASK_SETS: dict[str, Callable[[], CurveSource]] = {
     "synthetic": SyntheticCurves,
+    **{name: functools.partial(named_task_set, name) for name in NAMED_SPLITS},
+    "live": _live,
 }
 """Named task sets accepted by `EnvConfig.task_set`, each a factory of its source."""
 

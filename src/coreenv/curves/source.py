@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from coreenv.curves.targets import target_at_fraction
+
 __all__ = ["Curve", "CurveSource"]
 
 
@@ -45,3 +47,10 @@ class CurveSource(ABC):
     def families(self) -> tuple[str, ...]:
         """Names of the families this source can produce."""
         return ()
+
+    def target(self, curve: Curve, fraction: float) -> tuple[float, int | None]:
+        """A task's target and true demand R* (None if unknowable).
+
+        The target is drawn at ``fraction`` of the curve (SPEC §2: the running minimum there).
+        """
+        return target_at_fraction(curve.losses, fraction)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from coreenv import CoreEnv
+from coreenv import CoreEnv, Predictor
 
 __all__ = ["Scheduler", "serve_in_order"]
 
@@ -16,10 +16,13 @@ class Scheduler(ABC):
     """Decides every step which slot each node trains.
 
     ``reset(env)`` is called after ``env.reset()`` at the start of each episode; ``act`` receives
-    the observations and infos the env just returned and gives one action per live agent.
+    the observations and infos the env just returned and gives one action per live agent. A
+    scheduler that reads predictor estimates from the observation names the predictor to attach
+    to the environment in ``observation_predictor``.
     """
 
     name: str = "scheduler"
+    observation_predictor: Predictor | None = None
 
     def reset(self, env: CoreEnv) -> None:
         """Remember the environment of the new episode."""

@@ -28,7 +28,13 @@ class Oracle(Scheduler):
         if occupied.size == 0:
             return serve_in_order(self.env, occupied)
         per_step = self.env.config.batches_per_step
-        remaining = np.array([view.slots[j].remaining for j in occupied])
+        remaining = [view.slots[j].remaining for j in occupied]
+        if None in remaining:
+            raise ValueError(
+                "the oracle needs every task's true demand; this task set "
+                f"({self.env.source.name!r}) cannot know it in advance."
+            )
+        remaining = np.array(remaining)
         time_left = np.array([view.slots[j].deadline - view.t for j in occupied])
         order = plan(-(-remaining // per_step), time_left, self.env.config.num_nodes)
         return serve_in_order(self.env, occupied[order])

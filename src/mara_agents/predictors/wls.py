@@ -1,0 +1,112 @@
+"""LARA's remaining-demand estimator: a power law fitted in log–log space by discounted ridge WLS.
+
+Model (LaiRA Eq. 2, 9; NOTES.md §3.2): ``ln L(s) = θ₁ ln s + θ₂`` with ``s`` the batches trained,
+fitted over the prefix ``s = 1..n`` by
+
+    θ̂ = argmin_θ  λ‖θ‖² + Σᵢ γ^(n-i) (θ₁ ln sᵢ + θ₂ − ln Lᵢ)²,
+
+whose closed form is ``θ̂ = V⁻¹ Σ γ^(n-i) xᵢ ln Lᵢ`` with ``V = λI + Σ γ^(n-i) xᵢxᵢᵀ`` and
+``x = (ln s, 1)``.
+The target is crossed at ``s* = exp((ln ε − θ₂) / θ₁)``, so ``R̂ = ⌈s*⌉ − n`` more batches. The
+success probability treats the fit's weighted residual spread as Gaussian noise on ``ln L`` at
+``s = n + budget`` and returns ``P(ln L ≤ ln ε)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from coreenv import Estimate
+
+__all__ = ["WLSConfig", "WLSPredictor"]
+
+
+@dataclass(frozen=True)
+class WLSConfig:
+    """Settings of the WLS predictor (defaults tuned on ID training runs, docs/benchmark.md)."""
+
+    discount: float = 0.98
+    """γ: weight of a point ``k`` batches old is γ^k (recent points matter more)."""
+    ridge: float = 1e-3
+    """λ: ridge penalty on θ."""
+    horizon: int = 1000
+    """H: crossings further than this many batches ahead count as unknown (``inf``)."""
+    min_points: int = 3
+    """Fewer revealed losses than this gives an unknown estimate."""
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.discount <= 1.0:
+            raise ValueError(f"WLSConfig.discount must be in (0, 1], got {self.discount!r}.")
+        if self.ridge < 0:
+            raise ValueError(f"WLSConfig.ridge must be >= 0, got {self.ridge!r}.")
+        if self.horizon < 1 or self.min_points < 2:
+            raise ValueError(
+                f"WLSConfig needs horizon >= 1 and min_points >= 2, got {self.horizon}, "
+                f"{self.min_points}."
+            )
+
+
+class WLSPredictor:
+    """Remaining batches from a loss prefix, by LARA's discounted ridge WLS power-law fit."""
+
+    def __init__(self, config: WLSConfig | None = None) -> None:
+        self.config = config or WLSConfig()
+
+    def fit(self, prefix: np.ndarray) -> tuple[float, float, float, np.ndarray] | None:
+        """(θ₁, θ₂, residual variance, V⁻¹) of a prefix, or None when there are too few points."""
+        n = len(prefix) - 1
+        if n < self.config.min_points:
+            return None
+        log_s = np.log(np.arange(1, n + 1, dtype=np.float64))
+        log_l = np.log(np.asarray(prefix[1:], np.float64))
+        weights = self.config.discount ** np.arange(n - 1, -1, -1, dtype=np.float64)
+        x = np.stack([log_s, np.ones(n)], axis=1)  # (n, 2)
+        v = self.config.ridge * np.eye(2) + (x * weights[:, None]).T @ x  # (2, 2)
+        v_inv = np.linalg.inv(v)
+        theta = v_inv @ (x.T @ (weights * log_l))
+        residual = log_l - x @ theta
+        variance = float(weights @ residual**2 / max(weights.sum() - 2.0, 1.0))
+        return float(theta[0]), float(theta[1]), variance, v_inv
+
+    def estimate(self, prefix: np.ndarray, target: float, budget: int) -> Estimate:
+        """Remaining batches to ``target`` and the probability of reaching it within ``budget``.
+
+        ``inf`` remaining means unknown or beyond the horizon.
+        """
+        fitted = self.fit(prefix)
+        if fitted is None:
+            return Estimate(math.inf, 0.0)
+        slope, intercept, variance, v_inv = fitted
+        n = len(prefix) - 1
+        return Estimate(
+            self._remaining(slope, intercept, n, target),
+            self._p_success(slope, intercept, variance, v_inv, n, target, budget),
+        )
+
+    def estimate_batch(
+        self, prefixes: list[np.ndarray], targets: np.ndarray, budgets: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """`estimate` for several tasks: arrays of remaining batches and success probabilities."""
+        pairs = [self.estimate(p, float(e), int(b)) for p, e, b in zip(prefixes, targets, budgets)]
+        remaining = np.array([p.remaining for p in pairs], np.float64)
+        return remaining, np.array([p.p_success for p in pairs], np.float64)
+
+    def _remaining(self, slope: float, intercept: float, n: int, target: float) -> float:
+        if slope >= 0.0:  # a flat or rising fit never reaches a lower target
+            return math.inf
+        log_crossing = (math.log(target) - intercept) / slope
+        if log_crossing > math.log(n + self.config.horizon + 1):
+            return math.inf
+        crossing = math.ceil(math.exp(log_crossing) - 1e-9)  # first batch count at or past it
+        return float(max(crossing - n, 1))  # the target is not reached yet: at least one batch
+
+    def _p_success(self, slope, intercept, variance, v_inv, n, target, budget) -> float:
+        if budget <= 0:
+            return 0.0
+        x = np.array([math.log(n + budget), 1.0])
+        mean = slope * x[0] + intercept
+        spread = math.sqrt(variance * (1.0 + float(x @ v_inv @ x))) + 1e-12
+        return 0.5 * (1.0 + math.erf((math.log(target) - mean) / (spread * math.sqrt(2.0))))
