@@ -1,0 +1,93 @@
+"""Judge every predictor by one query protocol on runs it never saw (SPEC §4 metrics).
+
+    python benchmarks/eval_predictors.py --out results/predictors
+
+Task sets: ``id`` (the ID test runs), ``rl_ood`` and ``vit_ood``. The protocol is
+`mara_agents.predictors.evaluation` (fixed seed): capped MAE of remaining batches, accuracy of
+"crosses within the budget", and the latency of one call estimating 8 tasks, on one CPU thread.
+Prints the relative MAE reduction of FM over WLS and writes ``predictors.csv`` and
+``predictors.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+
+import torch
+
+from coreenv.curves import named_task_set
+from mara_agents.predictors import WLSPredictor
+from mara_agents.predictors.evaluation import QueryConfig, make_queries, score
+
+PREDICTORS = {
+    "wls": WLSPredictor,
+    "fm": lambda: __import__(
+        "mara_agents.predictors.flow", fromlist=["FMPredictor"]
+    ).FMPredictor.pretrained(),
+}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task-sets", nargs="+", default=["id", "rl_ood", "vit_ood"])
+    parser.add_argument("--predictors", nargs="+", default=["wls", "fm"])
+    parser.add_argument("--per-curve", type=int, default=8, help="queries per recorded run")
+    parser.add_argument("--horizon", type=int, default=500, help="H, the MAE cap")
+    parser.add_argument("--out", type=Path, default=Path("results/predictors"))
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)  # latency on one core
+    config = QueryConfig(per_curve=args.per_curve, horizon=args.horizon)
+    results = {}
+    for task_set in args.task_sets:
+        queries = make_queries(named_task_set(task_set), config)
+        for name in args.predictors:
+            results[(task_set, name)] = score(PREDICTORS[name](), queries, args.horizon)
+    lines = [
+        "| task set | predictor | queries | capped MAE | success accuracy (%) | latency (ms) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for (task_set, name), r in results.items():
+        lines.append(
+            f"| {task_set} | {name} | {r['queries']} | {r['capped_mae']:.1f} | "
+            f"{100 * r['success_accuracy']:.1f} | {r['latency_ms']:.2f} |"
+        )
+    if {"wls", "fm"} <= set(args.predictors):
+        lines += [
+            "",
+            "| task set | MAE reduction FM vs WLS | accuracy gain (points) | latency FM / WLS |",
+            "|---|---|---|---|",
+        ]
+        for task_set in args.task_sets:
+            wls, fm = results[(task_set, "wls")], results[(task_set, "fm")]
+            reduction = 100 * (1 - fm["capped_mae"] / wls["capped_mae"])
+            gain = 100 * (fm["success_accuracy"] - wls["success_accuracy"])
+            lines.append(
+                f"| {task_set} | {reduction:.1f}% | {gain:+.1f} | "
+                f"{fm['latency_ms'] / wls['latency_ms']:.1f}x |"
+            )
+    report = "\n".join(lines)
+    print(report)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "predictors.md").write_text(report + "\n")
+    with (args.out / "predictors.csv").open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(
+            ["task_set", "predictor", "queries", "capped_mae", "success_accuracy", "latency_ms"]
+        )
+        for (task_set, name), r in results.items():
+            writer.writerow(
+                [
+                    task_set,
+                    name,
+                    r["queries"],
+                    r["capped_mae"],
+                    r["success_accuracy"],
+                    r["latency_ms"],
+                ]
+            )
+
+
+if __name__ == "__main__":
+    main()

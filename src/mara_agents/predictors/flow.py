@@ -1,0 +1,283 @@
+"""The flow-matching loss-trajectory predictor (MARA's first contribution), written from scratch.
+
+Representation (shift- and scale-invariant): with ``L_n`` the last revealed loss,
+
+- the **context** is ``log(L_p / L_n)`` at the last `FMConfig.recent` positions and at
+  `FMConfig.spread` log-spaced positions over the whole prefix, plus ``log(1 + n) / log(1 + H)``;
+- the **future** is ``z_h = log(L_{n + t_h} / L_n)`` on a grid of offsets ``t_h`` from 1 to the
+  generation cap ``H`` (dense at first, then log-spaced; `future_offsets`).
+
+Model: a velocity network ``v_θ(z_u, u, c)`` (an MLP over the noisy future, a sinusoidal
+embedding of the flow time ``u`` and the encoded context ``c``) trained by conditional flow matching
+on the straight path ``z_u = (1 − u) z_0 + u z_1``, ``z_0 ~ N(0, I)``:
+``L(θ) = E ‖v_θ(z_u, u, c) − (z_1 − z_0)‖²`` (Lipman et al., 2023). Sampling integrates
+``dz/du = v_θ`` from noise at ``u = 0`` to ``u = 1`` with Euler or Heun steps.
+
+Decoding: each sampled trajectory's first crossing of ``log(ε / L_n)`` (linear between grid points)
+gives remaining batches; the estimate is their median and ``p_success`` the share that cross
+within the budget. Samples depend only on the prefix, so they are cached per prefix and decoded
+against any target and budget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import OrderedDict
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+__all__ = [
+    "FMConfig",
+    "FMPredictor",
+    "VelocityNet",
+    "context_features",
+    "decode",
+    "flow_matching_loss",
+    "future_offsets",
+    "sample_futures",
+]
+
+PRETRAINED = Path(__file__).resolve().parent.parent / "checkpoints" / "fm.pt"
+
+
+@dataclass(frozen=True)
+class FMConfig:
+    """Shape of the representation, the network and the sampler."""
+
+    horizon: int = 500
+    """H: the generation cap in batches (crossings beyond it are unknown)."""
+    recent: int = 16
+    """Context: the last ``recent`` losses."""
+    spread: int = 16
+    """Context: losses at ``spread`` log-spaced positions over the whole prefix."""
+    hidden: int = 128
+    context_dim: int = 64
+    time_dim: int = 32
+    layers: int = 3
+    samples: int = 32
+    """S: trajectories sampled per estimate."""
+    ode_steps: int = 4
+    solver: str = "heun"
+    """"euler" or "heun" (second order, two network calls per step)."""
+    seed: int = 0
+    """Seeds the sampling noise (mixed with a hash of the prefix, so estimates are reproducible)."""
+    cache_size: int = 4096
+    """Prefixes whose sampled futures are kept (least recently used ones are dropped)."""
+
+    def __post_init__(self) -> None:
+        if self.solver not in ("euler", "heun"):
+            raise ValueError(f"FMConfig.solver must be 'euler' or 'heun', got {self.solver!r}.")
+        for name in ("horizon", "recent", "spread", "hidden", "samples", "ode_steps", "layers"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"FMConfig.{name} must be >= 1, got {getattr(self, name)!r}.")
+
+    @property
+    def context_size(self) -> int:
+        """Width of `context_features`."""
+        return self.recent + self.spread + 1
+
+
+def future_offsets(horizon: int) -> np.ndarray:
+    """The grid of future offsets: every batch up to 16, then 32 log-spaced points up to H."""
+    dense = np.arange(1, min(16, horizon) + 1)
+    sparse = np.round(np.geomspace(17, horizon, 32)) if horizon > 16 else np.array([])
+    return np.unique(np.concatenate([dense, sparse])).astype(np.int64)
+
+
+def context_features(prefix: np.ndarray, config: FMConfig) -> np.ndarray:
+    """(C,) float32 features of a prefix ``L[0..n]`` (n >= 1), see the module docstring."""
+    n = len(prefix) - 1
+    log_prefix = np.log(np.asarray(prefix, np.float64))
+    recent = np.clip(np.arange(n - config.recent + 1, n + 1), 0, n)
+    spread = np.round(np.geomspace(1, n + 1, config.spread)).astype(np.int64) - 1
+    positions = np.concatenate([recent, spread])
+    features = np.empty(config.context_size, np.float32)
+    features[:-1] = log_prefix[positions] - log_prefix[n]
+    features[-1] = math.log1p(n) / math.log1p(config.horizon)
+    return features
+
+
+class VelocityNet(nn.Module):
+    """v_θ(z_u, u, c): context encoder, sinusoidal time embedding, and an MLP over the three."""
+
+    def __init__(self, config: FMConfig) -> None:
+        super().__init__()
+        self.config = config
+        grid = len(future_offsets(config.horizon))
+        self.grid = grid
+        self.context = nn.Sequential(
+            nn.Linear(config.context_size, config.hidden),
+            nn.SiLU(),
+            nn.Linear(config.hidden, config.context_dim),
+        )
+        layers: list[nn.Module] = []
+        width = grid + config.time_dim + config.context_dim
+        for _ in range(config.layers):
+            layers += [nn.Linear(width, config.hidden), nn.SiLU()]
+            width = config.hidden
+        self.mlp = nn.Sequential(*layers, nn.Linear(width, grid))
+        half = config.time_dim // 2
+        self.register_buffer("frequencies", torch.exp(torch.linspace(0.0, math.log(1000.0), half)))
+
+    def encode(self, context: torch.Tensor) -> torch.Tensor:
+        """(B, C) -> (B, context_dim)."""
+        return self.context(context)
+
+    def forward(self, z: torch.Tensor, u: torch.Tensor, encoded: torch.Tensor) -> torch.Tensor:
+        """Velocity (B, G) at noisy futures ``z`` (B, G), flow times ``u`` (B,), encoded context."""
+        angles = u[:, None] * self.frequencies[None, :]  # (B, time_dim / 2)
+        time = torch.cat([torch.sin(angles), torch.cos(angles)], dim=1)  # (B, time_dim)
+        return self.mlp(torch.cat([z, time, encoded], dim=1))
+
+
+def flow_matching_loss(
+    net: VelocityNet, future: torch.Tensor, context: torch.Tensor, generator: torch.Generator
+) -> torch.Tensor:
+    """Conditional flow matching on the straight path: E‖v(z_u, u, c) − (z_1 − z_0)‖²."""
+    noise = torch.randn(future.shape, generator=generator, device=future.device)  # z_0
+    u = torch.rand(future.shape[0], generator=generator, device=future.device)
+    z_u = (1.0 - u[:, None]) * noise + u[:, None] * future
+    target = future - noise
+    return ((net(z_u, u, net.encode(context)) - target) ** 2).mean()
+
+
+@torch.no_grad()
+def sample_futures(
+    net: VelocityNet,
+    context: torch.Tensor,
+    samples: int,
+    steps: int,
+    solver: str,
+    noise: torch.Tensor,
+) -> torch.Tensor:
+    """Integrate dz/du = v from ``noise`` (B, S, G) at u = 0 to u = 1; returns (B, S, G)."""
+    batch = context.shape[0]
+    encoded = net.encode(context).repeat_interleave(samples, dim=0)  # (B·S, context_dim)
+    z = noise.reshape(batch * samples, -1)
+    du = 1.0 / steps
+    for k in range(steps):
+        u = torch.full((z.shape[0],), k * du)
+        velocity = net(z, u, encoded)
+        if solver == "heun":
+            ahead = net(z + du * velocity, u + du, encoded)
+            velocity = 0.5 * (velocity + ahead)
+        z = z + du * velocity
+    return z.reshape(batch, samples, -1)
+
+
+def decode(
+    futures: np.ndarray, log_target: np.ndarray, offsets: np.ndarray, budgets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Remaining batches (median over samples) and P(crossing within budget), per task.
+
+    Args:
+        futures: (B, S, G) sampled ``z`` on the grid ``offsets`` (G,).
+        log_target: (B,) ``log(ε / L_n)`` (negative: the target lies below the current loss).
+        budgets: (B,) batches available.
+    """
+    below = futures <= log_target[:, None, None]  # (B, S, G)
+    crossed = below.any(axis=2)
+    first = np.argmax(below, axis=2)  # (B, S) index of the first grid point at or below
+    before_t = np.where(first > 0, offsets[np.maximum(first - 1, 0)], 0)
+    before_z = np.where(
+        first > 0, np.take_along_axis(futures, np.maximum(first - 1, 0)[..., None], 2)[..., 0], 0.0
+    )
+    at_z = np.take_along_axis(futures, first[..., None], 2)[..., 0]
+    at_t = offsets[first]
+    share = np.clip((before_z - log_target[:, None]) / np.maximum(before_z - at_z, 1e-12), 0.0, 1.0)
+    crossing = np.ceil(before_t + share * (at_t - before_t) - 1e-9)
+    remaining = np.where(crossed, np.maximum(crossing, 1.0), np.inf)  # (B, S)
+    p_success = np.mean(remaining <= budgets[:, None], axis=1)
+    return np.median(remaining, axis=1), p_success
+
+
+class FMPredictor:
+    """A `coreenv.Predictor` that samples future loss trajectories by flow matching.
+
+    Args:
+        net: the trained velocity network (its config fixes the representation).
+        config: sampler settings to use instead of the network's (samples, steps, solver, seed).
+    """
+
+    def __init__(self, net: VelocityNet, config: FMConfig | None = None) -> None:
+        self.net = net.eval()
+        self.config = config or net.config
+        self.offsets = future_offsets(self.config.horizon)
+        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
+
+    @classmethod
+    def pretrained(cls, path: str | Path | None = None, **overrides) -> FMPredictor:
+        """The shipped checkpoint (trained on the ID training runs only); no network needed."""
+        path = Path(path) if path is not None else PRETRAINED
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"no flow-matching checkpoint at {path}; train one with benchmarks/train_fm.py."
+            )
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        config = FMConfig(**state["config"])
+        net = VelocityNet(config)
+        net.load_state_dict(state["model"])
+        return cls(net, FMConfig(**{**asdict(config), **overrides}) if overrides else None)
+
+    def save(self, path: str | Path) -> None:
+        """Write the network and its config."""
+        torch.save({"config": asdict(self.net.config), "model": self.net.state_dict()}, path)
+
+    def estimate(self, prefix: np.ndarray, target: float, budget: int):
+        """`coreenv.Predictor.estimate` for one task."""
+        from coreenv import Estimate
+
+        remaining, p_success = self.estimate_batch([prefix], np.array([target]), np.array([budget]))
+        return Estimate(float(remaining[0]), float(p_success[0]))
+
+    def estimate_batch(
+        self, prefixes: list[np.ndarray], targets: np.ndarray, budgets: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Remaining batches (``inf`` beyond H) and success probabilities of several tasks."""
+        futures = self.futures(prefixes)
+        last = np.array([float(p[-1]) for p in prefixes])
+        log_target = np.log(np.asarray(targets, np.float64) / last)
+        remaining, p_success = decode(futures, log_target, self.offsets, np.asarray(budgets))
+        remaining[remaining > self.config.horizon] = np.inf
+        return remaining, p_success
+
+    def futures(self, prefixes: list[np.ndarray]) -> np.ndarray:
+        """(B, S, G) sampled futures of each prefix, from the cache where possible."""
+        keys = [self._key(p) for p in prefixes]
+        missing = [i for i, key in enumerate(keys) if key not in self._cache]
+        if missing:
+            context = torch.from_numpy(
+                np.stack([context_features(prefixes[i], self.net.config) for i in missing])
+            )
+            noise = torch.stack([self._noise(keys[i]) for i in missing])
+            sampled = sample_futures(
+                self.net,
+                context,
+                self.config.samples,
+                self.config.ode_steps,
+                self.config.solver,
+                noise,
+            ).numpy()
+            for i, futures in zip(missing, sampled):
+                self._cache[keys[i]] = futures
+        result = np.stack([self._cache[key] for key in keys])
+        for key in keys:
+            self._cache.move_to_end(key)
+        while len(self._cache) > self.config.cache_size:
+            self._cache.popitem(last=False)
+        return result
+
+    def _key(self, prefix: np.ndarray) -> bytes:
+        data = np.ascontiguousarray(prefix, np.float64).tobytes()
+        return hashlib.blake2b(data, digest_size=16).digest()
+
+    def _noise(self, key: bytes) -> torch.Tensor:
+        """Noise for one prefix: a function of the seed and the prefix, not of call order."""
+        seed = (self.config.seed * 1_000_003 + int.from_bytes(key[:8], "little")) % 2**63
+        generator = torch.Generator().manual_seed(seed)
+        return torch.randn((self.config.samples, self.net.grid), generator=generator)

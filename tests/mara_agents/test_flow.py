@@ -1,0 +1,121 @@
+"""The flow-matching predictor: learns a toy conditional law, decodes exactly, reproducible."""
+
+import math
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from mara_agents.predictors.flow import (  # noqa: E402
+    FMConfig,
+    FMPredictor,
+    VelocityNet,
+    context_features,
+    decode,
+    flow_matching_loss,
+    future_offsets,
+    sample_futures,
+)
+
+TOY = FMConfig(
+    horizon=20,
+    recent=2,
+    spread=2,
+    hidden=64,
+    context_dim=16,
+    layers=2,
+    samples=256,
+    ode_steps=20,
+    solver="euler",
+)
+
+
+def toy_batch(generator, size=256):
+    """z_1 = w(c) + 0.05 noise, with w linear in the context: a Gaussian conditional law."""
+    grid = len(future_offsets(TOY.horizon))
+    context = torch.rand((size, TOY.context_size), generator=generator) * 2 - 1
+    mean = context[:, :1] * torch.linspace(-1, 1, grid)[None, :] + 0.5 * context[:, 1:2]
+    return context, mean + 0.05 * torch.randn((size, grid), generator=generator), mean
+
+
+def test_flow_matching_loss_decreases_and_the_sampler_recovers_the_mean():
+    torch.manual_seed(0)
+    net = VelocityNet(TOY)
+    optimizer = torch.optim.Adam(net.parameters(), lr=3e-3)
+    generator = torch.Generator().manual_seed(0)
+    losses = []
+    for _ in range(1500):
+        context, future, _ = toy_batch(generator)
+        loss = flow_matching_loss(net, future, context, generator)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(float(loss))
+    assert np.mean(losses[-100:]) < 0.5 * np.mean(losses[:100])
+    context, _, mean = toy_batch(torch.Generator().manual_seed(1), size=4)
+    noise = torch.randn((4, TOY.samples, net.grid), generator=torch.Generator().manual_seed(2))
+    samples = sample_futures(net, context, TOY.samples, TOY.ode_steps, "euler", noise)
+    assert torch.allclose(samples.mean(dim=1), mean, atol=0.1)
+    assert float(samples.std(dim=1).mean()) < 0.3  # near the 0.05 noise, far from N(0, 1)
+
+
+def test_decoding_is_exact_on_hand_built_trajectories():
+    offsets = np.array([1, 2, 4, 8])
+    futures = np.array(
+        [
+            [
+                [-0.1, -0.2, -0.5, -0.9],  # crosses -0.5 exactly at offset 4
+                [-0.1, -0.2, -0.4, -0.6],  # crosses between 4 and 8: 4 + (0.1 / 0.2) * 4 = 6
+                [-1.0, -1.1, -1.2, -1.3],  # already below at offset 1
+                [-0.1, -0.1, -0.1, -0.1],  # never: beyond the horizon
+            ]
+        ]
+    )
+    remaining, p_success = decode(futures, np.array([-0.5]), offsets, np.array([5]))
+    per_sample = [4, 6, 1, math.inf]
+    assert remaining[0] == np.median(per_sample) == 5.0
+    assert p_success[0] == 0.5  # offsets 4 and 1 are within a budget of 5
+
+
+def test_context_features_are_shift_and_scale_invariant():
+    prefix = 2.0 * (1.0 + np.arange(40.0)) ** -0.4
+    a = context_features(prefix, FMConfig())
+    b = context_features(7.5 * prefix, FMConfig())
+    np.testing.assert_allclose(a, b, atol=1e-6)
+    assert a.shape == (FMConfig().context_size,) and a[-1] == pytest.approx(
+        math.log1p(39) / math.log1p(500)
+    )
+
+
+def test_same_seed_same_samples_and_the_cache_is_transparent():
+    torch.manual_seed(0)
+    net = VelocityNet(FMConfig())
+    prefix = 2.0 * (1.0 + np.arange(30.0)) ** -0.4
+    first = FMPredictor(net).futures([prefix])
+    np.testing.assert_array_equal(first, FMPredictor(net).futures([prefix]))
+    # batched with another prefix: the same noise; BLAS may round differently in the last bit
+    second = FMPredictor(net).futures([prefix, prefix[:20]])
+    np.testing.assert_allclose(first[0], second[0], atol=1e-5)
+    other_seed = FMPredictor(net, FMConfig(seed=1)).futures([prefix])
+    assert not np.array_equal(first, other_seed)
+
+
+def test_bad_config_is_refused():
+    with pytest.raises(ValueError, match="solver"):
+        FMConfig(solver="rk45")
+    with pytest.raises(ValueError, match="samples"):
+        FMConfig(samples=0)
+
+
+def test_pretrained_loads_offline_and_is_finite_for_every_prefix_length():
+    from coreenv.curves import named_task_set
+
+    predictor = FMPredictor.pretrained()
+    curve = named_task_set("id").curve(0).losses
+    prefixes = [curve[: n + 1] for n in range(10, len(curve) - 1, 37)]
+    remaining, p_success = predictor.estimate_batch(
+        prefixes, np.full(len(prefixes), curve.min()), np.full(len(prefixes), 300)
+    )
+    assert not np.isnan(remaining).any() and np.all(remaining >= 1)
+    assert np.all((p_success >= 0) & (p_success <= 1))
