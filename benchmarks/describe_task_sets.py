@@ -15,6 +15,7 @@ import numpy as np
 import coreenv
 from mara_agents import evaluate
 from mara_agents.schedulers import EDF, FIFO, Oracle
+from mara_agents.sweep import EVAL_SEED_BASE
 
 
 def drawn_tasks(task_set: str, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -31,7 +32,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--load", type=float, default=0.04)
     parser.add_argument("--episodes", type=int, default=30)
     parser.add_argument("--tasks", type=int, default=5000, help="tasks drawn for the R* statistics")
-    parser.add_argument("--seed", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=EVAL_SEED_BASE, help="evaluation seeds")
     args = parser.parse_args(argv)
     print(
         "| task set | mean R* | median R* | mean window | bound (drawn) | bound (episodes) "

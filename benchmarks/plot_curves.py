@@ -33,9 +33,7 @@ def main(argv: list[str] | None = None) -> None:
         members = np.flatnonzero(bank.family == family)
         for i in rng.choice(members, min(args.per_family, members.size), replace=False):
             ax.plot(bank.curve(int(i)).losses, linewidth=0.8)
-        group = (
-            "" if bank.split is None else f" [{bank.split[members[0]].replace('id_train', 'id')}]"
-        )
+        group = "" if bank.split is None else f" [{str(bank.split[members[0]]).split('_')[0]}]"
         ax.set_title(f"{family}{group} (n={members.size})", fontsize=9)
         ax.set_yscale("log")
         ax.set_xlabel("batches", fontsize=8)

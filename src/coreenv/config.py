@@ -34,9 +34,9 @@ class EnvConfig:
     """p, the Bernoulli probability that a task arrives at a step (default scenario)."""
     arrival_horizon: int = 1000
     """Steps during which tasks may arrive; the episode ends after it, once no task remains."""
-    deadline_window: tuple[int, int] = (100, 400)
+    deadline_window: tuple[int, int] = (150, 400)
     """Inclusive range of d_k - b_k in steps, drawn uniformly and independently of the demand."""
-    target_fraction: tuple[float, float] = (0.05, 0.5)
+    target_fraction: tuple[float, float] = (0.03, 0.35)
     """Target = the curve's running minimum at a uniform fraction (in this range) of its length."""
     batches_per_step: int = 1
     """Batches a served task trains per step."""
@@ -50,9 +50,10 @@ class EnvConfig:
     """Order in which waiting tasks fill free slots: "fifo" (arrival) or "edf" (deadline)."""
     scenario: str = "default"
     """"default" (Bernoulli arrivals) or "infeasible_stress" (SPEC §2's fixed 20-task test)."""
-    task_set: Any = "synthetic"
-    """Where curves come from: a name ("synthetic"), a path to a bank `.npz`, a `CurveBank` or a
-    `CurveSource`."""
+    task_set: Any = "id_train"
+    """Where curves come from: a name ("id_train", "id", "rl_ood", "vit_ood", "synthetic",
+    "live"), a path to a bank `.npz`, a `CurveBank` or a `CurveSource`. The default is the ID
+    *training* runs, so code that trains on the defaults never sees the test runs (``"id"``)."""
     seed: int | None = None
     """Seed used by the first `reset()` that is given none."""
     max_steps: int | None = None

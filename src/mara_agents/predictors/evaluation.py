@@ -35,9 +35,9 @@ class QueryConfig:
 
     per_curve: int = 8
     min_prefix: int = 10
-    horizon: int = 1000
-    target_fraction: tuple[float, float] = (0.05, 0.5)
-    budget: tuple[int, int] = (100, 400)
+    horizon: int = 500
+    target_fraction: tuple[float, float] = (0.03, 0.35)
+    budget: tuple[int, int] = (150, 400)
     seed: int = 0
 
 

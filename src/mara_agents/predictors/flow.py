@@ -176,8 +176,9 @@ def decode(
     """Remaining batches (median over samples) and P(crossing within budget), per task.
 
     Args:
-        futures: (B, S, G) sampled ``z`` on the grid ``offsets`` (G,).
+        futures: (B, S, G) sampled ``z`` on the grid ``offsets``.
         log_target: (B,) ``log(ε / L_n)`` (negative: the target lies below the current loss).
+        offsets: (G,) the future offsets, in batches, of the grid.
         budgets: (B,) batches available.
     """
     below = futures <= log_target[:, None, None]  # (B, S, G)

@@ -28,11 +28,11 @@ __all__ = ["WLSConfig", "WLSPredictor"]
 class WLSConfig:
     """Settings of the WLS predictor (defaults tuned on ID training runs, docs/benchmark.md)."""
 
-    discount: float = 0.98
+    discount: float = 0.7
     """γ: weight of a point ``k`` batches old is γ^k (recent points matter more)."""
-    ridge: float = 1e-3
-    """λ: ridge penalty on θ."""
-    horizon: int = 1000
+    ridge: float = 0.0
+    """λ: ridge penalty on θ (every positive value tried raised the error on ID training runs)."""
+    horizon: int = 500
     """H: crossings further than this many batches ahead count as unknown (``inf``)."""
     min_points: int = 3
     """Fewer revealed losses than this gives an unknown estimate."""

@@ -3,8 +3,8 @@
 LARA (Wang et al., ICML 2024) is not public in code; this follows the reconstruction of
 NOTES.md §3.3, which is consistent with every published description of it:
 
-1. **Explore**: a task is served until it is prediction-ready (``explore`` batches, by default
-   the environment's ``min_prefix``): tasks still exploring come first, earliest deadline first.
+1. **Explore**: a task is served until its estimate can be made (``explore`` batches): tasks
+   still exploring come first, earliest deadline first.
 2. **Estimate** the remaining batches of every ready task with the predictor (WLS by default;
    any `coreenv.Predictor`, so ``LARA(predictor=FMPredictor.pretrained())`` is LARA-FM).
 3. **Select** the largest set of ready tasks that the estimates say can all meet their deadlines
@@ -36,21 +36,22 @@ class LARA(Scheduler):
 
     Args:
         predictor: remaining-demand estimator (default `WLSPredictor`).
-        explore: batches a task is served before its estimate is used (default: ``min_prefix``).
+        explore: batches a task is served before its estimate is used. The default, 3, is the
+            fewest a WLS fit takes; longer exploration did no better on the ID training runs
+            (docs/benchmark.md).
     """
 
     name = "lara"
 
-    def __init__(self, predictor: Predictor | None = None, explore: int | None = None) -> None:
+    def __init__(self, predictor: Predictor | None = None, explore: int = 3) -> None:
         self.predictor = predictor if predictor is not None else WLSPredictor()
-        if explore is not None and explore < 1:
+        if explore < 1:
             raise ValueError(f"LARA explore must be >= 1 batch, got {explore!r}.")
         self.explore = explore
 
     def reset(self, env: CoreEnv) -> None:
         """Start an episode with no cached estimates."""
         super().reset(env)
-        self._explore = self.explore or env.config.min_prefix
         self._estimates: dict[tuple[int, int], float] = {}  # (task uid, batches) -> remaining
 
     def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
@@ -58,9 +59,9 @@ class LARA(Scheduler):
         table = self.env.slot_table()
         occupied = np.flatnonzero(table.occupied)
         batches = table.batches[occupied]
-        exploring = occupied[batches < self._explore]
+        exploring = occupied[batches < self.explore]
         exploring = exploring[np.argsort(table.deadline[exploring], kind="stable")]
-        ready = occupied[batches >= self._explore]
+        ready = occupied[batches >= self.explore]
         if ready.size == 0:
             return serve_in_order(self.env, exploring)
         per_step = self.env.config.batches_per_step
