@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import coreenv
 from helpers import scripted_env, task
@@ -96,3 +98,16 @@ def test_select_feasible_drops_the_longest_when_overloaded():
     assert chosen.tolist() == [True, False, True, False]  # 5 is dropped; 9 > 8 is hopeless
     order = plan(steps, time_left, num_nodes=1)
     assert order.tolist() == [0, 2, 1]  # chosen by deadline, then the other feasible-alone task
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 30), st.integers(1, 40)), min_size=0, max_size=8),
+       st.integers(1, 4))
+def test_selected_set_is_always_feasible_and_plan_is_a_permutation(tasks, nodes):
+    steps = np.array([s for s, _ in tasks], np.int64)
+    time_left = np.array([d for _, d in tasks], np.int64)
+    chosen = select_feasible(steps, time_left, nodes)
+    assert feasible(steps[chosen], time_left[chosen], nodes)
+    order = plan(steps, time_left, nodes)
+    assert len(set(order.tolist())) == len(order)
+    assert set(order.tolist()) == set(np.flatnonzero(steps <= time_left).tolist())

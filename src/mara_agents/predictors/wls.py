@@ -54,22 +54,41 @@ class WLSPredictor:
 
     def __init__(self, config: WLSConfig | None = None) -> None:
         self.config = config or WLSConfig()
+        discount = self.config.discount
+        self._window = 10**9 if discount == 1.0 else math.ceil(math.log(1e-12) / math.log(discount))
+        self._powers = np.ones(0)  # γ^k, k = 0, 1, …, grown on demand
 
     def fit(self, prefix: np.ndarray) -> tuple[float, float, float, np.ndarray] | None:
-        """(θ₁, θ₂, residual variance, V⁻¹) of a prefix, or None when there are too few points."""
+        """(θ₁, θ₂, residual variance, V⁻¹) of a prefix, or None when it cannot be fitted.
+
+        Points whose weight γ^(n−i) is below 1e-12 are left out (they cannot move the fit), so a
+        fit costs the same however long the prefix.
+        """
         n = len(prefix) - 1
         if n < self.config.min_points:
             return None
-        log_s = np.log(np.arange(1, n + 1, dtype=np.float64))
-        log_l = np.log(np.asarray(prefix[1:], np.float64))
-        weights = self.config.discount ** np.arange(n - 1, -1, -1, dtype=np.float64)
-        x = np.stack([log_s, np.ones(n)], axis=1)  # (n, 2)
-        v = self.config.ridge * np.eye(2) + (x * weights[:, None]).T @ x  # (2, 2)
-        v_inv = np.linalg.inv(v)
-        theta = v_inv @ (x.T @ (weights * log_l))
-        residual = log_l - x @ theta
-        variance = float(weights @ residual**2 / max(weights.sum() - 2.0, 1.0))
-        return float(theta[0]), float(theta[1]), variance, v_inv
+        start = max(1, n - self._window + 1)
+        log_s = np.log(np.arange(start, n + 1, dtype=np.float64))
+        log_l = np.log(np.asarray(prefix[start:], np.float64))
+        count = n - start + 1
+        if count > len(self._powers):
+            self._powers = self.config.discount ** np.arange(2 * count, dtype=np.float64)
+        weights = self._powers[:count][::-1]  # γ^(n−i), i = start..n
+        ridge = self.config.ridge
+        s0 = weights.sum() + ridge
+        s1 = weights @ log_s
+        s2 = weights @ (log_s * log_s) + ridge
+        t0 = weights @ log_l
+        t1 = weights @ (log_s * log_l)
+        det = s2 * s0 - s1 * s1  # det V, V = [[s2, s1], [s1, s0]] (λI included)
+        if det <= 1e-12 * s2 * s0:
+            return None
+        slope = (s0 * t1 - s1 * t0) / det
+        intercept = (s2 * t0 - s1 * t1) / det
+        residual = log_l - slope * log_s - intercept
+        variance = float(weights @ (residual * residual) / max(weights.sum() - 2.0, 1.0))
+        v_inv = np.array([[s0, -s1], [-s1, s2]]) / det
+        return float(slope), float(intercept), variance, v_inv
 
     def estimate(self, prefix: np.ndarray, target: float, budget: int) -> Estimate:
         """Remaining batches to ``target`` and the probability of reaching it within ``budget``.

@@ -72,7 +72,9 @@ class LARA(Scheduler):
         if free <= 0:
             return serve_in_order(self.env, exploring)
         planned = plan(steps, time_left, free)
-        dropped = np.setdiff1d(np.arange(ready.size), planned)
+        left_out = np.ones(ready.size, bool)
+        left_out[planned] = False
+        dropped = np.flatnonzero(left_out)
         dropped = dropped[np.argsort(remaining[dropped], kind="stable")]
         return serve_in_order(self.env, np.concatenate([exploring, ready[planned], ready[dropped]]))
 

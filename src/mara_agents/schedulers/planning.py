@@ -12,38 +12,52 @@ import numpy as np
 __all__ = ["feasible", "plan", "select_feasible"]
 
 
-def feasible(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) -> bool:
-    """Whether all tasks can finish on ``num_nodes`` nodes (at most one node per task per step).
+def work_due(steps: np.ndarray, time_left: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Checkpoints D (P,) and the work each task must have done by each, due (P, n).
 
-    By each time D, task k must already have ``max(0, s_k - (d_k - D)^+)`` steps done (afterwards
-    it gets at most one per step), and M nodes give at most ``M·D`` steps by D. These conditions,
-    with ``s_k <= d_k``, decide feasibility; they only need checking where their piecewise-linear
-    sides bend, at every ``d_k`` and ``d_k - s_k``.
+    By time D, task k must already have ``max(0, s_k − (d_k − D)^+)`` steps done, since afterwards
+    it gets at most one per step; M nodes give at most ``M·D`` steps by D. With ``s_k <= d_k`` these
+    conditions decide feasibility, and they only need checking where their piecewise-linear sides
+    bend: at every ``d_k`` and ``d_k − s_k``. Checking more points is harmless (every condition is
+    necessary), so one set of checkpoints serves any subset of the tasks.
     """
+    points = np.unique(np.concatenate([time_left, time_left - steps]))
+    points = points[points > 0]
+    due = np.maximum(0, steps[None, :] - np.maximum(0, time_left[None, :] - points[:, None]))
+    return points, due
+
+
+def feasible(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) -> bool:
+    """Whether all tasks can finish on ``num_nodes`` nodes (at most one node per task per step)."""
     if np.any(steps > time_left):
         return False
-    checkpoints = np.concatenate([time_left, time_left - steps])
-    checkpoints = checkpoints[checkpoints > 0]
-    if checkpoints.size == 0:
-        return True
-    due = np.maximum(0, steps[None, :] - np.maximum(0, time_left[None, :] - checkpoints[:, None]))
-    return bool(np.all(due.sum(axis=1) <= num_nodes * checkpoints))
+    points, due = work_due(steps, time_left)
+    return bool(np.all(due.sum(axis=1) <= num_nodes * points))
 
 
 def select_feasible(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) -> np.ndarray:
     """A large set of tasks that can all finish (bool mask), by Moore–Hodgson's rule.
 
     Tasks are taken in deadline order; when the set stops being feasible, the task needing the most
-    steps leaves it. Tasks that cannot finish even alone are never taken.
+    steps leaves it. Tasks that cannot finish even alone are never taken. The work due at every
+    checkpoint is computed once and summed incrementally, so each test is one vector comparison.
     """
     chosen = np.zeros(steps.size, bool)
-    for k in np.lexsort((steps, time_left)):
-        if steps[k] > time_left[k]:
-            continue
-        chosen[k] = True
-        while not feasible(steps[chosen], time_left[chosen], num_nodes):
-            members = np.flatnonzero(chosen)
-            chosen[members[np.argmax(steps[members])]] = False
+    alone = steps <= time_left
+    if not alone.any():
+        return chosen
+    points, due = work_due(steps[alone], time_left[alone])
+    capacity = num_nodes * points
+    candidates = np.flatnonzero(alone)
+    total = np.zeros(points.size)
+    for column in np.lexsort((steps[alone], time_left[alone])):
+        chosen[candidates[column]] = True
+        total += due[:, column]
+        while np.any(total > capacity):
+            members = np.flatnonzero(chosen[candidates])
+            drop = members[np.argmax(steps[candidates[members]])]
+            chosen[candidates[drop]] = False
+            total -= due[:, drop]
     return chosen
 
 
