@@ -7,6 +7,7 @@ result row. Methods are names in `METHODS` or any scheduler importable as ``modu
 from __future__ import annotations
 
 import importlib
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -17,11 +18,20 @@ from mara_agents.schedulers import EDF, FIFO, LARA, Oracle, RandomScheduler, Sch
 
 __all__ = ["EVAL_SEED_BASE", "METHODS", "Job", "episode_seed", "make_scheduler", "run_job"]
 
+
+def _lara_fm() -> Scheduler:
+    """LARA with the flow-matching predictor (needs torch: imported on use)."""
+    from mara_agents.predictors.flow import FMPredictor
+
+    return LARA(predictor=FMPredictor.pretrained())
+
+
 METHODS: dict[str, Callable[[], Scheduler]] = {
     "fifo": FIFO,
     "edf": EDF,
     "random": RandomScheduler,
     "lara": LARA,
+    "lara_fm": _lara_fm,
     "oracle": Oracle,
 }
 
@@ -65,8 +75,13 @@ def make_scheduler(method: str) -> Scheduler:
 
 
 def run_job(job: Job) -> dict:
-    """Play one episode; the row holds the job, every SPEC §2 metric and the wall time."""
+    """Play one episode; the row holds the job, every SPEC §2 metric and the wall time.
+
+    Torch, if a method uses it, gets one thread: sweeps run one episode per worker and core.
+    """
     scheduler = make_scheduler(job.method)
+    if "torch" in sys.modules:  # imported by the method, if it needs it
+        sys.modules["torch"].set_num_threads(1)
     env = CoreEnv(
         task_set=job.task_set, arrival_prob=job.load, predictor=scheduler.observation_predictor
     )

@@ -101,8 +101,10 @@ def test_select_feasible_drops_the_longest_when_overloaded():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 30), st.integers(1, 40)), min_size=0, max_size=8),
-       st.integers(1, 4))
+@given(
+    st.lists(st.tuples(st.integers(1, 30), st.integers(1, 40)), min_size=0, max_size=8),
+    st.integers(1, 4),
+)
 def test_selected_set_is_always_feasible_and_plan_is_a_permutation(tasks, nodes):
     steps = np.array([s for s, _ in tasks], np.int64)
     time_left = np.array([d for _, d in tasks], np.int64)

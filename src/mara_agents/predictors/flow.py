@@ -58,7 +58,7 @@ class FMConfig:
     hidden: int = 128
     context_dim: int = 64
     time_dim: int = 32
-    layers: int = 3
+    layers: int = 2
     samples: int = 32
     """S: trajectories sampled per estimate."""
     ode_steps: int = 4
@@ -130,9 +130,31 @@ class VelocityNet(nn.Module):
 
     def forward(self, z: torch.Tensor, u: torch.Tensor, encoded: torch.Tensor) -> torch.Tensor:
         """Velocity (B, G) at noisy futures ``z`` (B, G), flow times ``u`` (B,), encoded context."""
+        return self.mlp(torch.cat([z, self.time_embedding(u), encoded], dim=1))
+
+    def time_embedding(self, u: torch.Tensor) -> torch.Tensor:
+        """(B,) flow times -> (B, time_dim) sinusoidal features."""
         angles = u[:, None] * self.frequencies[None, :]  # (B, time_dim / 2)
-        time = torch.cat([torch.sin(angles), torch.cos(angles)], dim=1)  # (B, time_dim)
-        return self.mlp(torch.cat([z, time, encoded], dim=1))
+        return torch.cat([torch.sin(angles), torch.cos(angles)], dim=1)
+
+    def sampler(self, encoded: torch.Tensor):
+        """``velocity(z, u)``: `forward` for fixed contexts and one scalar flow time, faster.
+
+        The first layer's context part is computed once for all steps and its time part once per
+        step (every row shares ``u``).
+        """
+        first = self.mlp[0]
+        grid, time_dim = self.grid, self.config.time_dim
+        z_weight = first.weight[:, :grid].T  # (G, hidden)
+        time_weight = first.weight[:, grid : grid + time_dim].T  # (time_dim, hidden)
+        context_term = encoded @ first.weight[:, grid + time_dim :].T + first.bias  # (rows, hidden)
+        rest = self.mlp[1:]
+
+        def velocity(z: torch.Tensor, u: float) -> torch.Tensor:
+            time_term = self.time_embedding(torch.tensor([u])) @ time_weight  # (1, hidden)
+            return rest(z @ z_weight + time_term + context_term)
+
+        return velocity
 
 
 def flow_matching_loss(
