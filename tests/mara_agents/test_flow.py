@@ -51,7 +51,7 @@ def test_flow_matching_loss_decreases_and_the_sampler_recovers_the_mean():
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        losses.append(float(loss))
+        losses.append(loss.item())
     assert np.mean(losses[-100:]) < 0.5 * np.mean(losses[:100])
     context, _, mean = toy_batch(torch.Generator().manual_seed(1), size=4)
     noise = torch.randn((4, TOY.samples, net.grid), generator=torch.Generator().manual_seed(2))

@@ -14,7 +14,7 @@ __all__ = ["MLP", "RowLSTM", "SmallCNN", "TinyViT", "build"]
 class MLP(nn.Sequential):
     """``depth`` hidden ReLU layers of ``width`` units; depth 0 is logistic regression."""
 
-    def __init__(self, features: int, classes: int, width: int = 0, depth: int = 1) -> None:
+    def __init__(self, features: int, classes: int, width: int = 32, depth: int = 1) -> None:
         layers: list[nn.Module] = []
         size = features
         for _ in range(depth):
