@@ -130,3 +130,26 @@ def test_same_seed_same_episode_across_processes():
         for _ in range(2)
     }
     assert len(runs) == 1
+
+
+def test_a_pickled_env_continues_exactly():
+    import copy
+    import pickle
+
+    from mara_agents.schedulers import FIFO
+
+    env = coreenv.parallel_env(seed=2, arrival_prob=0.1)
+    observations, infos = env.reset()
+    for _ in range(150):
+        observations, *_ = env.step(dict.fromkeys(env.agents, 0))
+    clones = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
+    runs = []
+    for candidate in [env, *clones]:
+        scheduler, obs, trace = FIFO(), observations, []
+        scheduler.reset(candidate)
+        while candidate.agents:
+            obs, rewards, *_ = candidate.step(scheduler.act(obs, {}))
+            trace.append((obs, rewards))
+        runs.append((trace, candidate.metrics()))
+    for other in runs[1:]:
+        np.testing.assert_equal(other, runs[0])

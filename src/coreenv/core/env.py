@@ -235,6 +235,11 @@ class CoreEnv(ParallelEnv):
     def close(self) -> None:
         """Nothing to release."""
 
+    def __setstate__(self, state: dict) -> None:
+        """A pickled or copied environment continues exactly: its views are re-made."""
+        self.__dict__.update(state)
+        self._slot_table = SlotTable(self._state)
+
     # -- beyond PettingZoo ------------------------------------------------------------------------
 
     @property

@@ -93,6 +93,12 @@ class State:
         """Tasks in the slots or waiting."""
         return self.num_occupied + len(self.waiting)
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickling copies arrays: re-make the views that must share memory with them."""
+        self.__dict__.update(state)
+        self.occupied = self.mask[:-1].view(bool)
+        self.rows = list(self.table)
+
     def clear_slot(self, j: int) -> None:
         """Free slot j, restoring the neutral values."""
         self._set_slot(j, None)

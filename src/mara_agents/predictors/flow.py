@@ -270,7 +270,12 @@ class FMPredictor:
         return remaining, p_success
 
     def futures(self, prefixes: list[np.ndarray]) -> np.ndarray:
-        """(B, S, G) sampled futures of each prefix, from the cache where possible."""
+        """(B, S, G) sampled futures of each prefix, from the cache where possible.
+
+        A prefix's noise depends only on the seed and the prefix; sampled together with other
+        prefixes, its trajectories can differ in the last float bits (BLAS kernels depend on the
+        batch shape), so a fixed sequence of calls is reproducible bit for bit.
+        """
         keys = [self._key(p) for p in prefixes]
         missing = [i for i, key in enumerate(keys) if key not in self._cache]
         if missing:
@@ -294,6 +299,21 @@ class FMPredictor:
         while len(self._cache) > self.config.cache_size:
             self._cache.popitem(last=False)
         return result
+
+    def warm(self, prefixes: list[np.ndarray], chunk: int = 64) -> None:
+        """Sample and cache the futures of many prefixes ahead of time, in fixed chunks.
+
+        Training uses it so that every estimate comes from the cache, which makes runs (and their
+        resumption) independent of the order of queries. Raises the cache size to fit them.
+        """
+        self.config = FMConfig(
+            **{
+                **asdict(self.config),
+                "cache_size": max(self.config.cache_size, len(self._cache) + len(prefixes)),
+            }
+        )
+        for start in range(0, len(prefixes), chunk):
+            self.futures(prefixes[start : start + chunk])
 
     def _key(self, prefix: np.ndarray) -> bytes:
         data = np.ascontiguousarray(prefix, np.float64).tobytes()

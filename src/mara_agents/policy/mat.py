@@ -1,0 +1,230 @@
+"""The Multi-Agent Transformer allocator (Wen et al., 2022), written from scratch for CoRE-Learning.
+
+Nodes are the agents, in fixed index order. Top-down:
+
+- `SelfAttention` → `EncodeBlock` → `Encoder`: node tokens (a node's observation: its one-hot id,
+  the global features and the slot table) attend to each other; a head gives one value per node.
+- `DecodeBlock` → `Decoder`: causal over nodes; node i's input is the action node i − 1 took (a
+  start token for node 0); its output attends to the encoder's representation. A *pointer head*
+  scores every slot by the dot product of the node's decoding and an embedding of the slot's own
+  feature block (plus a learned idle score), so the same weights score every slot — a departure
+  from MAT's fixed action head, made because slots are interchangeable.
+- `MAT.act` samples node actions autoregressively, masking empty slots and slots an earlier node
+  took, so every joint action is a feasible matching; `MAT.evaluate` is the teacher-forced pass
+  that gives the same log-probabilities for stored actions in one decoder call.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+__all__ = ["MAT", "MATConfig", "PolicyOutput"]
+
+NEG = -1e9  # logit of a masked action
+
+
+class SelfAttention(nn.Module):
+    """Multi-head scaled dot-product attention, optionally causal over the node order."""
+
+    def __init__(self, dim: int, heads: int, causal: bool) -> None:
+        super().__init__()
+        self.heads, self.causal = heads, causal
+        self.query, self.key, self.value = (nn.Linear(dim, dim) for _ in range(3))
+        self.out = nn.Linear(dim, dim)
+
+    def forward(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+        """(B, N, dim) each -> (B, N, dim)."""
+        b, n, d = query.shape
+        h = self.heads
+
+        def split(x: torch.Tensor) -> torch.Tensor:
+            return x.view(b, n, h, d // h).transpose(1, 2)  # (B, h, N, d/h)
+
+        q, k, v = split(self.query(query)), split(self.key(key)), split(self.value(value))
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal)  # (B, h, N, d/h)
+        return self.out(out.transpose(1, 2).reshape(b, n, d))
+
+
+class EncodeBlock(nn.Module):
+    """Post-LN transformer block: x = LN(x + Attn(x)); x = LN(x + MLP(x))."""
+
+    def __init__(self, dim: int, heads: int) -> None:
+        super().__init__()
+        self.attention = SelfAttention(dim, heads, causal=False)
+        self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, dim), nn.GELU(), nn.Linear(dim, dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, N, dim) -> (B, N, dim)."""
+        x = self.norm1(x + self.attention(x, x, x))
+        return self.norm2(x + self.mlp(x))
+
+
+class Encoder(nn.Module):
+    """Node observations -> representations (B, M, dim) and per-node values (B, M)."""
+
+    def __init__(self, obs_dim: int, dim: int, heads: int, blocks: int) -> None:
+        super().__init__()
+        self.embed = nn.Sequential(nn.LayerNorm(obs_dim), nn.Linear(obs_dim, dim), nn.GELU())
+        self.norm = nn.LayerNorm(dim)
+        self.blocks = nn.Sequential(*(EncodeBlock(dim, heads) for _ in range(blocks)))
+        self.value = nn.Sequential(
+            nn.Linear(dim, dim), nn.GELU(), nn.LayerNorm(dim), nn.Linear(dim, 1)
+        )
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Obs (B, M, obs_dim) -> (rep (B, M, dim), values (B, M))."""
+        rep = self.blocks(self.norm(self.embed(obs)))
+        return rep, self.value(rep).squeeze(-1)
+
+
+class DecodeBlock(nn.Module):
+    """Causal self-attention over earlier actions, then attention to the encoder's output."""
+
+    def __init__(self, dim: int, heads: int) -> None:
+        super().__init__()
+        self.self_attention = SelfAttention(dim, heads, causal=True)
+        self.cross_attention = SelfAttention(dim, heads, causal=True)
+        self.norm1, self.norm2, self.norm3 = nn.LayerNorm(dim), nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, dim), nn.GELU(), nn.Linear(dim, dim))
+
+    def forward(self, x: torch.Tensor, rep: torch.Tensor) -> torch.Tensor:
+        """X (B, M, dim) action embeddings, rep (B, M, dim) encoder output -> (B, M, dim)."""
+        x = self.norm1(x + self.self_attention(x, x, x))
+        x = self.norm2(rep + self.cross_attention(rep, x, x))  # MAT: the query is the encoding
+        return self.norm3(x + self.mlp(x))
+
+
+class Decoder(nn.Module):
+    """Shifted actions + encoder output -> per-node logits over K slots and idle (B, M, K + 1)."""
+
+    def __init__(self, slots: int, slot_features: int, dim: int, heads: int, blocks: int) -> None:
+        super().__init__()
+        self.action_embed = nn.Sequential(nn.Linear(slots + 2, dim, bias=False), nn.GELU())
+        self.norm = nn.LayerNorm(dim)
+        self.blocks = nn.ModuleList(DecodeBlock(dim, heads) for _ in range(blocks))
+        self.query = nn.Sequential(
+            nn.Linear(dim, dim), nn.GELU(), nn.LayerNorm(dim), nn.Linear(dim, dim)
+        )
+        self.slot_key = nn.Sequential(nn.Linear(slot_features, dim), nn.GELU(), nn.Linear(dim, dim))
+        self.idle = nn.Linear(dim, 1)
+        self.scale = 1.0 / math.sqrt(dim)
+
+    def forward(
+        self, shifted: torch.Tensor, rep: torch.Tensor, slot_table: torch.Tensor
+    ) -> torch.Tensor:
+        """Shifted (B, M, K + 2), rep (B, M, dim), slot_table (B, K, F) -> logits (B, M, K + 1)."""
+        x = self.norm(self.action_embed(shifted))
+        for block in self.blocks:
+            x = block(x, rep)
+        query = self.query(x)  # (B, M, dim)
+        keys = self.slot_key(slot_table)  # (B, K, dim)
+        slot_logits = torch.einsum("bmd,bkd->bmk", query, keys) * self.scale
+        return torch.cat([slot_logits, self.idle(x)], dim=-1)
+
+
+@dataclass(frozen=True)
+class MATConfig:
+    """Sizes of the environment it acts in and of the network (MAT's defaults: 1 block, 64 wide)."""
+
+    num_nodes: int = 4
+    num_slots: int = 8
+    slot_features: int = 9
+    global_features: int = 3
+    dim: int = 64
+    heads: int = 1
+    blocks: int = 1
+
+    @property
+    def obs_dim(self) -> int:
+        """Width of one node's observation vector."""
+        return self.num_nodes + self.global_features + self.num_slots * self.slot_features
+
+
+@dataclass
+class PolicyOutput:
+    """What acting returns, per environment row."""
+
+    actions: torch.Tensor  # (B, M) slot index, K = idle
+    log_probs: torch.Tensor  # (B, M)
+    values: torch.Tensor  # (B, M)
+    masks: torch.Tensor  # (B, M, K + 1) bool: the masks used when sampling (kept for training)
+
+
+class MAT(nn.Module):
+    """Encoder over node tokens, autoregressive decoder over nodes; see the module docstring."""
+
+    def __init__(self, config: MATConfig) -> None:
+        super().__init__()
+        self.config = config
+        c = config
+        self.encoder = Encoder(c.obs_dim, c.dim, c.heads, c.blocks)
+        self.decoder = Decoder(c.num_slots, c.slot_features, c.dim, c.heads, c.blocks)
+
+    def slot_table(self, obs: torch.Tensor) -> torch.Tensor:
+        """The slot blocks of the observation (B, M, obs_dim) -> (B, K, F), shared by all nodes."""
+        c = self.config
+        start = c.num_nodes + c.global_features
+        return obs[:, 0, start:].reshape(obs.shape[0], c.num_slots, c.slot_features)
+
+    def shifted(self, actions: torch.Tensor) -> torch.Tensor:
+        """(B, M) actions -> (B, M, K + 2) decoder inputs: start token, then node i − 1's action."""
+        b, m = actions.shape
+        shifted = torch.zeros(b, m, self.config.num_slots + 2, device=actions.device)
+        shifted[:, 0, 0] = 1.0
+        if m > 1:
+            shifted[:, 1:, 1:] = F.one_hot(actions[:, :-1], self.config.num_slots + 1).float()
+        return shifted
+
+    @torch.no_grad()
+    def act(
+        self,
+        obs: torch.Tensor,
+        occupied: torch.Tensor,
+        deterministic: bool = False,
+        generator: torch.Generator | None = None,
+    ) -> PolicyOutput:
+        """Sample a feasible joint action, node by node.
+
+        Args:
+            obs: (B, M, obs_dim) node observations.
+            occupied: (B, K) bool, which slots hold a task.
+            deterministic: take each node's most likely action instead of sampling.
+            generator: the sampling noise.
+        """
+        b, m, k = obs.shape[0], self.config.num_nodes, self.config.num_slots
+        rep, values = self.encoder(obs)
+        table = self.slot_table(obs)
+        actions = torch.full((b, m), k, dtype=torch.long, device=obs.device)
+        log_probs = torch.zeros(b, m, device=obs.device)
+        masks = torch.zeros(b, m, k + 1, dtype=torch.bool, device=obs.device)
+        available = torch.cat([occupied, torch.ones(b, 1, dtype=torch.bool, device=obs.device)], 1)
+        for i in range(m):
+            logits = self.decoder(self.shifted(actions), rep, table)[:, i]  # (B, K + 1)
+            masks[:, i] = available
+            logits = logits.masked_fill(~available, NEG)
+            distribution = torch.distributions.Categorical(logits=logits)
+            if deterministic:
+                choice = logits.argmax(dim=-1)
+            else:
+                choice = torch.multinomial(distribution.probs, 1, generator=generator).squeeze(-1)
+            actions[:, i] = choice
+            log_probs[:, i] = distribution.log_prob(choice)
+            taken = choice < k
+            available = available.clone()
+            available[taken, choice[taken]] = False  # the slot is taken for later nodes
+        return PolicyOutput(actions, log_probs, values, masks)
+
+    def evaluate(
+        self, obs: torch.Tensor, actions: torch.Tensor, masks: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Teacher-forced pass: (log-probabilities (B, M), entropies (B, M), values (B, M))."""
+        rep, values = self.encoder(obs)
+        logits = self.decoder(self.shifted(actions), rep, self.slot_table(obs))
+        distribution = torch.distributions.Categorical(logits=logits.masked_fill(~masks, NEG))
+        return distribution.log_prob(actions), distribution.entropy(), values

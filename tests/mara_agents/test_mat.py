@@ -1,0 +1,43 @@
+"""The MAT allocator: feasible matchings always, teacher forcing reproduces sampling."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from mara_agents.policy import MAT, MATConfig  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 6), st.integers(0, 2**31 - 1), st.booleans())
+def test_every_sampled_joint_action_is_a_feasible_matching(nodes, slots, seed, deterministic):
+    config = MATConfig(num_nodes=nodes, num_slots=slots)
+    torch.manual_seed(seed % 1000)
+    model = MAT(config)
+    generator = torch.Generator().manual_seed(seed)
+    obs = torch.randn((16, nodes, config.obs_dim), generator=generator)
+    occupied = torch.rand((16, slots), generator=generator) < 0.5
+    out = model.act(obs, occupied, deterministic=deterministic, generator=generator)
+    for row in range(16):
+        chosen = [a for a in out.actions[row].tolist() if a != slots]
+        assert len(chosen) == len(set(chosen)), "two nodes on one slot"
+        assert all(occupied[row, a] for a in chosen), "an empty slot was chosen"
+        for i, a in enumerate(out.actions[row].tolist()):
+            assert out.masks[row, i, a]  # the action was allowed by the mask it was sampled under
+            earlier = out.actions[row, :i]
+            assert not out.masks[row, i, earlier[earlier < slots]].any()
+
+
+def test_teacher_forced_log_probabilities_equal_those_of_sampling():
+    torch.manual_seed(0)
+    model = MAT(MATConfig())
+    generator = torch.Generator().manual_seed(1)
+    obs = torch.randn((64, 4, model.config.obs_dim), generator=generator)
+    occupied = torch.rand((64, 8), generator=generator) < 0.6
+    out = model.act(obs, occupied, generator=generator)
+    log_probs, entropy, values = model.evaluate(obs, out.actions, out.masks)
+    torch.testing.assert_close(log_probs, out.log_probs, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(values, out.values, atol=1e-6, rtol=1e-6)
+    assert torch.all(entropy >= 0)
