@@ -134,11 +134,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--rollout", type=int, default=128)
     parser.add_argument("--lr", type=float, default=1e-4)
     parser.add_argument("--clip", type=float, default=0.1)
-    parser.add_argument("--critic-warmup", type=int, default=10, help="value-only updates first")
+    parser.add_argument("--entropy", type=float, default=0.001)
+    parser.add_argument("--gae-lambda", type=float, default=0.95)
+    parser.add_argument("--beta", type=float, default=None, help="override the variant's shaping β")
+    parser.add_argument("--critic-warmup", type=int, default=20, help="value-only updates first")
     parser.add_argument("--demo-episodes", type=int, default=60)
     parser.add_argument("--demo-epochs", type=int, default=8)
     parser.add_argument("--eval-every", type=int, default=20, help="updates between evaluations")
-    parser.add_argument("--eval-episodes", type=int, default=10)
+    parser.add_argument("--eval-episodes", type=int, default=20)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--work", type=Path, default=None, help="default results/mara/VARIANT")
@@ -153,11 +156,15 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    kind, beta = VARIANTS[args.variant], BETA[args.variant]
+    kind = VARIANTS[args.variant]
+    beta = BETA[args.variant] if args.beta is None else args.beta
     predictor = warm_predictor(kind)
     model = MAT(MATConfig())
     envs = VecCoreEnv(args.envs, PPO_SEED, predictor, shaping_beta=beta, **ENV)
-    config = PPOConfig(envs=args.envs, rollout=args.rollout, lr=args.lr, clip=args.clip)
+    config = PPOConfig(
+        envs=args.envs, rollout=args.rollout, lr=args.lr, clip=args.clip, entropy=args.entropy,
+        gae_lambda=args.gae_lambda,
+    )
     trainer = PPOTrainer(model, envs, config, args.device)
     checkpoint = args.work / "checkpoint.pt"
     if checkpoint.exists():

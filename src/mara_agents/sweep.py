@@ -26,12 +26,26 @@ def _lara_fm() -> Scheduler:
     return LARA(predictor=FMPredictor.pretrained())
 
 
+def _mara(variant: str) -> Callable[[], Scheduler]:
+    """A shipped MARA variant (needs torch: imported on use)."""
+
+    def load() -> Scheduler:
+        from mara_agents.schedulers.mara import MARA
+
+        return MARA.pretrained(variant)
+
+    return load
+
+
 METHODS: dict[str, Callable[[], Scheduler]] = {
     "fifo": FIFO,
     "edf": EDF,
     "random": RandomScheduler,
     "lara": LARA,
     "lara_fm": _lara_fm,
+    "mara": _mara("mara"),
+    "mara_wls": _mara("mara_wls"),
+    "mara_noshape": _mara("mara_noshape"),
     "oracle": Oracle,
 }
 

@@ -66,3 +66,12 @@ def test_stress_script_prints_every_method(capsys):
     )
     out = capsys.readouterr().out
     assert "| fifo | 0.0 |" in out and "| oracle | 65.0 |" in out
+
+
+def test_ablations_script_prints_its_table(tmp_path, capsys):
+    import ablations
+
+    ablations.main(["--task-sets", "synthetic", "--episodes", "1", "--workers", "1",
+                    "--methods", "lara", "fifo", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "| LARA (LARA + WLS) |" in out and "| fifo |" in out

@@ -41,3 +41,19 @@ def test_teacher_forced_log_probabilities_equal_those_of_sampling():
     torch.testing.assert_close(log_probs, out.log_probs, atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(values, out.values, atol=1e-6, rtol=1e-6)
     assert torch.all(entropy >= 0)
+
+
+def test_nodes_left_without_a_free_slot_idle_with_probability_one():
+    torch.manual_seed(0)
+    model = MAT(MATConfig())
+    obs = torch.randn((3, 4, model.config.obs_dim))
+    occupied = torch.zeros((3, 8), dtype=torch.bool)
+    occupied[1, 2] = True  # one task: at most one node serves it, the rest idle
+    occupied[2, :] = True
+    for row in range(3):
+        out = model.act(obs[row : row + 1], occupied[row : row + 1])
+        log_probs, _, _ = model.evaluate(obs[row : row + 1], out.actions, out.masks)
+        torch.testing.assert_close(log_probs, out.log_probs, atol=1e-5, rtol=1e-5)
+        assert set(out.actions[0].tolist()) <= set(occupied[row].nonzero().flatten().tolist()) | {8}
+    empty = model.act(obs[:1], occupied[:1])
+    assert empty.actions.tolist() == [[8, 8, 8, 8]] and empty.log_probs.abs().sum() == 0

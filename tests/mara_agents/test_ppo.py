@@ -80,3 +80,12 @@ def test_checkpoints_resume_bit_for_bit():
 def test_bad_ppo_config_is_refused():
     with pytest.raises(ValueError, match="minibatches"):
         PPOConfig(envs=3, rollout=5, minibatches=4)
+
+
+def test_critic_warm_up_leaves_the_policy_untouched():
+    ppo = trainer()
+    before = {k: v.clone() for k, v in ppo.model.state_dict().items()}
+    ppo.update(ppo.collect(), train_policy=False)
+    after = ppo.model.state_dict()
+    changed = {k for k in before if not torch.equal(before[k], after[k])}
+    assert changed and all(k.startswith("encoder.value.") for k in changed)

@@ -115,15 +115,15 @@ class Decoder(nn.Module):
         self.idle = nn.Linear(dim, 1)
         self.scale = 1.0 / math.sqrt(dim)
 
-    def forward(
-        self, shifted: torch.Tensor, rep: torch.Tensor, slot_table: torch.Tensor
-    ) -> torch.Tensor:
-        """Shifted (B, M, K + 2), rep (B, M, dim), slot_table (B, K, F) -> logits (B, M, K + 1)."""
+    def forward(self, shifted: torch.Tensor, rep: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        """Logits (B, M, K + 1) from shifted actions (B, M, K + 2) and the encoding (B, M, dim).
+
+        ``keys = slot_key(slot_table)`` (B, K, dim) is computed once for all node passes.
+        """
         x = self.norm(self.action_embed(shifted))
         for block in self.blocks:
             x = block(x, rep)
         query = self.query(x)  # (B, M, dim)
-        keys = self.slot_key(slot_table)  # (B, K, dim)
         slot_logits = torch.einsum("bmd,bkd->bmk", query, keys) * self.scale
         return torch.cat([slot_logits, self.idle(x)], dim=-1)
 
@@ -199,14 +199,17 @@ class MAT(nn.Module):
         """
         b, m, k = obs.shape[0], self.config.num_nodes, self.config.num_slots
         rep, values = self.encoder(obs)
-        table = self.slot_table(obs)
+        keys = self.decoder.slot_key(self.slot_table(obs))  # (B, K, dim)
         actions = torch.full((b, m), k, dtype=torch.long, device=obs.device)
         log_probs = torch.zeros(b, m, device=obs.device)
         masks = torch.zeros(b, m, k + 1, dtype=torch.bool, device=obs.device)
         available = torch.cat([occupied, torch.ones(b, 1, dtype=torch.bool, device=obs.device)], 1)
         for i in range(m):
-            logits = self.decoder(self.shifted(actions), rep, table)[:, i]  # (B, K + 1)
             masks[:, i] = available
+            if not available[:, :k].any():  # nodes i.. can only idle (probability 1): no pass
+                masks[:, i:] = available[:, None]
+                break
+            logits = self.decoder(self.shifted(actions), rep, keys)[:, i]  # (B, K + 1)
             logits = logits.masked_fill(~available, NEG)
             distribution = torch.distributions.Categorical(logits=logits)
             if deterministic:
@@ -225,6 +228,7 @@ class MAT(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Teacher-forced pass: (log-probabilities (B, M), entropies (B, M), values (B, M))."""
         rep, values = self.encoder(obs)
-        logits = self.decoder(self.shifted(actions), rep, self.slot_table(obs))
+        keys = self.decoder.slot_key(self.slot_table(obs))
+        logits = self.decoder(self.shifted(actions), rep, keys)
         distribution = torch.distributions.Categorical(logits=logits.masked_fill(~masks, NEG))
         return distribution.log_prob(actions), distribution.entropy(), values

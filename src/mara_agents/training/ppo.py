@@ -134,6 +134,9 @@ class PPOTrainer:
         self.config = config
         self.device = device
         self.optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, eps=1e-5)
+        self.critic_optimizer = torch.optim.Adam(
+            model.encoder.value.parameters(), lr=config.lr, eps=1e-5
+        )
         self.value_norm = ValueNorm()
         self.generator = torch.Generator(device=device).manual_seed(config.seed)
         self.obs, self.occupied = envs.reset()
@@ -174,10 +177,12 @@ class PPOTrainer:
     def update(self, rollout: Rollout, train_policy: bool = True) -> dict[str, float]:
         """PPO epochs over the rollout; returns mean losses and statistics.
 
-        With ``train_policy=False`` only the value function learns (a critic warm-up, so that a
-        policy initialised by imitation is not moved by the advantages of an untrained critic).
+        With ``train_policy=False`` only the value head learns (a critic warm-up: a policy
+        initialised by imitation is moved neither by the advantages of an untrained critic nor by
+        value gradients through the shared encoder).
         """
         c = self.config
+        optimizer = self.optimizer if train_policy else self.critic_optimizer
         advantages, returns = gae(
             rollout.rewards, rollout.values, rollout.dones, c.gamma, c.gae_lambda
         )
@@ -214,10 +219,10 @@ class PPOTrainer:
                 loss = c.value_coef * value_loss
                 if train_policy:
                     loss = loss + policy_loss - c.entropy * entropy.mean()
-                self.optimizer.zero_grad()
+                self.model.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), c.max_grad_norm)
-                self.optimizer.step()
+                optimizer.step()
                 stats["policy"] += policy_loss.item()
                 stats["value"] += value_loss.item()
                 stats["entropy"] += entropy.mean().item()
@@ -239,6 +244,7 @@ class PPOTrainer:
         return {
             "model": self.model.state_dict(),
             "optimizer": self.optimizer.state_dict(),
+            "critic_optimizer": self.critic_optimizer.state_dict(),
             "value_norm": vars(self.value_norm).copy(),
             "generator": self.generator.get_state(),
             "updates": self.updates,
@@ -251,6 +257,7 @@ class PPOTrainer:
         predictor = self.envs.envs[0].predictor
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
+        self.critic_optimizer.load_state_dict(state["critic_optimizer"])
         vars(self.value_norm).update(state["value_norm"])
         self.generator.set_state(state["generator"])
         self.updates, self.env_steps = state["updates"], state["env_steps"]

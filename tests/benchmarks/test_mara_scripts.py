@@ -1,0 +1,28 @@
+"""Smoke tests of the MARA scripts: training writes a loadable policy and resumes; latency prints."""
+
+import pytest
+
+pytest.importorskip("torch")
+
+import bench_latency  # noqa: E402
+import train_mara  # noqa: E402
+from mara_agents.schedulers.mara import MARA  # noqa: E402
+
+
+def test_train_mara_writes_a_loadable_policy_and_resumes(tmp_path, capsys):
+    argv = ["--variant", "mara_wls", "--demo-episodes", "1", "--demo-epochs", "1",
+            "--envs", "2", "--rollout", "8", "--critic-warmup", "1", "--eval-every", "2",
+            "--eval-episodes", "1", "--work", str(tmp_path / "w"), "--out", str(tmp_path / "p.pt")]
+    train_mara.main([*argv, "--max-updates", "2"])
+    train_mara.main([*argv, "--max-updates", "4"])
+    out = capsys.readouterr().out
+    assert "imitation of LARA" in out and "resumed from" in out and "update 2," in out
+    history = (tmp_path / "w" / "history.json").read_text()
+    assert '"update": 4' in history
+    assert MARA.pretrained("mara_wls", path=tmp_path / "p.pt").name == "mara_wls"
+
+
+def test_latency_benchmark_prints_ratios_to_lara(capsys):
+    bench_latency.main(["--methods", "lara", "mara_wls", "--episodes", "1"])
+    out = capsys.readouterr().out
+    assert "| lara |" in out and "| 1.00 |" in out and "| mara_wls |" in out
