@@ -27,7 +27,7 @@ import numpy as np
 
 from mara_agents.sweep import Job, episode_seed, make_scheduler, run_job
 
-DEFAULT_METHODS = ["fifo", "edf", "random", "lara", "oracle"]
+DEFAULT_METHODS = ["fifo", "edf", "random", "lara", "mara", "oracle"]
 OPERATIONAL = ["full_queue_fraction", "waiting_population", "steps_to_ready", "utilisation"]
 
 

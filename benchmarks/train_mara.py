@@ -5,7 +5,9 @@
     python benchmarks/train_mara.py --variant mara_noshape --minutes 60  # MAT + FM, beta = 0
 
 1. **Imitation** (warm start): the MAT learns to copy LARA with the same predictor on
-   ``--demo-episodes`` episodes (cross-entropy on the teacher's node actions, teacher-forced).
+   ``--demo-episodes`` episodes (cross-entropy on the teacher's node actions, teacher-forced);
+   ``--teacher oracle`` copies the clairvoyant oracle instead, ``--dagger-rounds`` adds rounds in
+   which the student plays and the teacher labels (DAgger).
 2. **PPO** for ``--minutes`` of wall time (or ``--max-updates``) on ``--envs`` environments with
    the potential-shaped reward (β = 1; 0 for ``mara_noshape``) and γ = 1; the first
    ``--critic-warmup`` updates train only the value function.
@@ -31,7 +33,7 @@ from coreenv import CoreEnv
 from coreenv.curves import named_task_set
 from mara_agents import evaluate
 from mara_agents.policy import MAT, MATConfig
-from mara_agents.schedulers import LARA
+from mara_agents.schedulers import LARA, Oracle
 from mara_agents.schedulers.mara import CHECKPOINTS, MARA, VARIANTS, make_predictor
 from mara_agents.training import PPOConfig, PPOTrainer, VecCoreEnv
 
@@ -55,16 +57,32 @@ def warm_predictor(kind: str):
     return predictor
 
 
-def demonstrations(predictor, episodes: int, config: MATConfig) -> tuple[torch.Tensor, ...]:
-    """(obs, masks, actions) of LARA (same predictor, W_min exploration) on ID training runs."""
+def make_teacher(name: str, predictor, env: CoreEnv):
+    """LARA with the variant's predictor (W_min exploration), or the clairvoyant oracle."""
+    if name == "oracle":
+        return Oracle()
+    return LARA(predictor=predictor, explore=env.config.min_prefix)
+
+
+def demonstrations(
+    predictor, teacher: str, episodes: int, seed: int, config: MATConfig, student: MARA | None = None
+) -> tuple[torch.Tensor, ...]:
+    """(obs, masks, actions): the teacher's node actions on ID training episodes.
+
+    The teacher plays, unless ``student`` is given: then the student plays and the teacher only
+    labels the states the student visits (a DAgger round, so the student learns to recover from
+    its own mistakes).
+    """
     env = CoreEnv(predictor=predictor, **ENV)
-    teacher = LARA(predictor=predictor, explore=env.config.min_prefix)
+    expert = make_teacher(teacher, predictor, env)
     obs, masks, actions = [], [], []
     for episode in range(episodes):
-        observations, infos = env.reset(seed=DEMO_SEED + episode)
-        teacher.reset(env)
+        observations, infos = env.reset(seed=seed + episode)
+        for scheduler in (expert, student):
+            if scheduler is not None:
+                scheduler.reset(env)
         while env.agents:
-            chosen = teacher.act(observations, infos)
+            chosen = expert.act(observations, infos)
             row = np.array([chosen[a] for a in env.agents])
             mask = observations[env.agents[0]]["action_mask"].astype(bool).copy()
             node_masks = []
@@ -75,12 +93,42 @@ def demonstrations(predictor, episodes: int, config: MATConfig) -> tuple[torch.T
             obs.append(np.stack([observations[a]["observation"] for a in env.agents]))
             masks.append(np.stack(node_masks))
             actions.append(row)
-            observations, _, _, _, infos = env.step(chosen)
+            played = chosen if student is None else student.act(observations, infos)
+            observations, _, _, _, infos = env.step(played)
     return (
         torch.from_numpy(np.stack(obs)),
         torch.from_numpy(np.stack(masks)),
         torch.from_numpy(np.stack(actions)).long(),
     )
+
+
+def warm_start(model: MAT, predictor, args: argparse.Namespace) -> list[dict]:
+    """Imitation of the teacher, then ``--dagger-rounds`` rounds of DAgger; returns the history."""
+    demos = demonstrations(predictor, args.teacher, args.demo_episodes, DEMO_SEED, model.config)
+    history = []
+    for round_ in range(args.dagger_rounds + 1):
+        start = time.perf_counter()
+        if round_:
+            student = MARA(model.cpu(), predictor)
+            seed = DEMO_SEED + 10_000 * round_
+            more = demonstrations(
+                predictor, args.teacher, args.dagger_episodes, seed, model.config, student
+            )
+            demos = tuple(torch.cat(pair) for pair in zip(demos, more))
+        model.to(args.device).train()
+        loss = imitate(model, demos, args.demo_epochs, args.device)
+        rate = score(model, predictor, args.eval_episodes)
+        history.append(
+            {"phase": "imitation", "teacher": args.teacher, "round": round_,
+             "samples": len(demos[0]), "loss": loss, "eval": rate}
+        )
+        print(
+            f"imitation of {args.teacher}, round {round_}: {len(demos[0])} steps, loss {loss:.3f}, "
+            f"completion {100 * rate:.1f}% ({(time.perf_counter() - start) / 60:.1f} min)",
+            flush=True,
+        )
+    model.to(args.device).train()
+    return history
 
 
 def imitate(model: MAT, demos: tuple[torch.Tensor, ...], epochs: int, device: str) -> float:
@@ -132,15 +180,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-updates", type=int, default=None)
     parser.add_argument("--envs", type=int, default=32)
     parser.add_argument("--rollout", type=int, default=128)
-    parser.add_argument("--lr", type=float, default=1e-4)
+    parser.add_argument("--lr", type=float, default=3e-5)
     parser.add_argument("--clip", type=float, default=0.1)
-    parser.add_argument("--entropy", type=float, default=0.001)
+    parser.add_argument("--entropy", type=float, default=0.0)
     parser.add_argument("--gae-lambda", type=float, default=0.95)
     parser.add_argument("--beta", type=float, default=None, help="override the variant's shaping β")
     parser.add_argument("--critic-warmup", type=int, default=20, help="value-only updates first")
+    parser.add_argument("--teacher", choices=["lara", "oracle"], default="lara")
     parser.add_argument("--demo-episodes", type=int, default=60)
+    parser.add_argument("--dagger-rounds", type=int, default=0)
+    parser.add_argument("--dagger-episodes", type=int, default=20)
     parser.add_argument("--demo-epochs", type=int, default=8)
-    parser.add_argument("--eval-every", type=int, default=20, help="updates between evaluations")
+    parser.add_argument("--eval-every", type=int, default=10, help="updates between evaluations")
     parser.add_argument("--eval-episodes", type=int, default=20)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=1)
@@ -173,16 +224,8 @@ def main(argv: list[str] | None = None) -> None:
         history, best, spent = state["history"], state["best"], state["minutes"]
         print(f"resumed from {checkpoint}: update {trainer.updates}, {spent:.1f} min spent")
     else:
-        start = time.perf_counter()
-        demos = demonstrations(predictor, args.demo_episodes, model.config)
-        loss = imitate(model, demos, args.demo_epochs, args.device)
-        best = score(model, predictor, args.eval_episodes)
-        model.to(args.device).train()
-        history = [{"phase": "imitation", "samples": len(demos[0]), "loss": loss, "eval": best}]
-        print(
-            f"imitation of LARA: {len(demos[0])} steps, loss {loss:.3f}, "
-            f"completion {100 * best:.1f}% ({(time.perf_counter() - start) / 60:.1f} min)"
-        )
+        history = warm_start(model, predictor, args)
+        best = history[-1]["eval"]
         save_policy(model, kind, beta, args.out, history)
         spent = 0.0
     args.work.mkdir(parents=True, exist_ok=True)

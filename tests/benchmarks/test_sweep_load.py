@@ -14,17 +14,17 @@ def rows_of(out):
 
 
 def test_tiny_sweep_prints_tables_saves_reports_and_resumes(tmp_path, capsys):
-    argv = [*TINY, "--methods", "fifo", "lara", "oracle", "--out", str(tmp_path)]
+    argv = [*TINY, "--methods", "fifo", "lara", "mara", "oracle", "--out", str(tmp_path)]
     sweep_load.main(argv)
     out = capsys.readouterr().out
     assert "| fifo |" in out and "| lara |" in out and "+0.0" in out  # LARA's margin over itself
-    assert "full_queue_fraction" in out
-    assert len(rows_of(tmp_path)) == 6
+    assert "| mara |" in out and "full_queue_fraction" in out
+    assert len(rows_of(tmp_path)) == 8
     for name in ("table.md", "cells.csv", "completion.png"):
         assert (tmp_path / name).stat().st_size > 0
     sweep_load.main(argv)
-    assert "6 of 6 episodes already done" in capsys.readouterr().out
-    assert len(rows_of(tmp_path)) == 6
+    assert "8 of 8 episodes already done" in capsys.readouterr().out
+    assert len(rows_of(tmp_path)) == 8
 
 
 def test_interrupted_row_is_redone(tmp_path, capsys):
