@@ -41,21 +41,41 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=Path("results/ablations"))
     args = parser.parse_args(argv)
     sweep = sweep_load.parse_args(
-        ["--loads", str(args.load), "--task-sets", *args.task_sets, "--methods", *args.methods,
-         "--episodes", str(args.episodes), "--workers", str(args.workers), "--out", str(args.out)]
+        [
+            "--loads",
+            str(args.load),
+            "--task-sets",
+            *args.task_sets,
+            "--methods",
+            *args.methods,
+            "--episodes",
+            str(args.episodes),
+            "--workers",
+            str(args.workers),
+            "--out",
+            str(args.out),
+        ]
     )
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "rows.jsonl"
     jobs = sweep_load.plan(sweep)
     sweep_load.run(jobs, sweep, path)
     wanted = {job.key for job in jobs}
-    data = sweep_load.cells([r for r in sweep_load.read_rows(path)
-                             if (r["method"], r["task_set"], r["load"], r["seed"]) in wanted])
+    data = sweep_load.cells(
+        [
+            r
+            for r in sweep_load.read_rows(path)
+            if (r["method"], r["task_set"], r["load"], r["seed"]) in wanted
+        ]
+    )
     names = dict(ROWS)
-    lines = [f"Ablations at p = {args.load:g}: completion rate (%), mean ± standard error "
-             f"({args.episodes} episodes per cell)", "",
-             "| method | " + " | ".join(args.task_sets) + " | mean |",
-             "|---" * (len(args.task_sets) + 2) + "|"]
+    lines = [
+        f"Ablations at p = {args.load:g}: completion rate (%), mean ± standard error "
+        f"({args.episodes} episodes per cell)",
+        "",
+        "| method | " + " | ".join(args.task_sets) + " | mean |",
+        "|---" * (len(args.task_sets) + 2) + "|",
+    ]
     for method in args.methods:
         rates = [data[(t, args.load, method)]["completion_rate"] for t in args.task_sets]
         cells = [f"{100 * r.mean():.1f} ± {100 * r.std() / np.sqrt(len(r)):.1f}" for r in rates]

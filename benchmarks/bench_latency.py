@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 from coreenv import CoreEnv, Predictor
 from mara_agents.sweep import EVAL_SEED_BASE, make_scheduler
 
@@ -28,9 +26,11 @@ class TimedPredictor:
         self.inner, self.seconds = inner, 0.0
 
     def estimate(self, prefix, target, budget):
+        """Untimed: the environment calls ``estimate_batch``."""
         return self.inner.estimate(prefix, target, budget)
 
     def estimate_batch(self, prefixes, targets, budgets):
+        """The inner predictor's answer, timed."""
         start = time.perf_counter()
         try:
             return self.inner.estimate_batch(prefixes, targets, budgets)
@@ -41,7 +41,8 @@ class TimedPredictor:
 def decision_ms(method: str, episodes: int, seed: int) -> float:
     """Mean milliseconds per step spent deciding (act + observation estimates)."""
     scheduler = make_scheduler(method)
-    timed = TimedPredictor(scheduler.observation_predictor) if scheduler.observation_predictor else None
+    inner = scheduler.observation_predictor
+    timed = TimedPredictor(inner) if inner is not None else None
     env = CoreEnv(task_set="id", arrival_prob=0.04, predictor=timed)
     acting, steps = 0.0, 0
     for episode in range(episodes):

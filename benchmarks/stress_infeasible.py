@@ -1,6 +1,6 @@
 """The infeasible-task stress test (SPEC §2) for every method: completion rate, mean and std.
 
-    python benchmarks/stress_infeasible.py [--methods fifo edf random lara mara oracle] [--episodes 10]
+    python benchmarks/stress_infeasible.py [--methods fifo edf lara mara oracle] [--episodes 10]
 
 The scenario is the same in every episode; only a stochastic scheduler varies across seeds.
 """
@@ -15,7 +15,9 @@ from mara_agents.sweep import EVAL_SEED_BASE, make_scheduler
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--methods", nargs="+", default=["fifo", "edf", "random", "lara", "mara", "oracle"])
+    parser.add_argument(
+        "--methods", nargs="+", default=["fifo", "edf", "random", "lara", "mara", "oracle"]
+    )
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--task-set", default="id", help="where the 20 tasks' curves come from")
     args = parser.parse_args(argv)

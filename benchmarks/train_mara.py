@@ -65,7 +65,12 @@ def make_teacher(name: str, predictor, env: CoreEnv):
 
 
 def demonstrations(
-    predictor, teacher: str, episodes: int, seed: int, config: MATConfig, student: MARA | None = None
+    predictor,
+    teacher: str,
+    episodes: int,
+    seed: int,
+    config: MATConfig,
+    student: MARA | None = None,
 ) -> tuple[torch.Tensor, ...]:
     """(obs, masks, actions): the teacher's node actions on ID training episodes.
 
@@ -119,8 +124,14 @@ def warm_start(model: MAT, predictor, args: argparse.Namespace) -> list[dict]:
         loss = imitate(model, demos, args.demo_epochs, args.device)
         rate = score(model, predictor, args.eval_episodes)
         history.append(
-            {"phase": "imitation", "teacher": args.teacher, "round": round_,
-             "samples": len(demos[0]), "loss": loss, "eval": rate}
+            {
+                "phase": "imitation",
+                "teacher": args.teacher,
+                "round": round_,
+                "samples": len(demos[0]),
+                "loss": loss,
+                "eval": rate,
+            }
         )
         print(
             f"imitation of {args.teacher}, round {round_}: {len(demos[0])} steps, loss {loss:.3f}, "
@@ -213,7 +224,11 @@ def main(argv: list[str] | None = None) -> None:
     model = MAT(MATConfig())
     envs = VecCoreEnv(args.envs, PPO_SEED, predictor, shaping_beta=beta, **ENV)
     config = PPOConfig(
-        envs=args.envs, rollout=args.rollout, lr=args.lr, clip=args.clip, entropy=args.entropy,
+        envs=args.envs,
+        rollout=args.rollout,
+        lr=args.lr,
+        clip=args.clip,
+        entropy=args.entropy,
         gae_lambda=args.gae_lambda,
     )
     trainer = PPOTrainer(model, envs, config, args.device)

@@ -1,4 +1,4 @@
-"""Smoke tests of the MARA scripts: training writes a loadable policy and resumes; latency prints."""
+"""Smoke tests of the MARA scripts: training writes a policy and resumes; latency prints."""
 
 import pytest
 
@@ -10,9 +10,28 @@ from mara_agents.schedulers.mara import MARA  # noqa: E402
 
 
 def test_train_mara_writes_a_loadable_policy_and_resumes(tmp_path, capsys):
-    argv = ["--variant", "mara_wls", "--demo-episodes", "1", "--demo-epochs", "1",
-            "--envs", "2", "--rollout", "8", "--critic-warmup", "1", "--eval-every", "2",
-            "--eval-episodes", "1", "--work", str(tmp_path / "w"), "--out", str(tmp_path / "p.pt")]
+    argv = [
+        "--variant",
+        "mara_wls",
+        "--demo-episodes",
+        "1",
+        "--demo-epochs",
+        "1",
+        "--envs",
+        "2",
+        "--rollout",
+        "8",
+        "--critic-warmup",
+        "1",
+        "--eval-every",
+        "2",
+        "--eval-episodes",
+        "1",
+        "--work",
+        str(tmp_path / "w"),
+        "--out",
+        str(tmp_path / "p.pt"),
+    ]
     train_mara.main([*argv, "--max-updates", "2"])
     train_mara.main([*argv, "--max-updates", "4"])
     out = capsys.readouterr().out

@@ -71,7 +71,20 @@ def test_stress_script_prints_every_method(capsys):
 def test_ablations_script_prints_its_table(tmp_path, capsys):
     import ablations
 
-    ablations.main(["--task-sets", "synthetic", "--episodes", "1", "--workers", "1",
-                    "--methods", "lara", "fifo", "--out", str(tmp_path)])
+    ablations.main(
+        [
+            "--task-sets",
+            "synthetic",
+            "--episodes",
+            "1",
+            "--workers",
+            "1",
+            "--methods",
+            "lara",
+            "fifo",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     out = capsys.readouterr().out
     assert "| LARA (LARA + WLS) |" in out and "| fifo |" in out

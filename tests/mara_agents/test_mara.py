@@ -1,6 +1,5 @@
 """MARA: the shipped variants load offline and act as feasible, deterministic schedulers."""
 
-import numpy as np
 import pytest
 
 pytest.importorskip("torch")
@@ -15,8 +14,9 @@ from mara_agents.schedulers.mara import MARA, VARIANTS  # noqa: E402
 def test_pretrained_variants_load_offline_and_act_feasibly(variant):
     mara = MARA.pretrained(variant)
     assert mara.name == variant and mara.observation_predictor is not None
-    env = coreenv.parallel_env(task_set="id", arrival_horizon=120, seed=0,
-                               predictor=mara.observation_predictor)
+    env = coreenv.parallel_env(
+        task_set="id", arrival_horizon=120, seed=0, predictor=mara.observation_predictor
+    )
     observations, infos = env.reset()
     mara.reset(env)
     while env.agents:
