@@ -28,6 +28,7 @@ import numpy as np
 from mara_agents.sweep import Job, episode_seed, make_scheduler, run_job
 
 DEFAULT_METHODS = ["fifo", "edf", "random", "lara", "mara", "oracle"]
+CLASSIC = ["fifo", "edf", "lara"]
 OPERATIONAL = ["full_queue_fraction", "waiting_population", "steps_to_ready", "utilisation"]
 
 
@@ -179,6 +180,41 @@ def completion_tables(data: dict, args: argparse.Namespace) -> str:
     return "\n\n".join(parts)
 
 
+def margin_table(rows: list[dict], args: argparse.Namespace) -> str:
+    """Each learned method's margin over the strongest classic baseline, and its share of Oracle.
+
+    Per cell: points over the best of FIFO, EDF and LARA there (mean ± standard error of the
+    per-episode difference, paired by seed), then completion as a percentage of Oracle's.
+    """
+    rates = defaultdict(dict)
+    for r in rows:
+        rates[(r["method"], r["task_set"], r["load"])][r["seed"]] = r["completion_rate"]
+    learned = [m for m in args.methods if m not in [*CLASSIC, "random", "oracle"]]
+    lines = [
+        "Margin over the best of FIFO, EDF and LARA (points, paired by seed) and share of Oracle",
+        "",
+        "| method | task set | " + " | ".join(f"p = {p:g}" for p in args.loads) + " |",
+        "|---" * (len(args.loads) + 2) + "|",
+    ]
+    for method in learned:
+        for task_set in args.task_sets:
+            text = []
+            for p in args.loads:
+                mine, oracle = rates[(method, task_set, p)], rates[("oracle", task_set, p)]
+                classic = [rates[(c, task_set, p)] for c in CLASSIC]
+                seeds = sorted(set(mine).intersection(oracle, *classic))
+                if not seeds:
+                    text.append("–")
+                    continue
+                best = max(classic, key=lambda c: np.mean([c[s] for s in seeds]))
+                diff = 100 * np.array([mine[s] - best[s] for s in seeds])
+                share = np.mean([mine[s] for s in seeds]) / np.mean([oracle[s] for s in seeds])
+                se = diff.std(ddof=1) / np.sqrt(len(seeds)) if len(seeds) > 1 else float("nan")
+                text.append(f"{diff.mean():+.1f} ± {se:.1f} ({100 * share:.0f}%)")
+            lines.append(f"| {method} | {task_set} | " + " | ".join(text) + " |")
+    return "\n".join(lines) if learned else ""
+
+
 def operational_table(data: dict, args: argparse.Namespace) -> str:
     """Operational metrics per method, averaged over every task set and load."""
     lines = [
@@ -269,7 +305,8 @@ def main(argv: list[str] | None = None) -> None:
         if (r["method"], r["task_set"], r["load"], r["seed"]) in wanted
     ]
     data = cells(rows)
-    report = completion_tables(data, args) + "\n\n" + operational_table(data, args)
+    tables = [completion_tables(data, args), margin_table(rows, args)]
+    report = "\n\n".join(t for t in [*tables, operational_table(data, args)] if t)
     (args.out / "table.md").write_text(report + "\n")
     save_cells(data, args.out / "cells.csv")
     plot(data, args, args.out / "completion.png")
