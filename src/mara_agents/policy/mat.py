@@ -5,10 +5,11 @@ Nodes are the agents, in fixed index order. Top-down:
 - `SelfAttention` → `EncodeBlock` → `Encoder`: node tokens (a node's observation: its one-hot id,
   the global features and the slot table) attend to each other; a head gives one value per node.
 - `DecodeBlock` → `Decoder`: causal over nodes; node i's input is the action node i − 1 took (a
-  start token for node 0); its output attends to the encoder's representation. A *pointer head*
-  scores every slot by the dot product of the node's decoding and an embedding of the slot's own
-  feature block (plus a learned idle score), so the same weights score every slot — a departure
-  from MAT's fixed action head, made because slots are interchangeable.
+  start token for node 0); as in MAT, each node's encoding then attends (causally) to the
+  embedded actions of the nodes before it. A *pointer head* scores every slot by the scaled dot
+  product of the node's decoding and an embedding of the slot's own feature block (idling by a
+  linear score of the decoding), so the same weights score every slot — a departure from MAT's
+  fixed action head, made because slots are interchangeable.
 - `MAT.act` samples node actions autoregressively, masking empty slots and slots an earlier node
   took, so every joint action is a feasible matching; `MAT.evaluate` is the teacher-forced pass
   that gives the same log-probabilities for stored actions in one decoder call.
@@ -84,7 +85,7 @@ class Encoder(nn.Module):
 
 
 class DecodeBlock(nn.Module):
-    """Causal self-attention over earlier actions, then attention to the encoder's output."""
+    """Causal self-attention over earlier actions, then each node's encoding attends to them."""
 
     def __init__(self, dim: int, heads: int) -> None:
         super().__init__()
