@@ -10,14 +10,12 @@ from __future__ import annotations
 import argparse
 
 from mara_agents import evaluate
-from mara_agents.sweep import EVAL_SEED_BASE, make_scheduler
+from mara_agents.sweep import DEFAULT_METHODS, EVAL_SEED_BASE, make_scheduler
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--methods", nargs="+", default=["fifo", "edf", "random", "lara", "mara", "oracle"]
-    )
+    parser.add_argument("--methods", nargs="+", default=DEFAULT_METHODS)
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--task-set", default="id", help="where the 20 tasks' curves come from")
     args = parser.parse_args(argv)

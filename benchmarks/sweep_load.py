@@ -25,9 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mara_agents.sweep import Job, episode_seed, make_scheduler, run_job
+from mara_agents.sweep import DEFAULT_METHODS, Job, episode_seed, make_scheduler, run_job
 
-DEFAULT_METHODS = ["fifo", "edf", "random", "lara", "mara", "oracle"]
 CLASSIC = ["fifo", "edf", "lara"]
 OPERATIONAL = ["full_queue_fraction", "waiting_population", "steps_to_ready", "utilisation"]
 

@@ -57,3 +57,20 @@ def scripted_env(schedule: dict[int, list[TaskDraw]], **overrides) -> CoreEnv:
 
 def idle(env: CoreEnv) -> dict[str, int]:
     return dict.fromkeys(env.agents, env.config.num_slots)
+
+
+def play_checking_matchings(env, scheduler) -> None:
+    """Play a reset parallel env to the end, asserting every joint action is a valid matching.
+
+    Valid: no slot chosen twice, every chosen slot occupied, no action flagged invalid.
+    """
+    observations, infos = env.reset()
+    scheduler.reset(env)
+    while env.agents:
+        actions = scheduler.act(observations, infos)
+        chosen = [a for a in actions.values() if a != env.config.num_slots]
+        assert len(chosen) == len(set(chosen))
+        assert all(env.slot_table().occupied[a] for a in chosen)
+        observations, _, _, _, infos = env.step(actions)
+        assert not any("invalid_action" in info for info in infos.values())
+    assert env.metrics()["conflicts"] == 0

@@ -16,7 +16,15 @@ from coreenv import CoreEnv
 from mara_agents.evaluation import run_episode
 from mara_agents.schedulers import EDF, FIFO, LARA, Oracle, RandomScheduler, Scheduler
 
-__all__ = ["EVAL_SEED_BASE", "METHODS", "Job", "episode_seed", "make_scheduler", "run_job"]
+__all__ = [
+    "DEFAULT_METHODS",
+    "EVAL_SEED_BASE",
+    "METHODS",
+    "Job",
+    "episode_seed",
+    "make_scheduler",
+    "run_job",
+]
 
 
 def _lara_fm() -> Scheduler:
@@ -48,6 +56,9 @@ METHODS: dict[str, Callable[[], Scheduler]] = {
     "mara_noshape": _mara("mara_noshape"),
     "oracle": Oracle,
 }
+
+DEFAULT_METHODS = ["fifo", "edf", "random", "lara", "mara", "oracle"]
+"""What the benchmark scripts compare unless told otherwise: the baselines, MARA and the oracle."""
 
 EVAL_SEED_BASE = 1_000_000
 """Evaluation episodes are seeded from here up; training code uses seeds below it."""

@@ -5,6 +5,7 @@ import pytest
 pytest.importorskip("torch")
 
 import coreenv  # noqa: E402
+from helpers import play_checking_matchings  # noqa: E402
 from mara_agents import evaluate  # noqa: E402
 from mara_agents.predictors import WLSPredictor  # noqa: E402
 from mara_agents.schedulers.mara import MARA, VARIANTS  # noqa: E402
@@ -17,15 +18,7 @@ def test_pretrained_variants_load_offline_and_act_feasibly(variant):
     env = coreenv.parallel_env(
         task_set="id", arrival_horizon=120, seed=0, predictor=mara.observation_predictor
     )
-    observations, infos = env.reset()
-    mara.reset(env)
-    while env.agents:
-        actions = mara.act(observations, infos)
-        chosen = [a for a in actions.values() if a != env.config.num_slots]
-        assert len(chosen) == len(set(chosen))
-        assert all(env.slot_table().occupied[a] for a in chosen)
-        observations, _, _, _, infos = env.step(actions)
-    assert env.metrics()["conflicts"] == 0
+    play_checking_matchings(env, mara)
 
 
 def test_mara_wls_is_deterministic():

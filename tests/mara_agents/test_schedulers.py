@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import coreenv
-from helpers import scripted_env, task
+from helpers import play_checking_matchings, scripted_env, task
 from mara_agents.schedulers import EDF, FIFO, Oracle, RandomScheduler
 from mara_agents.schedulers.planning import feasible, plan, select_feasible
 
@@ -16,17 +16,7 @@ ALL = [FIFO, EDF, RandomScheduler, Oracle]
 @pytest.mark.parametrize("scheduler_class", ALL)
 def test_every_action_is_a_valid_matching(scheduler_class):
     env = coreenv.parallel_env(seed=0, arrival_prob=0.2, arrival_horizon=300)
-    observations, infos = env.reset()
-    scheduler = scheduler_class()
-    scheduler.reset(env)
-    while env.agents:
-        actions = scheduler.act(observations, infos)
-        chosen = [a for a in actions.values() if a != env.config.num_slots]
-        assert len(chosen) == len(set(chosen))
-        assert all(env.slot_table().occupied[a] for a in chosen)
-        observations, _, _, _, infos = env.step(actions)
-        assert not any("invalid_action" in info for info in infos.values())
-    assert env.metrics()["conflicts"] == 0
+    play_checking_matchings(env, scheduler_class())
 
 
 def three_tasks_env():
