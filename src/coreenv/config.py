@@ -21,7 +21,7 @@ SCENARIOS = ("default", "infeasible_stress")
 
 @dataclass(frozen=True)
 class EnvConfig:
-    """Settings of the CoRE-Learning environment (SPEC §2). Frozen: derive variants with `replace`.
+    """Settings of the CoRE-Learning environment (design §2). Frozen: derive variants with `replace`.
 
     Every field is public and stable; `docs/environment.md` explains each default.
     """
@@ -49,7 +49,7 @@ class EnvConfig:
     admission: str = "fifo"
     """Order in which waiting tasks fill free slots: "fifo" (arrival) or "edf" (deadline)."""
     scenario: str = "default"
-    """"default" (Bernoulli arrivals) or "infeasible_stress" (SPEC §2's fixed 20-task test)."""
+    """"default" (Bernoulli arrivals) or "infeasible_stress" (design §2's fixed 20-task test)."""
     task_set: Any = "id_train"
     """Where curves come from: a name ("id_train", "id", "rl_ood", "vit_ood", "synthetic",
     "live"), a path to a bank `.npz`, a `CurveBank` or a `CurveSource`. The default is the ID

@@ -11,6 +11,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.conversions import parallel_to_aec
 
 from coreenv.core.env import CoreEnv
+from coreenv.errors import ConfigError
 
 __all__ = ["env", "parallel_env", "raw_env"]
 
@@ -20,11 +21,27 @@ raw_env = CoreEnv
 def parallel_env(**kwargs: Any) -> CoreEnv:
     """The parallel environment.
 
-    Keyword arguments are `EnvConfig` fields, ``config``, ``predictor`` and ``render_mode``.
+    Keyword arguments are `EnvConfig` fields, ``config``, ``predictor`` and ``render_mode``;
+    PettingZoo's ``max_cycles`` is accepted as the truncation bound ``max_steps``.
     """
-    return CoreEnv(**kwargs)
+    return CoreEnv(**_with_max_cycles(kwargs))
 
 
 def env(**kwargs: Any) -> AECEnv:
     """The AEC (turn-based) view of the same environment, via PettingZoo's `parallel_to_aec`."""
-    return parallel_to_aec(CoreEnv(**kwargs))
+    return parallel_to_aec(parallel_env(**kwargs))
+
+
+def _with_max_cycles(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Translate PettingZoo's ``max_cycles`` keyword into `EnvConfig.max_steps`."""
+    if "max_cycles" not in kwargs:
+        return kwargs
+    kwargs = dict(kwargs)
+    cycles = kwargs.pop("max_cycles")
+    if kwargs.get("max_steps") not in (None, cycles):
+        raise ConfigError(
+            f"max_cycles={cycles!r} and max_steps={kwargs['max_steps']!r} disagree: "
+            "max_cycles is PettingZoo's name for EnvConfig.max_steps; give one of them."
+        )
+    kwargs["max_steps"] = cycles
+    return kwargs

@@ -2,7 +2,7 @@
 
 Made for single-agent RL libraries: the observation is the global state, the action a
 ``MultiDiscrete`` of node choices, and ``action_masks()`` is the flat mask sb3-contrib's
-`MaskablePPO` expects. Conflicts between nodes are resolved by the environment (SPEC §2).
+`MaskablePPO` expects. Conflicts between nodes are resolved by the environment (design §2).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The predictor hook: how remaining-demand estimates enter the observation (SPEC §2).
+"""The predictor hook: how remaining-demand estimates enter the observation (design §2).
 
 A predictor looks at a task's revealed loss prefix and its target and says how many more batches
 it needs and how likely it is to get there within the batches its deadline still allows.

@@ -1,4 +1,4 @@
-"""Run schedulers on episodes and average the SPEC §2 metrics."""
+"""Run schedulers on episodes and average the design §2 metrics."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def run_episode(scheduler: Scheduler, env: CoreEnv, seed: int) -> dict[str, floa
 
 
 def evaluate(scheduler: Scheduler, episodes: int = 10, seed: int = 0, **env_overrides: Any) -> dict:
-    """Mean SPEC §2 metrics of ``scheduler`` over episodes seeded ``seed, seed + 1, …``.
+    """Mean design §2 metrics of ``scheduler`` over episodes seeded ``seed, seed + 1, …``.
 
     Returns every metric's mean (``steps_to_ready`` over the episodes that have one), plus
     ``completion_rate_std`` (across episodes) and ``episodes``.

@@ -1,4 +1,4 @@
-"""The per-episode unit of the load sweep (SPEC §5), importable by local and Ray workers alike.
+"""The per-episode unit of the load sweep (design §5), importable by local and Ray workers alike.
 
 A `Job` names one episode (method, task set, load, seed); `run_job` plays it and returns one
 result row. Methods are names in `METHODS` or any scheduler importable as ``module:Class``.
@@ -100,7 +100,7 @@ def make_scheduler(method: str) -> Scheduler:
 
 
 def run_job(job: Job) -> dict:
-    """Play one episode; the row holds the job, every SPEC §2 metric and the wall time.
+    """Play one episode; the row holds the job, every design §2 metric and the wall time.
 
     Torch, if a method uses it, gets one thread: sweeps run one episode per worker and core.
     """

@@ -6,7 +6,13 @@ import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test
+from pettingzoo.test import (
+    api_test,
+    max_cycles_test,
+    parallel_api_test,
+    parallel_seed_test,
+    render_test,
+)
 
 import coreenv
 from helpers import SMALL_CURVES
@@ -42,6 +48,17 @@ def test_aec_api(name):
 
 def test_render_modes():
     render_test(lambda render_mode=None: coreenv.env(render_mode=render_mode, **FAST))
+
+
+def test_pettingzoo_max_cycles_bounds_both_views():
+    max_cycles_test(coreenv.core_v0)
+
+
+def test_max_cycles_is_max_steps_and_conflicting_bounds_are_refused():
+    assert coreenv.parallel_env(max_cycles=7).max_steps == 7
+    assert coreenv.env(max_cycles=7, max_steps=7).unwrapped.max_steps == 7
+    with pytest.raises(coreenv.ConfigError, match="max_cycles=7 and max_steps=8 disagree"):
+        coreenv.parallel_env(max_cycles=7, max_steps=8)
 
 
 def test_rollout_until_every_agent_is_done():

@@ -1,4 +1,4 @@
-"""The bundled bank of recorded curves and the named task sets cut from it (SPEC §3)."""
+"""The bundled bank of recorded curves and the named task sets cut from it (design §3)."""
 
 import json
 

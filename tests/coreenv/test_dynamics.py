@@ -1,4 +1,4 @@
-"""SPEC §2 step order on hand-made tasks: training, success, deadlines, arrivals, admission."""
+"""design §2 step order on hand-made tasks: training, success, deadlines, arrivals, admission."""
 
 import math
 

@@ -32,6 +32,13 @@ def test_action_masks_follow_sb3_contrib_layout():
     assert masks.reshape(3, 5)[:, -1].all()  # idle is always allowed
 
 
+def test_action_masks_reach_through_gymnasium_make_wrappers():
+    env = gymnasium.make("coreenv/CoRE-v0", num_nodes=3, num_slots=4, **FAST)
+    env.reset(seed=0)
+    np.testing.assert_array_equal(env.unwrapped.action_masks(), env.get_wrapper_attr("action_masks")())
+    assert env.get_wrapper_attr("action_masks")().shape == (3 * 5,)
+
+
 def test_conflicts_are_resolved_by_the_env():
     env = CoreGymEnv(num_nodes=3, num_slots=2, arrival_prob=1.0, **FAST)
     env.reset(seed=0)
@@ -51,9 +58,10 @@ def test_bad_action_shape_is_refused():
 def test_short_maskable_ppo_run_completes():
     sb3_contrib = pytest.importorskip("sb3_contrib")
     pytest.importorskip("torch")
-    env = CoreGymEnv(num_nodes=2, num_slots=3, **FAST)
+    env = gymnasium.make("coreenv/CoRE-v0", num_nodes=2, num_slots=3, **FAST)  # wrapped, as users get it
     model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
     model.learn(total_timesteps=128)
     obs, _ = env.reset(seed=1)
-    action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+    masks = env.get_wrapper_attr("action_masks")()
+    action, _ = model.predict(obs, action_masks=masks, deterministic=True)
     assert env.action_space.contains(action)

@@ -1,4 +1,4 @@
-"""evaluate(): averages SPEC §2 metrics over seeded episodes, reproducibly."""
+"""evaluate(): averages design §2 metrics over seeded episodes, reproducibly."""
 
 import math
 

@@ -103,3 +103,18 @@ def test_selected_set_is_always_feasible_and_plan_is_a_permutation(tasks, nodes)
     order = plan(steps, time_left, nodes)
     assert len(set(order.tolist())) == len(order)
     assert set(order.tolist()) == set(np.flatnonzero(steps <= time_left).tolist())
+
+
+def test_mara_is_a_public_name_imported_lazily():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from mara_agents.schedulers import FIFO\n"
+        "assert 'torch' not in sys.modules, 'importing FIFO imported torch'\n"
+        "from mara_agents.schedulers import MARA\n"
+        "print(MARA.__name__, 'torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["MARA", "True"]

@@ -1,4 +1,4 @@
-"""The pure simulator core: one step of SPEC §2's step order over a `State`.
+"""The pure simulator core: one step of design §2's step order over a `State`.
 
 `transition` is a function of (state, resolved actions, rng) so that the environment classes
 stay thin adapters and the dynamics can be tested on hand-built states.
@@ -120,7 +120,7 @@ def _admit(state: State, rule: str) -> None:
 
 
 def _update_estimates(state: State, slots: list, config: EnvConfig, predictor: Predictor) -> None:
-    """Re-estimate the ready tasks whose prefix changed this step (SPEC §2 predictor hook)."""
+    """Re-estimate the ready tasks whose prefix changed this step (design §2 predictor hook)."""
     ready = [j for j in slots if state.cursor[j] >= config.min_prefix]
     if not ready:
         return

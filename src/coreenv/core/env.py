@@ -26,7 +26,7 @@ __all__ = ["CoreEnv"]
 
 
 class CoreEnv(ParallelEnv):
-    """CoRE-Learning with dynamic arrivals, deadlines and discrete compute nodes (SPEC §2).
+    """CoRE-Learning with dynamic arrivals, deadlines and discrete compute nodes (design §2).
 
     ## Description
     Learning tasks arrive over time, each with a hidden loss curve, a target loss and a deadline.
@@ -79,7 +79,7 @@ class CoreEnv(ParallelEnv):
     ## Episode End
     Termination: once no task can arrive any more (``t >= arrival_horizon`` in the default
     scenario) and none remains. Truncation: at ``max_steps`` (by default a bound no episode
-    reaches). The last ``infos`` carry ``"metrics"`` (SPEC §2), also available from `metrics()`.
+    reaches). The last ``infos`` carry ``"metrics"`` (design §2), also available from `metrics()`.
 
     ## Arguments
     ``CoreEnv(config=None, *, predictor=None, render_mode=None, **overrides)``: an `EnvConfig`
@@ -171,7 +171,7 @@ class CoreEnv(ParallelEnv):
         return self._observations(), {agent: {} for agent in self.agents}
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        """Apply one action per node (missing nodes idle) and advance one step (SPEC §2 order)."""
+        """Apply one action per node (missing nodes idle) and advance one step (design §2 order)."""
         if not self.agents:
             raise RuntimeError("the episode is over (or never started): call reset() first.")
         if not actions.keys() <= self._agent_set:
@@ -248,7 +248,7 @@ class CoreEnv(ParallelEnv):
         return self._state.t
 
     def metrics(self) -> dict[str, float]:
-        """SPEC §2 metrics of the episode so far."""
+        """design §2 metrics of the episode so far."""
         return metrics(self._state.counters, self.config.num_nodes)
 
     def slot_table(self) -> SlotTable:

@@ -1,4 +1,4 @@
-"""The observation's feature layout (SPEC §2)."""
+"""The observation's feature layout (design §2)."""
 
 from __future__ import annotations
 

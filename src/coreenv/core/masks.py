@@ -1,4 +1,4 @@
-"""Action masks and the resolution of node actions into a feasible matching (SPEC §2, step 1)."""
+"""Action masks and the resolution of node actions into a feasible matching (design §2, step 1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §2 episode metrics, computed from the state's running counters."""
+"""design §2 episode metrics, computed from the state's running counters."""
 
 from __future__ import annotations
 

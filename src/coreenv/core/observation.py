@@ -1,4 +1,4 @@
-"""Assembling observations (SPEC §2): node one-hot, global features, then one block per slot."""
+"""Assembling observations (design §2): node one-hot, global features, then one block per slot."""
 
 from __future__ import annotations
 

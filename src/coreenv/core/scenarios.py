@@ -38,7 +38,7 @@ class Scenario(ABC):
 
 
 class BernoulliArrivals(Scenario):
-    """SPEC §2 default: while ``t < arrival_horizon`` a task arrives with probability ``p``.
+    """design §2 default: while ``t < arrival_horizon`` a task arrives with probability ``p``.
 
     The steps with an arrival are drawn at reset (one Bernoulli per step of the horizon, which is
     the same process as drawing them step by step); each task then draws, when it arrives, a curve
@@ -73,7 +73,7 @@ class BernoulliArrivals(Scenario):
 
 
 class InfeasibleStress(Scenario):
-    """SPEC §2 stress test: 7 infeasible tasks first, with the earliest deadlines, then 13 feasible.
+    """design §2 stress test: 7 infeasible tasks first, with the earliest deadlines, then 13 feasible.
 
     Deterministic: the same 20 tasks in every episode, whatever the seed.
 

@@ -33,7 +33,7 @@ _EST_REMAINING, _EST_P = int(SlotFeature.EST_REMAINING), int(SlotFeature.EST_P_S
 
 @dataclass
 class Counters:
-    """Running totals for the SPEC §2 metrics."""
+    """Running totals for the design §2 metrics."""
 
     arrivals: int = 0
     successes: int = 0

@@ -1,4 +1,4 @@
-"""Curve banks: recorded loss curves in the SPEC §3 `.npz` format, validated on load.
+"""Curve banks: recorded loss curves in the design §3 `.npz` format, validated on load.
 
 Format (one row per training run):
 

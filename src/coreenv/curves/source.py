@@ -51,6 +51,6 @@ class CurveSource(ABC):
     def target(self, curve: Curve, fraction: float) -> tuple[float, int | None]:
         """A task's target and true demand R* (None if unknowable).
 
-        The target is drawn at ``fraction`` of the curve (SPEC §2: the running minimum there).
+        The target is drawn at ``fraction`` of the curve (design §2: the running minimum there).
         """
         return target_at_fraction(curve.losses, fraction)

@@ -1,4 +1,4 @@
-"""How a task's target and true demand follow from its loss curve (SPEC §2 workload)."""
+"""How a task's target and true demand follow from its loss curve (design §2 workload)."""
 
 from __future__ import annotations
 

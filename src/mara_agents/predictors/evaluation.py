@@ -1,11 +1,11 @@
-"""One query protocol for judging every predictor on recorded curves (SPEC §4 metrics).
+"""One query protocol for judging every predictor on recorded curves (design §4 metrics).
 
 A *query* is what the environment asks a predictor: a curve's revealed prefix, a target on that
 curve, and a budget of batches. Queries are drawn with a fixed seed, the way the default scenario
 draws tasks:
 
 1. the target sits at a uniform fraction (``target_fraction``) of the curve: its running minimum
-   there (SPEC §2), which fixes the true demand ``R*``;
+   there (design §2), which fixes the true demand ``R*``;
 2. the prefix length ``n`` is uniform over ``W_min .. R* − 1`` (a ready task that has not yet
    succeeded; targets with ``R* <= W_min`` are redrawn);
 3. the budget is uniform over the deadline-window range (batches left before the deadline).

@@ -1,6 +1,6 @@
 """LARA's remaining-demand estimator: a power law fitted in log–log space by discounted ridge WLS.
 
-Model (LaiRA Eq. 2, 9; NOTES.md §3.2): ``ln L(s) = θ₁ ln s + θ₂`` with ``s`` the batches trained,
+Model (LaiRA Eq. 2, 9; design §4, WLS): ``ln L(s) = θ₁ ln s + θ₂`` with ``s`` the batches trained,
 fitted over the prefix ``s = 1..n`` by
 
     θ̂ = argmin_θ  λ‖θ‖² + Σᵢ γ^(n-i) (θ₁ ln sᵢ + θ₂ − ln Lᵢ)²,

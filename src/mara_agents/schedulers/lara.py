@@ -1,7 +1,7 @@
 """LARA-style allocation (reconstructed), on discrete nodes.
 
 LARA (Wang et al., ICML 2024) is not public in code; this follows the reconstruction of
-NOTES.md §3.3, which is consistent with every published description of it:
+design §4 (LARA), which is consistent with every published description of it:
 
 1. **Explore**: a task is served until its estimate can be made (``explore`` batches): tasks
    still exploring come first, earliest deadline first.

@@ -1,9 +1,9 @@
 """PPO for the MAT allocator: vectorised rollouts, GAE, clipped objective, value normalisation.
 
-Follows MAT's trainer (NOTES.md §6): one team reward copied to every node, per-node values and
+Follows MAT's trainer (design §4): one team reward copied to every node, per-node values and
 advantages, advantages normalised over the batch, clipped value loss on normalised targets, one
 Adam optimiser. Training reward is the environment's shaped reward (``shaping_beta`` of the
-environment) with γ = 1 by default, so the shaped return still counts completions (SPEC §2).
+environment) with γ = 1 by default, so the shaped return still counts completions (design §2).
 """
 
 from __future__ import annotations
