@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import sweep_load
+from mara_agents.sweep import row_key
 
 ROWS = [
     ("mara", "MARA (MAT + FM)"),
@@ -61,13 +62,7 @@ def main(argv: list[str] | None = None) -> None:
     jobs = sweep_load.plan(sweep)
     sweep_load.run(jobs, sweep, path)
     wanted = {job.key for job in jobs}
-    data = sweep_load.cells(
-        [
-            r
-            for r in sweep_load.read_rows(path)
-            if (r["method"], r["task_set"], r["load"], r["seed"]) in wanted
-        ]
-    )
+    data = sweep_load.cells([r for r in sweep_load.read_rows(path) if row_key(r) in wanted])
     names = dict(ROWS)
     lines = [
         f"Ablations at p = {args.load:g}: completion rate (%), mean ± standard error "

@@ -1,4 +1,4 @@
-"""Judge every predictor by one query protocol on runs it never saw (SPEC §4 metrics).
+"""Judge every predictor by one query protocol on runs it never saw (design §4 metrics).
 
     python benchmarks/eval_predictors.py --out results/predictors
 
@@ -18,21 +18,16 @@ from pathlib import Path
 import torch
 
 from coreenv.curves import named_task_set
-from mara_agents.predictors import WLSPredictor
+from mara_agents.predictors import PREDICTORS, make_predictor
 from mara_agents.predictors.evaluation import QueryConfig, make_queries, score
-
-PREDICTORS = {
-    "wls": WLSPredictor,
-    "fm": lambda: __import__(
-        "mara_agents.predictors.flow", fromlist=["FMPredictor"]
-    ).FMPredictor.pretrained(),
-}
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task-sets", nargs="+", default=["id", "rl_ood", "vit_ood"])
-    parser.add_argument("--predictors", nargs="+", default=["wls", "fm"])
+    parser.add_argument(
+        "--predictors", nargs="+", default=["wls", "fm"], choices=sorted(PREDICTORS)
+    )
     parser.add_argument("--per-curve", type=int, default=8, help="queries per recorded run")
     parser.add_argument("--horizon", type=int, default=500, help="H, the MAE cap")
     parser.add_argument("--out", type=Path, default=Path("results/predictors"))
@@ -43,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
     for task_set in args.task_sets:
         queries = make_queries(named_task_set(task_set), config)
         for name in args.predictors:
-            results[(task_set, name)] = score(PREDICTORS[name](), queries, args.horizon)
+            results[(task_set, name)] = score(make_predictor(name), queries, args.horizon)
     lines = [
         "| task set | predictor | queries | capped MAE | success accuracy (%) | latency (ms) |",
         "|---|---|---|---|---|---|",

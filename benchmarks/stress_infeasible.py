@@ -1,4 +1,4 @@
-"""The infeasible-task stress test (SPEC §2) for every method: completion rate, mean and std.
+"""The infeasible-task stress test (design §2) for every method: completion rate, mean and std.
 
     python benchmarks/stress_infeasible.py [--methods fifo edf lara mara oracle] [--episodes 10]
 

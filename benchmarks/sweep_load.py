@@ -1,4 +1,4 @@
-"""Sweep the arrival rate p and report every method's completion rate, paper-style (SPEC §5).
+"""Sweep the arrival rate p and report every method's completion rate, paper-style (design §5).
 
     python benchmarks/sweep_load.py --quick                          # the README's main job
     python benchmarks/sweep_load.py --episodes 100 --out results/sweep   # the full sweep
@@ -6,8 +6,11 @@
     python benchmarks/sweep_load.py --backend ray --ray-address auto     # on a Ray cluster
 
 One JSON row per episode is appended to ``OUT/rows.jsonl`` as soon as it finishes, so Ctrl-C
-loses nothing finished and a rerun with the same ``--out`` skips the rows already there. At the
-end the tables are printed and saved (``table.md``, ``cells.csv``) with a plot (``completion.png``).
+loses nothing finished and a rerun with the same ``--out`` skips the rows already there. Each row
+carries a fingerprint of what produced it (the scheduler's code and weights, the environment
+config, the package version): a rerun after an edit redoes the episodes instead of reusing them.
+At the end the tables are printed and saved (``table.md``, ``cells.csv``) with a plot
+(``completion.png``); invalid actions are counted per method, with a warning when any were made.
 Episode seeds come from ``mara_agents.sweep.episode_seed``: disjoint from any training seed.
 """
 
@@ -15,49 +18,128 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
 
-from mara_agents.sweep import DEFAULT_METHODS, Job, episode_seed, make_scheduler, run_job
+from coreenv import InvalidActionError
+from coreenv.curves import TASK_SETS
+from mara_agents.sweep import (
+    DEFAULT_METHODS,
+    METHODS,
+    Job,
+    SweepInputError,
+    episode_seed,
+    job_fingerprint,
+    make_scheduler,
+    method_fingerprint,
+    row_key,
+    run_job,
+    validate,
+)
 
 CLASSIC = ["fifo", "edf", "lara"]
 OPERATIONAL = ["full_queue_fraction", "waiting_population", "steps_to_ready", "utilisation"]
+QUICK_EPISODES = 4
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--loads", type=float, nargs="+", default=[0.04, 0.05, 0.06, 0.07])
-    parser.add_argument("--task-sets", nargs="+", default=["id", "rl_ood", "vit_ood"])
-    parser.add_argument("--methods", nargs="+", default=DEFAULT_METHODS)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="seed groups")
+    """Parse and validate every option; a bad one exits with status 2 and one line saying why."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument(
+        "--loads",
+        type=float,
+        nargs="+",
+        default=[0.04, 0.05, 0.06, 0.07],
+        help="arrival probabilities p to sweep, each in (0, 1]",
+    )
+    parser.add_argument(
+        "--task-sets",
+        nargs="+",
+        default=["id", "rl_ood", "vit_ood"],
+        help=f"task sets: names {sorted(TASK_SETS)} or paths to bank .npz files",
+    )
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        default=DEFAULT_METHODS,
+        help=f"schedulers: names {sorted(METHODS)} or module:Class (from the current directory "
+        "or the path)",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="seed groups; episode i of group g has seed 1,000,000 + 10,000 g + i",
+    )
     parser.add_argument("--episodes", type=int, default=100, help="episodes per seed and cell")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--backend", choices=["local", "ray"], default="local")
-    parser.add_argument("--ray-address", default=None, help="ray.init address; default: local")
-    parser.add_argument("--out", type=Path, default=Path("results/sweep"))
-    parser.add_argument("--quick", action="store_true", help="4 episodes per cell: a smoke run")
+    parser.add_argument("--workers", type=int, default=2, help="local worker processes")
+    parser.add_argument(
+        "--backend", choices=["local", "ray"], default="local", help="where episodes run"
+    )
+    parser.add_argument(
+        "--ray-address", default=None, help="ray.init address; default: a local Ray"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="results folder; default results/<run name>, the run name made from the settings",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="stop at the first invalid or conflicting action (the 'raise' policy) instead of "
+        "idling the node and counting it",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help=f"{QUICK_EPISODES} episodes per cell: a smoke run"
+    )
     args = parser.parse_args(argv)
     if args.quick:
-        args.episodes = 4
+        args.episodes = QUICK_EPISODES
+    if args.episodes < 1 or args.workers < 1 or min(args.seeds) < 0:
+        parser.error("--episodes and --workers must be >= 1 and --seeds >= 0.")
+    try:
+        validate(args.methods, args.task_sets, args.loads)
+    except SweepInputError as e:
+        parser.error(str(e))
+    if args.out is None:
+        args.out = Path("results") / run_name(args)
     return args
 
 
+def run_name(args: argparse.Namespace) -> str:
+    """A folder name that differs between runs of different settings (CleanRL-style run names)."""
+    settings = [args.methods, args.task_sets, args.loads, args.seeds, args.episodes, args.strict]
+    digest = hashlib.sha256(json.dumps(settings).encode()).hexdigest()[:8]
+    return f"sweep_{len(args.methods)}m_{args.episodes}ep_{digest}"
+
+
 def plan(args: argparse.Namespace) -> list[Job]:
-    return [
-        Job(method, task_set, load, episode_seed(base, i))
-        for task_set in args.task_sets
-        for load in args.loads
-        for method in args.methods
-        for base in args.seeds
-        for i in range(args.episodes)
-    ]
+    """Every episode of the sweep, each with the fingerprint of what will produce its row."""
+    digests = {method: method_fingerprint(make_scheduler(method)) for method in args.methods}
+    jobs = []
+    for task_set in args.task_sets:
+        for load in args.loads:
+            for method in args.methods:
+                for base in args.seeds:
+                    for i in range(args.episodes):
+                        job = Job(method, task_set, load, episode_seed(base, i), args.strict)
+                        fingerprint = job_fingerprint(digests[method], job)
+                        jobs.append(Job(**{**job.__dict__, "fingerprint": fingerprint}))
+    return jobs
 
 
 def read_rows(path: Path) -> list[dict]:
@@ -98,38 +180,79 @@ def run_ray(jobs: list[Job], address: str | None) -> Iterator[dict]:
 
 
 def run(jobs: list[Job], args: argparse.Namespace, path: Path) -> None:
-    """Run the jobs whose rows are missing, appending each row as it completes."""
-    done = {(r["method"], r["task_set"], r["load"], r["seed"]) for r in read_rows(path)}
+    """Run the jobs whose rows are missing, appending each row as it completes.
+
+    A row of the same episode made by other code (another fingerprint) does not count as done.
+    """
+    rows = read_rows(path)
+    done = {row_key(r) for r in rows}
     todo = [job for job in jobs if job.key not in done]
+    episodes = {job.key[:4] for job in todo}
+    stale = sum(1 for r in rows if row_key(r)[:4] in episodes)  # same episode, other code
     print(
         f"{len(jobs) - len(todo)} of {len(jobs)} episodes already done; running {len(todo)} "
         f"on backend {args.backend}."
     )
-    rows = (
+    if stale:
+        print(
+            f"{stale} earlier rows of these episodes were made by other code or settings "
+            "(scheduler source, checkpoint, environment config or package version changed): "
+            "they are ignored and the episodes redone."
+        )
+    results = (
         run_ray(todo, args.ray_address) if args.backend == "ray" else run_local(todo, args.workers)
     )
-    start = shown = time.perf_counter()
+    meter = Progress(todo, args.workers if args.backend == "local" else 1)
     with path.open("a") as sink:
-        for count, row in enumerate(rows, 1):
+        for row in results:
             sink.write(json.dumps(row) + "\n")
             sink.flush()
-            now = time.perf_counter()
-            if now - shown > 0.5 or count == len(todo):  # redraw twice a second at most
-                progress(count, len(todo), now - start)
-                shown = now
+            meter.update(row)
     print()
 
 
-def progress(done: int, total: int, elapsed: float) -> None:
-    """A one-line progress bar with the time left."""
-    width = 30
-    filled = width * done // max(total, 1)
-    left = elapsed / done * (total - done)
-    sys.stdout.write(
-        f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} episodes, "
-        f"{elapsed:.0f}s elapsed, ~{left:.0f}s left "
-    )
-    sys.stdout.flush()
+class Progress:
+    """A one-line progress bar whose time left weights each remaining episode by its method's cost.
+
+    Costs are the mean measured seconds per episode of each method so far (the mean of all
+    methods for one not yet measured), so a slow method left for last is not underestimated.
+    """
+
+    def __init__(self, jobs: list[Job], workers: int) -> None:
+        self.left = Counter(job.method for job in jobs)
+        self.total = len(jobs)
+        self.workers = workers
+        self.seconds: dict[str, list[float]] = defaultdict(list)
+        self.start = self.shown = time.perf_counter()
+        self.done = 0
+
+    def update(self, row: dict) -> None:
+        """Count a finished row; redraw at most twice a second."""
+        self.done += 1
+        self.left[row["method"]] -= 1
+        self.seconds[row["method"]].append(row["seconds"])
+        now = time.perf_counter()
+        if now - self.shown > 0.5 or self.done == self.total:
+            self.shown = now
+            self.draw(now - self.start)
+
+    def time_left(self) -> float:
+        """Estimated seconds until every remaining episode is done."""
+        measured = [s for values in self.seconds.values() for s in values]
+        default = float(np.mean(measured)) if measured else 0.0
+        cost = {m: float(np.mean(v)) for m, v in self.seconds.items()}
+        work = sum(n * cost.get(method, default) for method, n in self.left.items())
+        return work / self.workers
+
+    def draw(self, elapsed: float) -> None:
+        """Redraw the bar in place."""
+        width = 30
+        filled = width * self.done // max(self.total, 1)
+        sys.stdout.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} episodes, "
+            f"{elapsed:.0f}s elapsed, ~{self.time_left():.0f}s left "
+        )
+        sys.stdout.flush()
 
 
 def cells(rows: list[dict]) -> dict[tuple, dict[str, np.ndarray]]:
@@ -137,7 +260,8 @@ def cells(rows: list[dict]) -> dict[tuple, dict[str, np.ndarray]]:
     grouped = defaultdict(lambda: defaultdict(list))
     for r in rows:
         for key, value in r.items():
-            if isinstance(value, (int, float)) and key not in ("load", "seed"):
+            numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if numeric and key not in ("load", "seed"):
                 grouped[(r["task_set"], r["load"], r["method"])][key].append(value)
     return {
         cell: {k: np.array(v, float) for k, v in metrics.items()}
@@ -215,16 +339,21 @@ def margin_table(rows: list[dict], args: argparse.Namespace) -> str:
 
 
 def operational_table(data: dict, args: argparse.Namespace) -> str:
-    """Operational metrics per method, averaged over every task set and load."""
+    """Operational metrics and invalid actions per method, averaged over every task set and load.
+
+    ``invalid actions`` are node actions per episode that named an empty slot, a slot another node
+    took, or no slot at all: the environment idled those nodes (``conflicts`` in the rows).
+    """
+    columns = [*OPERATIONAL, "conflicts"]
     lines = [
         "Operational metrics (mean over task sets and loads)",
         "",
-        "| method | " + " | ".join(OPERATIONAL) + " |",
-        "|---" * (len(OPERATIONAL) + 1) + "|",
+        "| method | " + " | ".join(OPERATIONAL) + " | invalid actions / episode |",
+        "|---" * (len(columns) + 1) + "|",
     ]
     for method in args.methods:
         values = []
-        for metric in OPERATIONAL:
+        for metric in columns:
             means = [
                 np.nanmean(v[metric])
                 for (_, _, m), v in data.items()
@@ -235,8 +364,24 @@ def operational_table(data: dict, args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+def invalid_action_warnings(data: dict, args: argparse.Namespace) -> list[str]:
+    """One warning per method whose nodes made invalid actions (each was idled, not carried out)."""
+    warnings = []
+    for method in args.methods:
+        counts = np.concatenate([v["conflicts"] for (_, _, m), v in data.items() if m == method])
+        if counts.size and counts.sum() > 0:
+            warnings.append(
+                f"WARNING: {method} made {counts.mean():.1f} invalid actions per episode "
+                f"(in {np.count_nonzero(counts)} of {counts.size} episodes); the environment "
+                "idled those nodes, so its results understate what it meant to do. Rerun with "
+                "--strict to stop at the first one."
+            )
+    return warnings
+
+
 def save_cells(data: dict, path: Path) -> None:
-    metrics = ["completion_rate", "feasibility_bound", *OPERATIONAL, "arrivals", "seconds"]
+    metrics = ["completion_rate", "feasibility_bound", *OPERATIONAL, "conflicts", "arrivals"]
+    metrics.append("seconds")
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(
@@ -292,27 +437,27 @@ def plot(data: dict, args: argparse.Namespace, path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    for method in args.methods:
-        make_scheduler(method)  # fail before any work on an unknown method
     args.out.mkdir(parents=True, exist_ok=True)
     rows_path = args.out / "rows.jsonl"
-    run(plan(args), args, rows_path)
-    wanted = {job.key for job in plan(args)}
-    rows = [
-        r
-        for r in read_rows(rows_path)
-        if (r["method"], r["task_set"], r["load"], r["seed"]) in wanted
-    ]
+    print(f"results go to {args.out}/ (rows.jsonl as episodes finish)")
+    jobs = plan(args)
+    try:
+        run(jobs, args, rows_path)
+    except InvalidActionError as e:
+        raise SystemExit(f"\n--strict: {e}") from e
+    wanted = {job.key for job in jobs}
+    rows = [r for r in read_rows(rows_path) if row_key(r) in wanted]
     data = cells(rows)
     tables = [completion_tables(data, args), margin_table(rows, args)]
     report = "\n\n".join(t for t in [*tables, operational_table(data, args)] if t)
-    (args.out / "table.md").write_text(report + "\n")
+    warnings = invalid_action_warnings(data, args)
+    (args.out / "table.md").write_text("\n\n".join([report, *warnings]) + "\n")
     save_cells(data, args.out / "cells.csv")
     plot(data, args, args.out / "completion.png")
     print(report)
-    print(
-        f"\nsaved {args.out / 'table.md'}, {args.out / 'cells.csv'}, {args.out / 'completion.png'}"
-    )
+    for warning in warnings:
+        print("\n" + warning)
+    print(f"\nresults in {args.out}/: table.md, cells.csv, completion.png, rows.jsonl")
 
 
 if __name__ == "__main__":

@@ -33,8 +33,9 @@ from coreenv import CoreEnv
 from coreenv.curves import named_task_set
 from mara_agents import evaluate
 from mara_agents.policy import MAT, MATConfig
+from mara_agents.predictors import make_predictor
 from mara_agents.schedulers import LARA, Oracle
-from mara_agents.schedulers.mara import CHECKPOINTS, MARA, VARIANTS, make_predictor
+from mara_agents.schedulers.mara import CHECKPOINTS, MARA, VARIANTS
 from mara_agents.training import PPOConfig, PPOTrainer, VecCoreEnv
 
 ENV = dict(task_set="id_train", arrival_prob=0.04)

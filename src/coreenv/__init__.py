@@ -6,15 +6,16 @@ agents) decide which tasks to train. See `CoreEnv` for the full specification.
 
 from coreenv import curves
 from coreenv.config import EnvConfig
-from coreenv.core import CoreEnv, OracleView, SlotFeature, SlotTable
+from coreenv.core import NO_PREDICTOR, CoreEnv, OracleView, SlotFeature, SlotTable
 from coreenv.core_v0 import env, parallel_env, raw_env
-from coreenv.errors import BankError, ConfigError, InvalidActionError
+from coreenv.errors import BankError, ConfigError, InvalidActionError, NoPredictorError
 from coreenv.gym_env import CoreGymEnv
 from coreenv.predictor import Estimate, Predictor
 from coreenv.registration import ENV_ID, register_envs
 
 __all__ = [
     "ENV_ID",
+    "NO_PREDICTOR",
     "BankError",
     "ConfigError",
     "CoreEnv",
@@ -22,6 +23,7 @@ __all__ = [
     "EnvConfig",
     "Estimate",
     "InvalidActionError",
+    "NoPredictorError",
     "OracleView",
     "Predictor",
     "SlotFeature",

@@ -21,7 +21,7 @@ SCENARIOS = ("default", "infeasible_stress")
 
 @dataclass(frozen=True)
 class EnvConfig:
-    """Settings of the CoRE-Learning environment (design §2). Frozen: derive variants with `replace`.
+    """Settings of the CoRE-Learning environment (design §2). Frozen: derive variants by `replace`.
 
     Every field is public and stable; `docs/environment.md` explains each default.
     """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["BankError", "ConfigError", "InvalidActionError"]
+__all__ = ["BankError", "ConfigError", "InvalidActionError", "NoPredictorError"]
 
 
 class ConfigError(ValueError, TypeError):
@@ -18,3 +18,7 @@ class BankError(ValueError):
 
 class InvalidActionError(ValueError):
     """A node chose an empty slot or a slot another node took, under ``invalid_action="raise"``."""
+
+
+class NoPredictorError(RuntimeError):
+    """Estimates were read from an environment that has no predictor attached."""

@@ -8,7 +8,7 @@ import numpy as np
 
 from coreenv import CoreEnv
 from coreenv.core.metrics import METRIC_KEYS
-from mara_agents.schedulers.base import Scheduler
+from mara_agents.schedulers.base import Scheduler, predictor_for
 
 __all__ = ["evaluate", "run_episode"]
 
@@ -25,6 +25,8 @@ def run_episode(scheduler: Scheduler, env: CoreEnv, seed: int) -> dict[str, floa
 def evaluate(scheduler: Scheduler, episodes: int = 10, seed: int = 0, **env_overrides: Any) -> dict:
     """Mean design §2 metrics of ``scheduler`` over episodes seeded ``seed, seed + 1, …``.
 
+    The environment gets the predictor the scheduler declares (`predictor_for`).
+
     Returns every metric's mean (``steps_to_ready`` over the episodes that have one), plus
     ``completion_rate_std`` (across episodes) and ``episodes``.
     """
@@ -32,7 +34,7 @@ def evaluate(scheduler: Scheduler, episodes: int = 10, seed: int = 0, **env_over
         raise ValueError(f"episodes must be a positive int, got {episodes!r}.")
     if not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}.")
-    env = CoreEnv(predictor=scheduler.observation_predictor, **env_overrides)
+    env = CoreEnv(predictor=predictor_for(scheduler), **env_overrides)
     rows = [run_episode(scheduler, env, seed + i) for i in range(episodes)]
     summary: dict[str, float] = {}
     for key in METRIC_KEYS:

@@ -1,10 +1,20 @@
 """Smoke tests of benchmarks/sweep_load.py: tables, resume, user schedulers, the Ray backend."""
 
 import json
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 
 import sweep_load
+from mara_agents.sweep import Job
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+SWEEP = Path(__file__).resolve().parents[2] / "benchmarks" / "sweep_load.py"
 
 TINY = ["--task-sets", "synthetic", "--loads", "0.04", "--episodes", "2", "--workers", "1"]
 
@@ -17,6 +27,7 @@ def test_tiny_sweep_prints_tables_saves_reports_and_resumes(tmp_path, capsys):
     argv = [*TINY, "--methods", "fifo", "lara", "mara", "oracle", "--out", str(tmp_path)]
     sweep_load.main(argv)
     out = capsys.readouterr().out
+    assert out.startswith(f"results go to {tmp_path}/") and f"results in {tmp_path}/" in out
     assert "| fifo |" in out and "| lara |" in out and "+0.0" in out  # LARA's margin over itself
     assert "| mara |" in out and "full_queue_fraction" in out
     assert len(rows_of(tmp_path)) == 8
@@ -56,9 +67,59 @@ def test_user_scheduler_as_module_class(tmp_path, capsys):
     assert "| mara_agents.schedulers:EDF |" in capsys.readouterr().out
 
 
-def test_unknown_method_fails_before_running(tmp_path):
-    with pytest.raises(ValueError, match="unknown method"):
-        sweep_load.main(["--methods", "magic", "--out", str(tmp_path)])
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--methods", "magic", r"unknown method 'magic': use one of \[.*'fifo'"),
+        ("--task-sets", "ood_rl", r"task set 'ood_rl'.*Valid names: \[.*'rl_ood'"),
+        ("--task-sets", "runs.csv", r"bank_from_csv"),
+        ("--loads", "1.5", r"load 1.5 is not an arrival probability"),
+        ("--methods", "no_such_module:Cls", r"cannot import scheduler.*current directory"),
+    ],
+)
+def test_bad_names_exit_2_with_one_line_before_any_work(tmp_path, capsys, option, value, message):
+    with pytest.raises(SystemExit) as exit_info:
+        sweep_load.main([*TINY, option, value, "--out", str(tmp_path / "out")])
+    assert exit_info.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert re.search(message, error), error
+    assert not (tmp_path / "out").exists()  # nothing started
+
+
+def test_help_documents_every_option_and_lists_the_valid_names(capsys):
+    with pytest.raises(SystemExit):
+        sweep_load.parse_args(["--help"])
+    text = capsys.readouterr().out
+    for option in (
+        "--loads",
+        "--task-sets",
+        "--methods",
+        "--seeds",
+        "--episodes",
+        "--workers",
+        "--backend",
+        "--ray-address",
+        "--out",
+        "--strict",
+        "--quick",
+    ):
+        assert option in text
+    assert "rl_ood" in text and "mara_wls" in text and "module:Class" in text
+
+
+def test_default_out_folders_differ_between_runs_of_different_settings():
+    a = sweep_load.parse_args([*TINY, "--methods", "fifo"])
+    b = sweep_load.parse_args([*TINY, "--methods", "edf"])
+    assert a.out != b.out and a.out.parent.name == "results"
+    assert sweep_load.parse_args([*TINY, "--methods", "fifo"]).out == a.out
+
+
+def test_progress_time_left_weights_episodes_by_their_methods_cost():
+    jobs = [Job(m, "synthetic", 0.04, s) for m in ("fifo", "mara") for s in range(3)]
+    meter = sweep_load.Progress(jobs, workers=2)
+    meter.update({"method": "fifo", "seconds": 0.1})
+    meter.update({"method": "mara", "seconds": 10.0})
+    assert meter.time_left() == pytest.approx((2 * 0.1 + 2 * 10.0) / 2)
 
 
 def test_ray_backend_runs_the_same_rows(tmp_path):
@@ -103,3 +164,113 @@ def test_ablations_script_prints_its_table(tmp_path, capsys):
     )
     out = capsys.readouterr().out
     assert "| LARA (LARA + WLS) |" in out and "| fifo |" in out
+
+
+def write_scheduler(folder, body):
+    """A user's scheduler module ``mysched`` in ``folder`` (as if written in their own file)."""
+    source = """
+        from mara_agents.schedulers import Scheduler, serve_in_order
+        import numpy as np
+
+        class Mine(Scheduler):
+            def act(self, observations, infos):
+                occupied = np.flatnonzero(self.env.slot_table().occupied)
+                return serve_in_order(self.env, {body})
+    """
+    (folder / "mysched.py").write_text(textwrap.dedent(source).format(body=body))
+    sys.modules.pop("mysched", None)  # a new run is a new process: it imports the file afresh
+
+
+@pytest.fixture
+def user_dir(tmp_path, monkeypatch):
+    """The current directory holds the user's module and is not on sys.path (no PYTHONPATH)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    yield tmp_path
+    sys.modules.pop("mysched", None)
+
+
+def test_module_class_is_found_in_the_current_directory(user_dir, capsys):
+    write_scheduler(user_dir, "occupied")
+    sweep_load.main([*TINY, "--methods", "mysched:Mine", "--out", str(user_dir / "out")])
+    assert "| mysched:Mine |" in capsys.readouterr().out
+
+
+def test_edited_scheduler_redoes_its_rows_instead_of_reusing_them(user_dir, capsys):
+    argv = [*TINY, "--methods", "mysched:Mine", "fifo", "--out", str(user_dir / "out")]
+    write_scheduler(user_dir, "occupied")
+    sweep_load.main(argv)
+    first = {r["seed"]: r for r in rows_of(user_dir / "out") if r["method"] == "mysched:Mine"}
+    write_scheduler(user_dir, "occupied[::-1]")  # the user edits their scheduler
+    sweep_load.main(argv)
+    out = capsys.readouterr().out
+    assert "2 of 4 episodes already done; running 2" in out  # FIFO's rows are still good
+    assert "2 earlier rows of these episodes were made by other code" in out
+    rows = [r for r in rows_of(user_dir / "out") if r["method"] == "mysched:Mine"]
+    assert len(rows) == 4 and rows[2]["fingerprint"] != first[rows[2]["seed"]]["fingerprint"]
+
+
+def test_invalid_actions_are_counted_warned_about_and_strict_stops_them(user_dir, capsys):
+    write_scheduler(user_dir, "occupied + 1")  # an off-by-one bug
+    out_dir = user_dir / "out"
+    sweep_load.main([*TINY, "--methods", "mysched:Mine", "fifo", "--out", str(out_dir)])
+    out = capsys.readouterr().out
+    buggy = [r for r in rows_of(out_dir) if r["method"] == "mysched:Mine"]
+    per_episode = sum(r["conflicts"] for r in buggy) / len(buggy)
+    assert per_episode > 0
+    assert re.search(r"\| mysched:Mine \|.* \| [1-9][0-9.]* \|\n", out)  # the table's last column
+    assert f"WARNING: mysched:Mine made {per_episode:.1f} invalid actions per episode" in out
+    assert "WARNING: fifo" not in out
+    header, *lines = (out_dir / "cells.csv").read_text().splitlines()
+    column = header.split(",").index("conflicts_mean")
+    assert float(next(x for x in lines if "mysched" in x).split(",")[column]) == per_episode
+    with pytest.raises(SystemExit, match=r"--strict: mysched:Mine on synthetic .* slot"):
+        sweep_load.main([*TINY, "--methods", "mysched:Mine", "--strict", "--out", str(out_dir)])
+
+
+def test_a_user_scheduler_that_declares_nothing_reads_real_estimates(user_dir, capsys):
+    source = """
+        import numpy as np
+        from coreenv import NO_PREDICTOR, SlotFeature
+        from mara_agents.schedulers import Scheduler, serve_in_order
+
+        SEEN = []
+
+        class Reader(Scheduler):  # declares no observation_predictor
+            def act(self, observations, infos):
+                m, k = self.env.config.num_nodes, self.env.config.num_slots
+                slots = observations["node_0"]["observation"][m + 3 :].reshape(k, -1)
+                ready = slots[:, SlotFeature.READY] == 1
+                assert not np.any(slots[ready, SlotFeature.EST_REMAINING] == NO_PREDICTOR)
+                SEEN.extend(slots[ready, SlotFeature.EST_P_SUCCESS].tolist())
+                return serve_in_order(self.env, np.flatnonzero(slots[:, SlotFeature.OCCUPIED]))
+    """
+    (user_dir / "reader.py").write_text(textwrap.dedent(source))
+    sweep_load.main([*TINY, "--methods", "reader:Reader", "--out", str(user_dir / "out")])
+    import reader
+
+    assert reader.SEEN and any(0.0 < p for p in reader.SEEN)  # real estimates, not zeros
+    sys.modules.pop("reader", None)
+
+
+def test_tutorial_example_runs_in_the_sweep_from_its_folder(tmp_path):
+    """docs/tutorial.md: the example scheduler beside the baselines, then the plot script."""
+    work = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, work)
+    out = tmp_path / "out"
+    command = [
+        sys.executable,
+        str(SWEEP),
+        *TINY,
+        "--methods",
+        "fifo",
+        "lara",
+        "oracle",
+        "my_scheduler:LeastSlack",
+        "--out",
+        str(out),
+    ]
+    result = subprocess.run(command, cwd=work, capture_output=True, text=True, check=True)
+    assert "| my_scheduler:LeastSlack |" in result.stdout and "WARNING" not in result.stdout
+    subprocess.run([sys.executable, "plot_margins.py", str(out)], cwd=work, check=True)
+    assert (out / "margins.png").stat().st_size > 0

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from coreenv import InvalidActionError, SlotFeature
+from coreenv.core.features import NO_PREDICTOR
 from helpers import idle, power_curve, scripted_env, task
 
 K = 3  # slots in these small envs
@@ -161,8 +162,8 @@ def test_slot_features_follow_the_formulas():
         SlotFeature.BATCHES: 6 / scale,
         SlotFeature.PROGRESS: math.log(l0 / loss) / math.log(l0 / eps),
         SlotFeature.READY: 1.0,
-        SlotFeature.EST_REMAINING: 0.0,
-        SlotFeature.EST_P_SUCCESS: 0.0,
+        SlotFeature.EST_REMAINING: NO_PREDICTOR,  # no predictor attached: flagged, not zero
+        SlotFeature.EST_P_SUCCESS: NO_PREDICTOR,
     }
     for feature, value in expected.items():
         assert block[feature] == pytest.approx(value, rel=1e-5, abs=1e-6), feature.name

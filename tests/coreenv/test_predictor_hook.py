@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from coreenv import Estimate, SlotFeature
+from coreenv import Estimate, NoPredictorError, SlotFeature
+from coreenv.core.features import NO_PREDICTOR
 from helpers import idle, scripted_env, task
 
 
@@ -88,3 +89,19 @@ def test_bad_estimates_are_refused(estimate, message):
 def test_an_object_without_estimate_is_refused():
     with pytest.raises(TypeError, match="estimate"):
         make(object())
+
+
+def test_without_a_predictor_estimates_are_flagged_not_zero():
+    env = make(None)
+    obs, *_ = env.step({"node_0": 0})
+    assert block(obs)[SlotFeature.EST_REMAINING] == NO_PREDICTOR
+    assert block(obs)[SlotFeature.EST_P_SUCCESS] == NO_PREDICTOR
+    with pytest.raises(NoPredictorError, match="no predictor attached"):
+        _ = env.slot_table().est_remaining
+    with pytest.raises(NoPredictorError, match="observation_predictor"):
+        _ = env.slot_table().est_p_success
+
+
+def test_with_a_predictor_estimates_start_at_zero_until_ready():
+    obs, *_ = make(Recorder()).step({"node_0": 0})
+    assert block(obs)[SlotFeature.EST_REMAINING] == 0.0

@@ -1,7 +1,7 @@
 """The simulator core (state, dynamics, observations, scenarios) and the `CoreEnv` shell."""
 
 from coreenv.core.env import CoreEnv
-from coreenv.core.features import SlotFeature
+from coreenv.core.features import NO_PREDICTOR, SlotFeature
 from coreenv.core.views import OracleView, SlotTable, TaskTruth
 
-__all__ = ["CoreEnv", "OracleView", "SlotFeature", "SlotTable", "TaskTruth"]
+__all__ = ["NO_PREDICTOR", "CoreEnv", "OracleView", "SlotFeature", "SlotTable", "TaskTruth"]

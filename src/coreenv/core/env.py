@@ -60,7 +60,9 @@ class CoreEnv(ParallelEnv):
                    ready, predictor's remaining and P(success)
     =============  =====================================================  ================
 
-    Empty slots are all zero. ``state()`` is the same vector without the one-hot id.
+    Empty slots are all zero. Without an attached predictor both estimate features of an occupied
+    slot read ``NO_PREDICTOR`` (-1), never a value a predictor could give. ``state()`` is the same
+    vector without the one-hot id.
 
     ## Action Mask
     int8, 1 for occupied slots and for idle (always allowed). It cannot express conflicts between
@@ -248,7 +250,7 @@ class CoreEnv(ParallelEnv):
         return self._state.t
 
     def metrics(self) -> dict[str, float]:
-        """design §2 metrics of the episode so far."""
+        """Design §2 metrics of the episode so far."""
         return metrics(self._state.counters, self.config.num_nodes)
 
     def slot_table(self) -> SlotTable:
@@ -269,7 +271,12 @@ class CoreEnv(ParallelEnv):
     def _initial_state(self) -> State:
         cfg = self.config
         return initial(
-            cfg.num_slots, cfg.num_nodes, cfg.min_prefix, cfg.time_scale, cfg.batches_per_step
+            cfg.num_slots,
+            cfg.num_nodes,
+            cfg.min_prefix,
+            cfg.time_scale,
+            cfg.batches_per_step,
+            has_predictor=self.predictor is not None,
         )
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:

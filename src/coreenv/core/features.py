@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-__all__ = ["GLOBAL_FEATURES", "OBS_BOUND", "SlotFeature"]
+__all__ = ["GLOBAL_FEATURES", "NO_PREDICTOR", "OBS_BOUND", "SlotFeature"]
 
 OBS_BOUND = 1000.0  # every feature lies in [-OBS_BOUND, OBS_BOUND]; unbounded ones are clipped
+
+NO_PREDICTOR = -1.0
+"""Both estimate features of an occupied slot when no predictor is attached: never a real value."""
 
 GLOBAL_FEATURES = ("time", "waiting", "spare_nodes")
 """t / arrival_horizon, waiting tasks / K, nodes beyond the occupied slots / M."""
@@ -26,5 +29,6 @@ class SlotFeature(IntEnum):
     BATCHES = 4  # n_k / (B * time_scale)
     PROGRESS = 5  # log-progress q_k = clip(log(L_0 / max(L, eps)) / log(L_0 / eps), 0, 1)
     READY = 6  # 1 once n_k >= W_min
-    EST_REMAINING = 7  # predictor's remaining batches / (B * time_scale), 0 if none
-    EST_P_SUCCESS = 8  # predictor's P(success within the deadline), 0 if none
+    EST_REMAINING = 7  # predictor's remaining batches / (B * time_scale); 0 until ready
+    EST_P_SUCCESS = 8  # predictor's P(success within the deadline); 0 until ready
+    # without an attached predictor both read NO_PREDICTOR (-1) in every occupied slot

@@ -73,7 +73,7 @@ class BernoulliArrivals(Scenario):
 
 
 class InfeasibleStress(Scenario):
-    """design §2 stress test: 7 infeasible tasks first, with the earliest deadlines, then 13 feasible.
+    """design §2 stress test: 7 infeasible tasks first, earliest deadlines first, then 13 feasible.
 
     Deterministic: the same 20 tasks in every episode, whatever the seed.
 

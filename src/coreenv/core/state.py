@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from coreenv.core.features import OBS_BOUND, SlotFeature
+from coreenv.core.features import NO_PREDICTOR, OBS_BOUND, SlotFeature
 from coreenv.core.tasks import Task
 
 __all__ = ["EMPTY", "NEVER", "Counters", "State", "initial"]
@@ -59,6 +59,7 @@ class State:
 
     t: int
     min_prefix: int  # W_min, for the ready feature
+    has_predictor: bool  # whether estimates are made; if not, they read NO_PREDICTOR
     time_scale: float  # divides time-like features
     batch_scale: float  # B · time_scale, divides batch-like features
     tasks: list[Task | None]
@@ -127,6 +128,8 @@ class State:
         self.progress[j] = self.est_remaining[j] = self.est_p_success[j] = 0.0
         self.table[j] = 0.0
         self.table[j, SlotFeature.OCCUPIED] = present
+        if present and not self.has_predictor:
+            self.table[j, _EST_REMAINING] = self.table[j, _EST_P] = NO_PREDICTOR
         self.version += 1
 
     def train(self, j: int, batches: int) -> bool:
@@ -178,7 +181,12 @@ class State:
 
 
 def initial(
-    num_slots: int, num_nodes: int, min_prefix: int, time_scale: int, batches_per_step: int
+    num_slots: int,
+    num_nodes: int,
+    min_prefix: int,
+    time_scale: int,
+    batches_per_step: int,
+    has_predictor: bool = False,
 ) -> State:
     """An empty system at t = 0: every slot free, nobody waiting."""
     k = num_slots
@@ -188,6 +196,7 @@ def initial(
     return State(
         t=0,
         min_prefix=min_prefix,
+        has_predictor=has_predictor,
         time_scale=float(time_scale),
         batch_scale=float(time_scale * batches_per_step),
         tasks=[None] * k,

@@ -8,6 +8,7 @@ import numpy as np
 
 from coreenv.core.state import State
 from coreenv.core.tasks import Task
+from coreenv.errors import NoPredictorError
 
 __all__ = ["OracleView", "SlotTable", "TaskTruth"]
 
@@ -53,13 +54,26 @@ class SlotTable:
 
     @property
     def est_remaining(self) -> np.ndarray:
-        """(K,) float64, the predictor's remaining batches (0 until ready or without predictor)."""
+        """(K,) float64, the predictor's remaining batches (0 until ready).
+
+        Raises `NoPredictorError` when no predictor is attached: there are no estimates to read.
+        """
+        self._require_predictor()
         return np.array(self._state.est_remaining)
 
     @property
     def est_p_success(self) -> np.ndarray:
-        """(K,) float64, the predictor's P(success)."""
+        """(K,) float64, the predictor's P(success) (0 until ready); see `est_remaining`."""
+        self._require_predictor()
         return np.array(self._state.est_p_success)
+
+    def _require_predictor(self) -> None:
+        if not self._state.has_predictor:
+            raise NoPredictorError(
+                "this environment has no predictor attached, so it makes no estimates: create it "
+                "with CoreEnv(predictor=...), or declare observation_predictor on your scheduler "
+                "so that evaluate() and the sweep attach one (docs/schedulers.md)."
+            )
 
     def prefix(self, slot: int) -> np.ndarray:
         """The losses revealed so far for the task in ``slot`` (``L[0..n_k]``)."""

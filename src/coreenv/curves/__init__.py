@@ -62,6 +62,12 @@ def resolve_task_set(task_set: Any) -> CurveSource:
         return _load_cached(str(Path(task_set).resolve()))
     if isinstance(task_set, str) and task_set in TASK_SETS:
         return TASK_SETS[task_set]()
+    if isinstance(task_set, str) and task_set.lower().endswith(".csv"):
+        raise ConfigError(
+            f"EnvConfig.task_set {task_set!r} is a CSV of training logs, not a bank: convert it "
+            "once with coreenv.curves.bank_from_csv(path) and save_bank(bank, 'mine.npz'), then "
+            "pass 'mine.npz' (docs/curves.md, 'Bring your own curves')."
+        )
     raise ConfigError(
         f"EnvConfig.task_set {task_set!r} is not a known task set {sorted(TASK_SETS)}, "
         "a path to a bank .npz, a CurveBank or a CurveSource."

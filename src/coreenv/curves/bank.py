@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +51,7 @@ class CurveBank(CurveSource):
         name: str = "bank",
     ) -> None:
         losses = np.asarray(losses)
-        n = _check_losses(losses, name)
+        n = _check_shape(losses, name)
         family = _check_labels(family, "family", n, name)
         config = _check_labels(["{}"] * n if config is None else config, "config", n, name)
         for i, text in enumerate(config):
@@ -59,6 +59,7 @@ class CurveBank(CurveSource):
                 json.loads(text)
             except json.JSONDecodeError as e:
                 raise BankError(f"bank {name!r}: config[{i}] is not JSON text: {text!r}.") from e
+        _check_curves(losses, name, lambda i: f"curve {i} (family {family[i]!r}, {config[i]})")
         self.split = None if split is None else _check_labels(split, "split", n, name)
         self.losses = losses.astype(np.float64)
         self.losses.flags.writeable = False
@@ -132,35 +133,39 @@ def save_bank(bank: CurveBank, path: str | os.PathLike, dtype: type = np.float32
     load_bank(path)  # a lossy dtype must not have made a curve invalid
 
 
-def _check_losses(losses: np.ndarray, name: str) -> int:
+def _check_shape(losses: np.ndarray, name: str) -> int:
     if losses.ndim != 2:
         raise BankError(f"bank {name!r}: losses must be 2-D [N, L], got shape {losses.shape}.")
     if not np.issubdtype(losses.dtype, np.floating):
         raise BankError(f"bank {name!r}: losses must be floats, got dtype {losses.dtype}.")
     if losses.shape[0] == 0:
         raise BankError(f"bank {name!r}: losses has no rows.")
+    return losses.shape[0]
+
+
+def _check_curves(losses: np.ndarray, name: str, run: Callable[[int], str]) -> None:
+    """Every row is a usable curve; a bad one is named by ``run(i)`` (its family and config)."""
     values = losses.astype(np.float64)
     present = ~np.isnan(values)
     lengths = present.sum(axis=1)
     for i in np.flatnonzero(lengths < 2):
-        raise BankError(f"bank {name!r}: curve {i} is empty (needs at least 2 losses).")
+        raise BankError(f"bank {name!r}: {run(i)} is empty (needs at least 2 losses).")
     gaps = present[:, 1:] & ~present[:, :-1]  # a value after a NaN: padding in the middle
     for i in np.flatnonzero(gaps.any(axis=1)):
-        raise BankError(f"bank {name!r}: curve {i} has NaN before its end (pad only at the end).")
+        raise BankError(f"bank {name!r}: {run(i)} has NaN before its end (pad only at the end).")
     bad = present & (~np.isfinite(values) | (values <= 0))
     for i in np.flatnonzero(bad.any(axis=1)):
         j = int(np.flatnonzero(bad[i])[0])
         raise BankError(
-            f"bank {name!r}: curve {i} has a non-finite or non-positive loss {values[i, j]!r} "
+            f"bank {name!r}: {run(i)} has a non-finite or non-positive loss {values[i, j]!r} "
             f"at batch {j}; losses must be finite and > 0."
         )
     rest = np.where(present[:, 1:], values[:, 1:], np.inf).min(axis=1)
     for i in np.flatnonzero(rest >= values[:, 0]):
         raise BankError(
-            f"bank {name!r}: curve {i} never falls below its initial loss {values[i, 0]!r}, "
+            f"bank {name!r}: {run(i)} never falls below its initial loss {values[i, 0]!r}, "
             "so no reachable target exists."
         )
-    return losses.shape[0]
 
 
 def _check_labels(labels: Sequence[str], key: str, n: int, name: str) -> np.ndarray:

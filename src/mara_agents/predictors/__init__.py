@@ -1,9 +1,39 @@
-"""Remaining-demand predictors implementing `coreenv.Predictor`."""
+"""Remaining-demand predictors implementing `coreenv.Predictor`, and their registry by name."""
 
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from coreenv import Predictor
 from mara_agents.predictors.clairvoyant import ClairvoyantPredictor
 from mara_agents.predictors.wls import WLSConfig, WLSPredictor
 
-__all__ = ["ClairvoyantPredictor", "FMPredictor", "WLSConfig", "WLSPredictor"]
+__all__ = [
+    "PREDICTORS",
+    "ClairvoyantPredictor",
+    "FMPredictor",
+    "WLSConfig",
+    "WLSPredictor",
+    "make_predictor",
+]
+
+
+def _pretrained_fm() -> Predictor:
+    """The shipped flow-matching predictor (needs torch: imported on use)."""
+    from mara_agents.predictors.flow import FMPredictor
+
+    return FMPredictor.pretrained()
+
+
+PREDICTORS: dict[str, Callable[[], Predictor]] = {"wls": WLSPredictor, "fm": _pretrained_fm}
+"""Realisable predictors by name: ``"wls"`` (LARA's power-law fit) and ``"fm"`` (pretrained)."""
+
+
+def make_predictor(name: str) -> Predictor:
+    """A fresh predictor from its name in `PREDICTORS`."""
+    if name not in PREDICTORS:
+        raise ValueError(f"unknown predictor {name!r}; valid names: {sorted(PREDICTORS)}.")
+    return PREDICTORS[name]()
 
 
 def __getattr__(name: str):
@@ -12,4 +42,4 @@ def __getattr__(name: str):
         from mara_agents.predictors.flow import FMPredictor
 
         return FMPredictor
-    raise AttributeError(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

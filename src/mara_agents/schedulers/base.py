@@ -8,21 +8,29 @@ from typing import Any
 import numpy as np
 
 from coreenv import CoreEnv, Predictor
+from mara_agents.predictors import PREDICTORS, make_predictor
 
-__all__ = ["Scheduler", "serve_in_order"]
+__all__ = ["DEFAULT_OBSERVATION_PREDICTOR", "Scheduler", "predictor_for", "serve_in_order"]
+
+DEFAULT_OBSERVATION_PREDICTOR = "wls"
+"""What a scheduler that declares nothing observes: WLS estimates, never silent zeros."""
 
 
 class Scheduler(ABC):
     """Decides every step which slot each node trains.
 
     ``reset(env)`` is called after ``env.reset()`` at the start of each episode; ``act`` receives
-    the observations and infos the env just returned and gives one action per live agent. A
-    scheduler that reads predictor estimates from the observation names the predictor to attach
-    to the environment in ``observation_predictor``.
+    the observations and infos the env just returned and gives one action per live agent.
+
+    ``observation_predictor`` declares whose estimates the scheduler reads from the observation
+    (``EST_REMAINING``, ``EST_P_SUCCESS``): a `coreenv.Predictor`, a name in
+    `mara_agents.predictors.PREDICTORS` (``"wls"``, ``"fm"``), or None for a scheduler that reads
+    none (it then sees -1 there). Runners (`mara_agents.evaluate`, the sweep) attach what
+    `predictor_for` resolves; the default gives WLS estimates.
     """
 
     name: str = "scheduler"
-    observation_predictor: Predictor | None = None
+    observation_predictor: Predictor | str | None = DEFAULT_OBSERVATION_PREDICTOR
 
     def reset(self, env: CoreEnv) -> None:
         """Remember the environment of the new episode."""
@@ -31,6 +39,23 @@ class Scheduler(ABC):
     @abstractmethod
     def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
         """One action per agent: a slot index, or ``K`` to idle."""
+
+
+def predictor_for(scheduler: Any) -> Predictor | None:
+    """The predictor to attach to the environment of ``scheduler``, from its declaration.
+
+    Works for any object with ``reset`` and ``act``; one without ``observation_predictor`` gets the
+    default (`DEFAULT_OBSERVATION_PREDICTOR`).
+    """
+    declared = getattr(scheduler, "observation_predictor", DEFAULT_OBSERVATION_PREDICTOR)
+    if declared is None or isinstance(declared, Predictor):
+        return declared
+    if isinstance(declared, str) and declared in PREDICTORS:
+        return make_predictor(declared)
+    raise ValueError(
+        f"{type(scheduler).__name__}.observation_predictor must be a Predictor, one of "
+        f"{sorted(PREDICTORS)} or None, got {declared!r}."
+    )
 
 
 def serve_in_order(env: CoreEnv, slots: np.ndarray) -> dict[str, int]:

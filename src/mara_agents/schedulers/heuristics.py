@@ -18,6 +18,8 @@ class PriorityScheduler(Scheduler):
     The decision is therefore recomputed only when a task enters or leaves a slot.
     """
 
+    observation_predictor = None  # reads no estimates from the observation
+
     def reset(self, env: CoreEnv) -> None:
         """Forget the cached decision."""
         super().reset(env)
@@ -63,6 +65,8 @@ class RandomScheduler(Scheduler):
 
     Its generator is seeded from the episode's seed (plus ``seed``), so an episode replays exactly.
     """
+
+    observation_predictor = None  # reads no estimates from the observation
 
     name = "random"
 

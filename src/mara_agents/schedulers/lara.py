@@ -41,6 +41,8 @@ class LARA(Scheduler):
             (docs/benchmark.md).
     """
 
+    observation_predictor = None  # reads no estimates from the observation
+
     name = "lara"
 
     def __init__(self, predictor: Predictor | None = None, explore: int = 3) -> None:

@@ -15,26 +15,14 @@ import torch
 
 from coreenv import Predictor
 from mara_agents.policy.mat import MAT, MATConfig
+from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.base import Scheduler
 
-__all__ = ["CHECKPOINTS", "MARA", "make_predictor"]
+__all__ = ["CHECKPOINTS", "MARA", "VARIANTS"]
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 VARIANTS = {"mara": "fm", "mara_wls": "wls", "mara_noshape": "fm"}
-"""Shipped variants and the predictor each observes."""
-
-
-def make_predictor(kind: str) -> Predictor:
-    """The predictor a variant observes: ``"fm"`` (pretrained flow matching) or ``"wls"``."""
-    if kind == "fm":
-        from mara_agents.predictors.flow import FMPredictor
-
-        return FMPredictor.pretrained()
-    if kind == "wls":
-        from mara_agents.predictors import WLSPredictor
-
-        return WLSPredictor()
-    raise ValueError(f"unknown predictor kind {kind!r}: 'fm' or 'wls'.")
+"""Shipped variants and the predictor each observes (a name in `predictors.PREDICTORS`)."""
 
 
 class MARA(Scheduler):

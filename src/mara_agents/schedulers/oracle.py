@@ -19,6 +19,8 @@ class Oracle(Scheduler):
     even with a node every step) are never served.
     """
 
+    observation_predictor = None  # reads no estimates from the observation
+
     name = "oracle"
 
     def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:

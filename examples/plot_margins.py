@@ -1,0 +1,69 @@
+"""Plot your scheduler's paired margin over every other method of a sweep (docs/tutorial.md).
+
+    python plot_margins.py results/<run name> [--method my_scheduler:LeastSlack]
+
+Reads the sweep's ``rows.jsonl``; for each task set and load, the mean per-episode difference in
+completion rate (points, paired by episode seed) with its standard error. Writes ``margins.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def latest_rates(rows: list[dict]) -> dict[tuple, dict[int, float]]:
+    """Completion rate per (method, task set, load) and seed, from each cell's latest code."""
+    latest = {(r["method"], r["task_set"], r["load"]): r["fingerprint"] for r in rows}
+    rates: dict[tuple, dict[int, float]] = defaultdict(dict)
+    for r in rows:
+        cell = (r["method"], r["task_set"], r["load"])
+        if r["fingerprint"] == latest[cell]:
+            rates[cell][r["seed"]] = r["completion_rate"]
+    return rates
+
+
+def main() -> None:
+    """Parse the arguments, compute the paired margins, save the plot."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="the sweep's results folder")
+    parser.add_argument("--method", help="your method; default: the first module:Class one")
+    args = parser.parse_args()
+    rows = [json.loads(line) for line in (args.out / "rows.jsonl").read_text().splitlines()]
+    rates = latest_rates(rows)
+    methods = list(dict.fromkeys(method for method, _, _ in rates))
+    mine = args.method or next((m for m in methods if ":" in m), None)
+    if mine not in methods:
+        parser.error(f"method {mine!r} is not in the sweep; methods: {methods}.")
+    cells = sorted({(t, p) for m, t, p in rates if m == mine})
+    others = [m for m in methods if m != mine]
+    fig, ax = plt.subplots(figsize=(1.2 + 0.9 * len(cells) * len(others) / 2, 3.5))
+    width = 0.8 / max(len(others), 1)
+    for i, other in enumerate(others):
+        means, errors = [], []
+        for cell in cells:
+            a, b = rates[(mine, *cell)], rates[(other, *cell)]
+            diff = 100 * np.array([a[s] - b[s] for s in sorted(set(a) & set(b))])
+            means.append(diff.mean() if diff.size else np.nan)
+            errors.append(diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else 0.0)
+        ax.bar(np.arange(len(cells)) + i * width, means, width, yerr=errors, label=f"vs {other}")
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks(np.arange(len(cells)) + width * (len(others) - 1) / 2)
+    ax.set_xticklabels([f"{t}\np={p:g}" for t, p in cells])
+    ax.set_ylabel(f"{mine} − other (points)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(args.out / "margins.png", dpi=100)
+    print(f"saved {args.out / 'margins.png'}")
+
+
+if __name__ == "__main__":
+    main()
