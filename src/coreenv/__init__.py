@@ -4,6 +4,8 @@ Learning tasks arrive over time with deadlines and target losses; discrete compu
 agents) decide which tasks to train. See `CoreEnv` for the full specification.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from coreenv import curves
 from coreenv.config import EnvConfig
 from coreenv.core import NO_PREDICTOR, CoreEnv, OracleView, SlotFeature, SlotTable
@@ -34,6 +36,9 @@ __all__ = [
     "raw_env",
 ]
 
-__version__ = "0.1.0"
+try:  # one source of truth: the version pyproject.toml declares
+    __version__ = version("coreenv")
+except PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
 
 register_envs()

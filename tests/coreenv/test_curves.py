@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import coreenv
-from coreenv import BankError
+from coreenv import BankError, ConfigError
 from coreenv.curves import CurveBank, SyntheticCurves, load_bank, resolve_task_set, save_bank
 
 
@@ -96,6 +96,18 @@ def test_malformed_bank_is_refused(tmp_path, case):
     path = write(tmp_path, arrays)
     with pytest.raises(BankError, match=message):
         load_bank(path)
+
+
+def test_a_bad_curve_is_named_by_its_run_not_only_its_row(tmp_path):
+    arrays = good_arrays()
+    arrays["losses"][1, 3] = np.inf
+    with pytest.raises(BankError, match=r"curve 1 \(family 'mlp', \{.*\"seed\": 1.*\}\) has"):
+        load_bank(write(tmp_path, arrays))
+
+
+def test_a_csv_task_set_points_to_the_csv_import():
+    with pytest.raises(ConfigError, match="bank_from_csv"):
+        resolve_task_set("my_runs.csv")
 
 
 def test_missing_and_unreadable_files(tmp_path):

@@ -89,7 +89,9 @@ class CoreEnv(ParallelEnv):
     estimate features; render mode ``"ansi"``, ``"rgb_array"`` or ``"human"``.
 
     ## Version History
-    * v0: initial release.
+    * v0 (package 0.1.0): initial release.
+    * v0 (package 0.2.0): estimate features read ``NO_PREDICTOR`` (-1), not 0, when no predictor
+      is attached; dynamics, rewards and metrics unchanged.
     """
 
     metadata = {

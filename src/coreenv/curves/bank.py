@@ -59,7 +59,7 @@ class CurveBank(CurveSource):
                 json.loads(text)
             except json.JSONDecodeError as e:
                 raise BankError(f"bank {name!r}: config[{i}] is not JSON text: {text!r}.") from e
-        _check_curves(losses, name, lambda i: f"curve {i} (family {family[i]!r}, {config[i]})")
+        _check_curves(losses, name, lambda i: f"curve {i} (family {str(family[i])!r}, {config[i]})")
         self.split = None if split is None else _check_labels(split, "split", n, name)
         self.losses = losses.astype(np.float64)
         self.losses.flags.writeable = False
@@ -157,13 +157,13 @@ def _check_curves(losses: np.ndarray, name: str, run: Callable[[int], str]) -> N
     for i in np.flatnonzero(bad.any(axis=1)):
         j = int(np.flatnonzero(bad[i])[0])
         raise BankError(
-            f"bank {name!r}: {run(i)} has a non-finite or non-positive loss {values[i, j]!r} "
+            f"bank {name!r}: {run(i)} has a non-finite or non-positive loss {float(values[i, j])!r} "
             f"at batch {j}; losses must be finite and > 0."
         )
     rest = np.where(present[:, 1:], values[:, 1:], np.inf).min(axis=1)
     for i in np.flatnonzero(rest >= values[:, 0]):
         raise BankError(
-            f"bank {name!r}: {run(i)} never falls below its initial loss {values[i, 0]!r}, "
+            f"bank {name!r}: {run(i)} never falls below its initial loss {float(values[i, 0])!r}, "
             "so no reachable target exists."
         )
 
