@@ -157,8 +157,8 @@ def _check_curves(losses: np.ndarray, name: str, run: Callable[[int], str]) -> N
     for i in np.flatnonzero(bad.any(axis=1)):
         j = int(np.flatnonzero(bad[i])[0])
         raise BankError(
-            f"bank {name!r}: {run(i)} has a non-finite or non-positive loss {float(values[i, j])!r} "
-            f"at batch {j}; losses must be finite and > 0."
+            f"bank {name!r}: {run(i)} has a non-finite or non-positive loss "
+            f"{float(values[i, j])!r} at batch {j}; losses must be finite and > 0."
         )
     rest = np.where(present[:, 1:], values[:, 1:], np.inf).min(axis=1)
     for i in np.flatnonzero(rest >= values[:, 0]):
