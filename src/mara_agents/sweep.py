@@ -187,6 +187,9 @@ def job_fingerprint(method_digest: str, job: Job) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+_DEPTH = 3  # scheduler -> its predictor -> the predictor's config -> the config's fields
+
+
 def _feed(digest: Any, value: Any, depth: int) -> None:
     """Add ``value`` to ``digest``: sources of its classes, then its state, a few levels deep."""
     if value is None or isinstance(value, (bool, int, float, str, bytes, tuple)):
@@ -197,7 +200,7 @@ def _feed(digest: Any, value: Any, depth: int) -> None:
         return
     if isinstance(value, (list, dict)):
         items = sorted(value.items(), key=repr) if isinstance(value, dict) else enumerate(value)
-        for key, item in items if depth < 2 else ():
+        for key, item in items if depth < _DEPTH else ():
             digest.update(repr(key).encode())
             _feed(digest, item, depth + 1)
         return
@@ -213,7 +216,7 @@ def _feed(digest: Any, value: Any, depth: int) -> None:
             digest.update(inspect.getsource(sys.modules[cls.__module__]).encode())
         except (OSError, TypeError, KeyError):
             digest.update(cls.__qualname__.encode())
-    if depth < 2 and hasattr(value, "__dict__") and not callable(state_dict):
+    if depth < _DEPTH and hasattr(value, "__dict__") and not callable(state_dict):
         for name, item in sorted(vars(value).items()):
             if name != "env":  # set by reset, not part of the scheduler
                 digest.update(name.encode())
