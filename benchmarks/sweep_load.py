@@ -10,7 +10,8 @@ loses nothing finished and a rerun with the same ``--out`` skips the rows alread
 carries a fingerprint of what produced it (the scheduler's code and weights, the environment
 config, the package version): a rerun after an edit redoes the episodes instead of reusing them.
 At the end the tables are printed and saved (``table.md``, ``cells.csv``) with a plot
-(``completion.png``); invalid actions are counted per method, with a warning when any were made.
+(``completion.png``) and the run's settings and fingerprints (``run.json``); invalid actions are
+counted per method, with a warning when any were made.
 Episode seeds come from ``mara_agents.sweep.episode_seed``: disjoint from any training seed.
 """
 
@@ -403,6 +404,20 @@ def save_cells(data: dict, path: Path) -> None:
             writer.writerow([task_set, load, method, len(values["completion_rate"]), *stats])
 
 
+def save_run(args: argparse.Namespace, jobs: list[Job], path: Path) -> None:
+    """What this run consisted of, so that later readers of rows.jsonl can pick its rows."""
+    settings = {
+        "methods": args.methods,
+        "task_sets": args.task_sets,
+        "loads": args.loads,
+        "seeds": args.seeds,
+        "episodes": args.episodes,
+        "strict": args.strict,
+        "fingerprints": sorted({job.fingerprint for job in jobs}),
+    }
+    path.write_text(json.dumps(settings, indent=1) + "\n")
+
+
 def plot(data: dict, args: argparse.Namespace, path: Path) -> None:
     try:
         import matplotlib
@@ -447,6 +462,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"\n--strict: {e}") from e
     wanted = {job.key for job in jobs}
     rows = [r for r in read_rows(rows_path) if row_key(r) in wanted]
+    save_run(args, jobs, args.out / "run.json")
     data = cells(rows)
     tables = [completion_tables(data, args), margin_table(rows, args)]
     report = "\n\n".join(t for t in [*tables, operational_table(data, args)] if t)
@@ -457,7 +473,7 @@ def main(argv: list[str] | None = None) -> None:
     print(report)
     for warning in warnings:
         print("\n" + warning)
-    print(f"\nresults in {args.out}/: table.md, cells.csv, completion.png, rows.jsonl")
+    print(f"\nresults in {args.out}/: table.md, cells.csv, completion.png, rows.jsonl, run.json")
 
 
 if __name__ == "__main__":

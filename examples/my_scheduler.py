@@ -1,9 +1,10 @@
-"""A scheduler of your own, in your own file: least slack first, read from the observation.
+"""A scheduler of your own, in your own file, reading the predictor's estimates in the observation.
 
 This is the tutorial's example (docs/tutorial.md). Run it beside the baselines and MARA from this
 folder::
 
-    python ../benchmarks/sweep_load.py --methods fifo edf lara mara oracle my_scheduler:LeastSlack
+    python ../benchmarks/sweep_load.py --methods fifo edf lara mara oracle \
+        my_scheduler:ShortestHopeful
 
 The sweep imports ``my_scheduler`` from the current directory, as ``python -m`` would.
 """
@@ -20,29 +21,30 @@ from mara_agents.schedulers import Scheduler, serve_in_order
 GLOBAL = 3  # global features after the node's one-hot id: time, waiting, spare nodes
 
 
-class LeastSlack(Scheduler):
-    """Explore new tasks first, then serve the ready tasks with the least slack.
+class ShortestHopeful(Scheduler):
+    """Serve the tasks estimated to finish in time, fewest remaining batches first.
 
-    Slack = time to deadline - estimated remaining steps, both read from the observation: the
-    estimate features hold the estimates of the predictor this class declares below, which the
-    sweep and `mara_agents.evaluate` attach to the environment.
+    Then tasks still too new for an estimate (earliest deadline first, so they soon get one),
+    then the rest. Every quantity is read from the observation: the estimate features hold the
+    estimates of the predictor this class declares below, which the sweep and
+    `mara_agents.evaluate` attach to the environment.
     """
 
-    name = "least_slack"
+    name = "shortest_hopeful"
     observation_predictor = "wls"  # or "fm" (needs torch), a Predictor instance, or None
 
     def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
-        """Nodes take slots in order: unready by deadline, then hopeful tasks by slack."""
+        """Nodes take slots in order: hopeful by remaining work, unready by deadline, the rest."""
         config = self.env.config
         first = observations[self.env.agents[0]]
         slots = first["observation"][config.num_nodes + GLOBAL :].reshape(config.num_slots, -1)
         occupied = np.flatnonzero(first["action_mask"][:-1])
         table = slots[occupied]
-        time_left = table[:, SlotFeature.TIME_LEFT]  # both in units of the longest window
-        slack = time_left - table[:, SlotFeature.EST_REMAINING] / config.batches_per_step
+        time_left = table[:, SlotFeature.TIME_LEFT]  # (d - t) / the longest deadline window
+        remaining = table[:, SlotFeature.EST_REMAINING] / config.batches_per_step  # same unit
         ready = table[:, SlotFeature.READY] == 1
-        hopeful = ready & (slack >= 0) & (table[:, SlotFeature.EST_P_SUCCESS] > 0.5)
-        # lexsort: the last key is primary. Unready tasks (0), then hopeful (1), then the rest (2)
-        group = np.where(~ready, 0, np.where(hopeful, 1, 2))
-        order = np.lexsort((np.where(ready, slack, time_left), group))
+        hopeful = ready & (remaining <= time_left) & (table[:, SlotFeature.EST_P_SUCCESS] > 0.5)
+        group = np.where(hopeful, 0, np.where(~ready, 1, 2))
+        # np.lexsort sorts by the last key first: the group, then remaining work or deadline
+        order = np.lexsort((np.where(hopeful, remaining, time_left), group))
         return serve_in_order(self.env, occupied[order])

@@ -1,9 +1,10 @@
 """Plot your scheduler's paired margin over every other method of a sweep (docs/tutorial.md).
 
-    python plot_margins.py results/<run name> [--method my_scheduler:LeastSlack]
+    python plot_margins.py results/<run name> [--method my_scheduler:ShortestHopeful]
 
-Reads the sweep's ``rows.jsonl``; for each task set and load, the mean per-episode difference in
-completion rate (points, paired by episode seed) with its standard error. Writes ``margins.png``.
+Reads the last run's rows (``run.json``, ``rows.jsonl``); for each task set and load, the mean
+per-episode difference in completion rate (points, paired by episode seed) with its standard
+error. Writes ``margins.png``.
 """
 
 from __future__ import annotations
@@ -20,15 +21,18 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 
-def latest_rates(rows: list[dict]) -> dict[tuple, dict[int, float]]:
-    """Completion rate per (method, task set, load) and seed, from each cell's latest code."""
-    latest = {(r["method"], r["task_set"], r["load"]): r["fingerprint"] for r in rows}
+def run_rates(out: Path) -> tuple[list[str], dict[tuple, dict[int, float]]]:
+    """The last run's methods, and completion rate per (method, task set, load) and seed.
+
+    ``rows.jsonl`` may also hold rows of earlier runs (other code); ``run.json`` names this run's.
+    """
+    run = json.loads((out / "run.json").read_text())
     rates: dict[tuple, dict[int, float]] = defaultdict(dict)
-    for r in rows:
-        cell = (r["method"], r["task_set"], r["load"])
-        if r["fingerprint"] == latest[cell]:
-            rates[cell][r["seed"]] = r["completion_rate"]
-    return rates
+    for line in (out / "rows.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if r["fingerprint"] in run["fingerprints"] and r["method"] in run["methods"]:
+            rates[(r["method"], r["task_set"], r["load"])][r["seed"]] = r["completion_rate"]
+    return run["methods"], rates
 
 
 def main() -> None:
@@ -37,9 +41,7 @@ def main() -> None:
     parser.add_argument("out", type=Path, help="the sweep's results folder")
     parser.add_argument("--method", help="your method; default: the first module:Class one")
     args = parser.parse_args()
-    rows = [json.loads(line) for line in (args.out / "rows.jsonl").read_text().splitlines()]
-    rates = latest_rates(rows)
-    methods = list(dict.fromkeys(method for method, _, _ in rates))
+    methods, rates = run_rates(args.out)
     mine = args.method or next((m for m in methods if ":" in m), None)
     if mine not in methods:
         parser.error(f"method {mine!r} is not in the sweep; methods: {methods}.")
@@ -58,7 +60,8 @@ def main() -> None:
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(np.arange(len(cells)) + width * (len(others) - 1) / 2)
     ax.set_xticklabels([f"{t}\np={p:g}" for t, p in cells])
-    ax.set_ylabel(f"{mine} − other (points)")
+    ax.set_ylabel("paired margin (points)")
+    ax.set_title(f"{mine} − each other method (mean ± SE over paired episodes)", fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(args.out / "margins.png", dpi=100)

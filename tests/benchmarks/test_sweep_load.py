@@ -281,11 +281,11 @@ def test_tutorial_example_runs_in_the_sweep_from_its_folder(tmp_path):
         "fifo",
         "lara",
         "oracle",
-        "my_scheduler:LeastSlack",
+        "my_scheduler:ShortestHopeful",
         "--out",
         str(out),
     ]
     result = subprocess.run(command, cwd=work, capture_output=True, text=True, check=True)
-    assert "| my_scheduler:LeastSlack |" in result.stdout and "WARNING" not in result.stdout
+    assert "| my_scheduler:ShortestHopeful |" in result.stdout and "WARNING" not in result.stdout
     subprocess.run([sys.executable, "plot_margins.py", str(out)], cwd=work, check=True)
     assert (out / "margins.png").stat().st_size > 0
