@@ -67,7 +67,10 @@ def test_a_short_ppo_run_improves_return():
     before = shaped_return(ppo.model)
     for _ in range(60):
         ppo.update(ppo.collect())
-    assert shaped_return(ppo.model) > 1.15 * before  # same episodes, unseen in training
+    # same episodes, unseen in training. A threshold, not a recorded number: last-bit differences
+    # between CPU kernels change the training run (seed 0 gave 1.32, 1.41 and 1.50 under the
+    # AVX-512, AVX2 and generic ATen kernels; seeds 0-9 under two kernels gave 1.32 to 3.7)
+    assert shaped_return(ppo.model) > 1.15 * before
 
 
 def test_checkpoints_resume_bit_for_bit():
@@ -82,6 +85,7 @@ def test_checkpoints_resume_bit_for_bit():
     resumed.load_state_dict(state)
     for _ in range(2):
         resumed.update(resumed.collect())
+    # both runs train here, in this process: bit for bit is the contract
     for a, b in zip(straight.model.state_dict().values(), resumed.model.state_dict().values()):
         assert torch.equal(a, b)
     assert straight.env_steps == resumed.env_steps
