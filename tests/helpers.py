@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
 import numpy as np
 
 from coreenv import CoreEnv
@@ -99,3 +103,18 @@ def assert_curve_matches_recording(
     actual, recorded = np.asarray(actual, np.float64), np.asarray(recorded, np.float64)
     assert actual.shape == recorded.shape, f"{err_msg}: shapes {actual.shape} != {recorded.shape}"
     np.testing.assert_allclose(actual, recorded, rtol=rtol, atol=0.0, err_msg=err_msg)
+
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def load_script(name: str) -> ModuleType:
+    """Import ``benchmarks/<name>.py`` as a module (benchmark scripts are not a package).
+
+    Smoke tests call ``load_script("sweep_load").main([...])`` in-process, so ``benchmarks`` need
+    not be on the test path.
+    """
+    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
