@@ -10,26 +10,17 @@ from __future__ import annotations
 import argparse
 
 from coreenv.curves import TASK_SETS
-from mara_agents import evaluate
-from mara_agents.sweep import (
-    DEFAULT_METHODS,
-    EVAL_SEED_BASE,
-    METHODS,
-    SweepInputError,
-    make_scheduler,
-    validate,
-)
+from mara_agents.sweep import DEFAULT_METHODS, METHODS, SweepInputError, stress_table, validate
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
     )
     parser.add_argument(
         "--methods",
         nargs="+",
-        default=DEFAULT_METHODS,
+        default=list(DEFAULT_METHODS),
         help=f"schedulers: names {sorted(METHODS)} or module:Class",
     )
     parser.add_argument("--episodes", type=int, default=10, help="episodes per method")
@@ -45,23 +36,8 @@ def main(argv: list[str] | None = None) -> None:
         validate(args.methods, [args.task_set], [])
     except SweepInputError as e:
         parser.error(str(e))
-    print(f"Infeasible-task stress test ({args.episodes} episodes; bound 65%)\n")
-    print("| method | completion rate (%) | std | successes | invalid actions / episode |")
-    print("|---|---|---|---|---|")
-    for method in args.methods:
-        result = evaluate(
-            make_scheduler(method),
-            args.episodes,
-            EVAL_SEED_BASE,
-            scenario="infeasible_stress",
-            task_set=args.task_set,
-        )
-        print(
-            f"| {method} | {100 * result['completion_rate']:.1f} | "
-            f"{100 * result['completion_rate_std']:.1f} | {result['successes']:.1f} | "
-            f"{result['conflicts']:.1f} |",
-            flush=True,
-        )
+    for line in stress_table(args.methods, args.episodes, args.task_set):
+        print(line, flush=True)
 
 
 if __name__ == "__main__":

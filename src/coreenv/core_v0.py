@@ -8,14 +8,23 @@ from __future__ import annotations
 from typing import Any
 
 from pettingzoo import AECEnv
-from pettingzoo.utils.conversions import parallel_to_aec
+from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from coreenv.core.env import CoreEnv
 from coreenv.errors import ConfigError
 
 __all__ = ["env", "parallel_env", "raw_env"]
 
-raw_env = CoreEnv
+
+class raw_env(parallel_to_aec_wrapper):  # noqa: N801 - PettingZoo's name for the AEC class
+    """The AEC (turn-based) environment without wrappers: nodes act in index order.
+
+    It wraps the parallel `CoreEnv` (``self.env``); keyword arguments as `parallel_env`.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(parallel_env(**kwargs))
 
 
 def parallel_env(**kwargs: Any) -> CoreEnv:
@@ -28,8 +37,8 @@ def parallel_env(**kwargs: Any) -> CoreEnv:
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The AEC (turn-based) view of the same environment, via PettingZoo's `parallel_to_aec`."""
-    return parallel_to_aec(parallel_env(**kwargs))
+    """The AEC environment (`raw_env`) with PettingZoo's order-enforcing wrapper."""
+    return OrderEnforcingWrapper(raw_env(**kwargs))
 
 
 def _with_max_cycles(kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 import sys
 
-import bench_env
+from helpers import load_script
+
+bench_env = load_script("bench_env")
 
 
 def test_bench_env_prints_the_ratio(monkeypatch, capsys):

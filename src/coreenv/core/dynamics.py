@@ -7,6 +7,7 @@ stay thin adapters and the dynamics can be tested on hand-built states.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -16,7 +17,16 @@ from coreenv.core.state import EMPTY, State
 from coreenv.core.tasks import Task
 from coreenv.predictor import Predictor, estimate_many
 
-__all__ = ["terminal", "transition"]
+__all__ = ["StepResult", "terminal", "transition"]
+
+
+class StepResult(NamedTuple):
+    """What one step gave the team."""
+
+    reward: float
+    """The team reward: successes plus the shaping term (design §2)."""
+    successes: int
+    """Tasks that reached their target this step (the unshaped count)."""
 
 
 def transition(
@@ -27,8 +37,8 @@ def transition(
     rng: np.random.Generator,
     predictor: Predictor | None = None,
     conflicts: int = 0,
-) -> tuple[float, int]:
-    """Advance ``state`` (in place) by one step and return (team reward, successes).
+) -> StepResult:
+    """Advance ``state`` (in place) by one step and return the team's reward and successes.
 
     Args:
         state: the state at decision time t.
@@ -95,11 +105,11 @@ def transition(
     if predictor is not None:
         _update_estimates(state, [j for j in trained if state.occupied[j]], config, predictor)
     if config.shaping_beta == 0.0:
-        return float(successes), successes
+        return StepResult(float(successes), successes)
     potential = math.fsum(state.progress)
     reward = successes + config.shaping_beta * (potential - state.potential)
     state.potential = potential
-    return reward, successes
+    return StepResult(reward, successes)
 
 
 def terminal(state: State, scenario: Scenario) -> bool:

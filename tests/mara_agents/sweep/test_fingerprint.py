@@ -1,17 +1,10 @@
-"""The sweep's unit: jobs, fingerprints of what produced a row, validation before any work."""
+"""Fingerprints follow what decides a scheduler's actions and the environment it plays."""
 
 import pytest
 
 from mara_agents.predictors import WLSConfig, WLSPredictor
 from mara_agents.schedulers import FIFO, LARA
-from mara_agents.sweep import (
-    Job,
-    SweepInputError,
-    job_fingerprint,
-    method_fingerprint,
-    run_job,
-    validate,
-)
+from mara_agents.sweep import Job, job_fingerprint, method_fingerprint
 
 
 def test_fingerprint_is_stable_and_follows_parameters_down_to_the_predictor_config():
@@ -46,21 +39,3 @@ def test_job_fingerprint_covers_the_environment_config():
     }
     assert len(fingerprints) == 4
     assert job_fingerprint("m", Job("fifo", "synthetic", 0.04, 7)) == job_fingerprint("m", job)
-
-
-def test_rows_carry_the_job_and_its_fingerprint():
-    row = run_job(Job("fifo", "synthetic", 0.04, 3, fingerprint="abc"))
-    assert row["fingerprint"] == "abc" and row["seed"] == 3 and 0 <= row["completion_rate"] <= 1
-
-
-@pytest.mark.parametrize(
-    ("methods", "task_sets", "loads", "message"),
-    [
-        (["fifo", "magic"], ["id"], [0.04], "unknown method 'magic'"),
-        (["fifo"], ["ood_rl"], [0.04], "Valid names"),
-        (["fifo"], ["id"], [0.0], "load 0.0"),
-    ],
-)
-def test_validate_names_the_bad_input(methods, task_sets, loads, message):
-    with pytest.raises(SweepInputError, match=message):
-        validate(methods, task_sets, loads)

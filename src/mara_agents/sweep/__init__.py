@@ -1,0 +1,62 @@
+"""The load sweep (design §5) as a library: a `SweepConfig` in, result rows and reports out.
+
+    rows = run_sweep(SweepConfig(methods=("fifo", "lara"), episodes=10))
+    print(report(rows, config))
+
+`benchmarks/sweep_load.py`, `ablations.py` and `stress_infeasible.py` are thin command lines over
+it. Modules: `methods` (names and validation), `jobs` (one episode), `fingerprint` (what produced
+a row), `engine` (plan, runners, resume, progress), `report` (tables, CSV, plot), `ablations`,
+`stress`.
+"""
+
+from mara_agents.sweep.ablations import ABLATIONS, ablation_table
+from mara_agents.sweep.engine import (
+    BACKENDS,
+    QUICK_EPISODES,
+    Progress,
+    SweepConfig,
+    plan,
+    read_rows,
+    run_jobs,
+    run_sweep,
+)
+from mara_agents.sweep.fingerprint import job_fingerprint, method_fingerprint
+from mara_agents.sweep.jobs import EVAL_SEED_BASE, Job, env_config, episode_seed, row_key, run_job
+from mara_agents.sweep.methods import (
+    DEFAULT_METHODS,
+    METHODS,
+    SweepInputError,
+    make_scheduler,
+    validate,
+)
+from mara_agents.sweep.report import report, write_reports
+from mara_agents.sweep.stress import stress_table
+
+__all__ = [
+    "ABLATIONS",
+    "BACKENDS",
+    "DEFAULT_METHODS",
+    "EVAL_SEED_BASE",
+    "METHODS",
+    "QUICK_EPISODES",
+    "Job",
+    "Progress",
+    "SweepConfig",
+    "SweepInputError",
+    "ablation_table",
+    "env_config",
+    "episode_seed",
+    "job_fingerprint",
+    "make_scheduler",
+    "method_fingerprint",
+    "plan",
+    "read_rows",
+    "report",
+    "row_key",
+    "run_job",
+    "run_jobs",
+    "run_sweep",
+    "stress_table",
+    "validate",
+    "write_reports",
+]

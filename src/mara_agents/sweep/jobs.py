@@ -1,0 +1,80 @@
+"""The per-episode unit of the load sweep (design §5), importable by local and Ray workers alike.
+
+A `Job` names one episode (method, task set, load, seed); `run_job` plays it and returns one
+result row. Every row carries the fingerprint of what produced it (`fingerprint.py`).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import asdict, dataclass
+
+from coreenv import CoreEnv, EnvConfig, InvalidActionError
+from mara_agents.evaluation import run_episode
+from mara_agents.schedulers.base import predictor_for
+from mara_agents.sweep.methods import make_scheduler
+
+__all__ = ["EVAL_SEED_BASE", "Job", "env_config", "episode_seed", "row_key", "run_job"]
+
+EVAL_SEED_BASE = 1_000_000
+"""Evaluation episodes are seeded from here up; training code uses seeds below it."""
+
+
+def episode_seed(base: int, episode: int) -> int:
+    """The seed of evaluation episode ``episode`` of seed group ``base`` (not a training seed)."""
+    return EVAL_SEED_BASE + 10_000 * base + episode
+
+
+@dataclass(frozen=True)
+class Job:
+    """One episode of the sweep.
+
+    ``strict`` raises on an invalid action instead of idling the node; ``fingerprint`` identifies
+    what produced the row (`job_fingerprint`), empty if not computed.
+    """
+
+    method: str
+    task_set: str
+    load: float
+    seed: int
+    strict: bool = False
+    fingerprint: str = ""
+
+    @property
+    def key(self) -> tuple:
+        """Identifies the episode among rows already written (a row of other code is not it)."""
+        return (self.method, self.task_set, self.load, self.seed, self.fingerprint)
+
+
+def row_key(row: dict) -> tuple:
+    """The `Job.key` of a written row (rows from before fingerprints match no job)."""
+    return (row["method"], row["task_set"], row["load"], row["seed"], row.get("fingerprint", ""))
+
+
+def env_config(job: Job) -> EnvConfig:
+    """The environment of a job: the default regime at the job's task set and load."""
+    return EnvConfig(
+        task_set=job.task_set,
+        arrival_prob=job.load,
+        invalid_action="raise" if job.strict else "idle",
+    )
+
+
+def run_job(job: Job) -> dict:
+    """Play one episode; the row holds the job, every design §2 metric and the wall time.
+
+    Torch, if a method uses it, gets one thread: sweeps run one episode per worker and core.
+    """
+    scheduler = make_scheduler(job.method)
+    if "torch" in sys.modules:  # imported by the method, if it needs it
+        sys.modules["torch"].set_num_threads(1)
+    env = CoreEnv(env_config(job), predictor=predictor_for(scheduler))
+    start = time.perf_counter()
+    try:
+        metrics = run_episode(scheduler, env, job.seed)
+    except InvalidActionError as e:
+        raise InvalidActionError(
+            f"{job.method} on {job.task_set} at p = {job.load:g}, episode seed {job.seed}: {e}"
+        ) from e
+    return {**asdict(job), **metrics, "seconds": round(time.perf_counter() - start, 3)}

@@ -1,0 +1,93 @@
+"""The methods a sweep can run, by name or as ``module:Class``, and the check of a sweep's names."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable, Iterable
+
+from coreenv.curves import TASK_SETS, resolve_task_set
+from mara_agents.schedulers import EDF, FIFO, LARA, Oracle, RandomScheduler, Scheduler
+
+__all__ = ["DEFAULT_METHODS", "METHODS", "SweepInputError", "make_scheduler", "validate"]
+
+
+def _lara_fm() -> Scheduler:
+    """LARA with the flow-matching predictor (needs torch: imported on use)."""
+    from mara_agents.predictors import make_predictor
+
+    return LARA(predictor=make_predictor("fm"))
+
+
+def _mara(variant: str) -> Callable[[], Scheduler]:
+    """A shipped MARA variant (needs torch: imported on use)."""
+
+    def load() -> Scheduler:
+        from mara_agents.schedulers.mara import MARA
+
+        return MARA.pretrained(variant)
+
+    return load
+
+
+METHODS: dict[str, Callable[[], Scheduler]] = {
+    "fifo": FIFO,
+    "edf": EDF,
+    "random": RandomScheduler,
+    "lara": LARA,
+    "lara_fm": _lara_fm,
+    "mara": _mara("mara"),
+    "mara_wls": _mara("mara_wls"),
+    "mara_noshape": _mara("mara_noshape"),
+    "oracle": Oracle,
+}
+"""Schedulers by name, each a factory taking no arguments."""
+
+DEFAULT_METHODS = ("fifo", "edf", "random", "lara", "mara", "oracle")
+"""What the benchmark scripts compare unless told otherwise: the baselines, MARA and the oracle."""
+
+
+class SweepInputError(ValueError):
+    """A method, task set or load of a sweep is not valid; the message lists the valid choices."""
+
+
+def make_scheduler(method: str) -> Scheduler:
+    """A scheduler from a method name or ``module:Class`` (constructed without arguments).
+
+    ``module`` is looked up as ``python -m`` would: the current directory first, then the path.
+    """
+    if method in METHODS:
+        return METHODS[method]()
+    if ":" not in method:
+        raise SweepInputError(
+            f"unknown method {method!r}: use one of {sorted(METHODS)} or module:Class."
+        )
+    module, name = method.split(":", 1)
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        scheduler_class = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as e:
+        raise SweepInputError(
+            f"cannot import scheduler {method!r}: {e} (looked in the current directory {cwd} "
+            "and on sys.path)."
+        ) from e
+    return scheduler_class()
+
+
+def validate(methods: Iterable[str], task_sets: Iterable[str], loads: Iterable[float]) -> None:
+    """Check every name and value of a sweep before any work; raise `SweepInputError` if bad."""
+    for method in methods:
+        make_scheduler(method)
+    for task_set in task_sets:
+        try:
+            resolve_task_set(task_set)
+        except ValueError as e:  # ConfigError, BankError
+            raise SweepInputError(
+                f"task set {task_set!r}: {e} Valid names: {sorted(TASK_SETS)}."
+            ) from e
+    for load in loads:
+        if not 0.0 < load <= 1.0:
+            raise SweepInputError(f"load {load!r} is not an arrival probability in (0, 1].")

@@ -1,0 +1,238 @@
+"""The sweep's reports: completion tables, paired margins, operational metrics, CSV and a plot."""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from mara_agents.sweep.engine import SweepConfig
+
+__all__ = [
+    "CLASSIC",
+    "OPERATIONAL",
+    "cells",
+    "completion_tables",
+    "invalid_action_warnings",
+    "margin_table",
+    "operational_table",
+    "plot",
+    "report",
+    "save_cells",
+    "write_reports",
+]
+
+CLASSIC = ("fifo", "edf", "lara")
+"""The classic baselines a learned method's margin is measured against (the best of them)."""
+OPERATIONAL = ("full_queue_fraction", "waiting_population", "steps_to_ready", "utilisation")
+
+
+def report(rows: list[dict], config: SweepConfig) -> str:
+    """Every table of a sweep as Markdown, followed by a warning per method with invalid actions."""
+    data = cells(rows)
+    tables = [completion_tables(data, config), margin_table(rows, config)]
+    tables.append(operational_table(data, config))
+    return "\n\n".join([t for t in tables if t] + invalid_action_warnings(data, config))
+
+
+def write_reports(rows: list[dict], config: SweepConfig) -> str:
+    """Save ``table.md``, ``cells.csv`` and ``completion.png`` in the sweep's folder.
+
+    Returns the text of `report`.
+    """
+    text = report(rows, config)
+    data = cells(rows)
+    (config.folder / "table.md").write_text(text + "\n")
+    save_cells(data, config.folder / "cells.csv")
+    plot(data, config, config.folder / "completion.png")
+    return text
+
+
+def cells(rows: list[dict]) -> dict[tuple, dict[str, np.ndarray]]:
+    """Per (task set, load, method): arrays of every metric over the episodes."""
+    grouped = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        for key, value in r.items():
+            numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if numeric and key not in ("load", "seed"):
+                grouped[(r["task_set"], r["load"], r["method"])][key].append(value)
+    return {
+        cell: {k: np.array(v, float) for k, v in metrics.items()}
+        for cell, metrics in grouped.items()
+    }
+
+
+def completion_tables(data: dict, config: SweepConfig) -> str:
+    """Mean ± std completion rate (%) per method and load, one table per task set.
+
+    The last column is the margin over LARA (points, mean over loads) where LARA was run.
+    """
+    parts = []
+    for task_set in config.task_sets:
+        lines = [
+            f"**{task_set}**: completion rate (%), mean ± std over episodes",
+            "",
+            "| method | " + " | ".join(f"p = {p:g}" for p in config.loads) + " | mean | vs LARA |",
+            "|---" * (len(config.loads) + 3) + "|",
+        ]
+        lara = [data.get((task_set, p, "lara"), {}).get("completion_rate") for p in config.loads]
+        for method in config.methods:
+            rates = [
+                data.get((task_set, p, method), {}).get("completion_rate") for p in config.loads
+            ]
+            text = [
+                f"{100 * r.mean():.1f} ± {100 * r.std():.1f}" if r is not None else "–"
+                for r in rates
+            ]
+            means = [r.mean() for r in rates if r is not None]
+            overall = f"{100 * np.mean(means):.1f}" if means else "–"
+            margin = "–"
+            if all(r is not None for r in rates + lara):
+                margin = (
+                    f"{100 * np.mean([r.mean() - lr.mean() for r, lr in zip(rates, lara)]):+.1f}"
+                )
+            lines.append(f"| {method} | " + " | ".join(text) + f" | {overall} | {margin} |")
+        n = min((len(v["completion_rate"]) for v in data.values()), default=0)
+        lines.append(f"\n(at least {n} episodes per cell)")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def margin_table(rows: list[dict], config: SweepConfig) -> str:
+    """Each learned method's margin over the strongest classic baseline, and its share of Oracle.
+
+    Per cell: points over the best of FIFO, EDF and LARA there (mean ± standard error of the
+    per-episode difference, paired by seed), then completion as a percentage of Oracle's.
+    """
+    rates = defaultdict(dict)
+    for r in rows:
+        rates[(r["method"], r["task_set"], r["load"])][r["seed"]] = r["completion_rate"]
+    learned = [m for m in config.methods if m not in (*CLASSIC, "random", "oracle")]
+    lines = [
+        "Margin over the best of FIFO, EDF and LARA (points, paired by seed) and share of Oracle",
+        "",
+        "| method | task set | " + " | ".join(f"p = {p:g}" for p in config.loads) + " |",
+        "|---" * (len(config.loads) + 2) + "|",
+    ]
+    for method in learned:
+        for task_set in config.task_sets:
+            text = []
+            for p in config.loads:
+                mine, oracle = rates[(method, task_set, p)], rates[("oracle", task_set, p)]
+                classic = [rates[(c, task_set, p)] for c in CLASSIC]
+                seeds = sorted(set(mine).intersection(oracle, *classic))
+                if not seeds:
+                    text.append("–")
+                    continue
+                best = max(classic, key=lambda c: np.mean([c[s] for s in seeds]))
+                diff = 100 * np.array([mine[s] - best[s] for s in seeds])
+                share = np.mean([mine[s] for s in seeds]) / np.mean([oracle[s] for s in seeds])
+                se = diff.std(ddof=1) / np.sqrt(len(seeds)) if len(seeds) > 1 else float("nan")
+                text.append(f"{diff.mean():+.1f} ± {se:.1f} ({100 * share:.0f}%)")
+            lines.append(f"| {method} | {task_set} | " + " | ".join(text) + " |")
+    return "\n".join(lines) if learned else ""
+
+
+def operational_table(data: dict, config: SweepConfig) -> str:
+    """Operational metrics and invalid actions per method, averaged over every task set and load.
+
+    ``invalid actions`` are node actions per episode that named an empty slot, a slot another node
+    took, or no slot at all: the environment idled those nodes (``conflicts`` in the rows).
+    """
+    columns = [*OPERATIONAL, "conflicts"]
+    lines = [
+        "Operational metrics (mean over task sets and loads)",
+        "",
+        "| method | " + " | ".join(OPERATIONAL) + " | invalid actions / episode |",
+        "|---" * (len(columns) + 1) + "|",
+    ]
+    for method in config.methods:
+        values = []
+        for metric in columns:
+            means = [
+                np.nanmean(v[metric])
+                for (_, _, m), v in data.items()
+                if m == method and not np.all(np.isnan(v[metric]))
+            ]
+            values.append(f"{np.mean(means):.3f}" if means else "–")
+        lines.append(f"| {method} | " + " | ".join(values) + " |")
+    return "\n".join(lines)
+
+
+def invalid_action_warnings(data: dict, config: SweepConfig) -> list[str]:
+    """One warning per method whose nodes made invalid actions (each was idled, not carried out)."""
+    warnings = []
+    for method in config.methods:
+        counts = np.concatenate([v["conflicts"] for (_, _, m), v in data.items() if m == method])
+        if counts.size and counts.sum() > 0:
+            warnings.append(
+                f"WARNING: {method} made {counts.mean():.1f} invalid actions per episode "
+                f"(in {np.count_nonzero(counts)} of {counts.size} episodes); the environment "
+                "idled those nodes, so its results understate what it meant to do. Rerun with "
+                "--strict to stop at the first one."
+            )
+    return warnings
+
+
+def save_cells(data: dict, path: Path) -> None:
+    """Mean, std and standard error of every metric per cell, as CSV."""
+    metrics = ["completion_rate", "feasibility_bound", *OPERATIONAL, "conflicts", "arrivals"]
+    metrics.append("seconds")
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(
+            [
+                "task_set",
+                "load",
+                "method",
+                "episodes",
+                *(f"{m}_{s}" for m in metrics for s in ("mean", "std", "se")),
+            ]
+        )
+        for (task_set, load, method), values in sorted(data.items()):
+            stats = []
+            for m in metrics:
+                v = values[m][~np.isnan(values[m])]
+                stats += (
+                    [v.mean(), v.std(), v.std() / np.sqrt(max(len(v), 1))] if len(v) else [""] * 3
+                )
+            writer.writerow([task_set, load, method, len(values["completion_rate"]), *stats])
+
+
+def plot(data: dict, config: SweepConfig, path: Path) -> None:
+    """Completion rate against load, one panel per task set, ± standard error."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib missing: no plot")
+        return
+    fig, axes = plt.subplots(
+        1,
+        len(config.task_sets),
+        figsize=(4.5 * len(config.task_sets), 3.5),
+        squeeze=False,
+        sharey=True,
+    )
+    for ax, task_set in zip(axes[0], config.task_sets):
+        for method in config.methods:
+            points = [
+                (p, data[(task_set, p, method)]["completion_rate"])
+                for p in config.loads
+                if (task_set, p, method) in data
+            ]
+            if points:
+                loads, rates = zip(*points)
+                means = [100 * r.mean() for r in rates]
+                errors = [100 * r.std() / np.sqrt(len(r)) for r in rates]
+                ax.errorbar(loads, means, yerr=errors, marker="o", capsize=3, label=method)
+        ax.set_title(task_set)
+        ax.set_xlabel("arrival rate p")
+    axes[0, 0].set_ylabel("completion rate (%)")
+    axes[0, -1].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
