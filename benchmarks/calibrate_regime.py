@@ -28,12 +28,6 @@ def pair(kind):
     return parse
 
 
-def cell(job: tuple) -> tuple:
-    overrides, method, episodes, seed = job
-    result = evaluate(make_scheduler(method), episodes, seed, **overrides)
-    return method, result["completion_rate"], result["feasibility_bound"]
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task-set", default="id_train")
@@ -64,8 +58,19 @@ def main(argv: list[str] | None = None) -> None:
                 deadline_window=window,
                 target_fraction=fraction,
             )
-            jobs = [(overrides, method, args.episodes, args.seed) for method in METHODS]
-            results = {method: (rate, bound) for method, rate, bound in pool.map(cell, jobs)}
+            # the pool runs the library's evaluate (a function of this script would not pickle
+            # when the script is imported by path, as the smoke tests do)
+            futures = {
+                method: pool.submit(
+                    evaluate, make_scheduler(method), args.episodes, args.seed, **overrides
+                )
+                for method in METHODS
+            }
+            summaries = {method: future.result() for method, future in futures.items()}
+            results = {
+                method: (summary["completion_rate"], summary["feasibility_bound"])
+                for method, summary in summaries.items()
+            }
             rates = {method: 100 * results[method][0] for method in METHODS}
             best = max(rates["fifo"], rates["edf"], rates["lara"])
             print(

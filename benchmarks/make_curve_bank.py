@@ -17,24 +17,17 @@ import os
 import platform
 import sys
 import time
-import warnings
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
 
-from coreenv.curves import CurveBank, save_bank
+from coreenv.curves import CurveBank, curve_problem, pad_curves, save_bank
 from coreenv.curves.bundled import BUNDLED_BANK, TEST_EVERY
-from mara_agents.curvegen import FAMILIES, RunSpec, curve_of, plan_runs
-from mara_agents.curvegen.specs import RUNS_PER_FAMILY
-
-LOSS_DEFINITIONS = {
-    "supervised": "cross-entropy on the dataset's fixed 25% validation split, after every batch "
-    "(index 0: before training); batches drawn with replacement",
-    "rl": "1 - normalised mean return of the last 10 completed training episodes, floored at "
-    "1e-3; one batch = 32 environment steps; index 0: the untrained policy over 5 episodes",
-}
+from curvegen import FAMILIES, LOSS_DEFINITIONS, RunSpec, plan_runs
+from curvegen.cache import cache_path, load_cached, record
+from curvegen.specs import RUNS_PER_FAMILY
 
 
 def split_of(spec: RunSpec) -> str:
@@ -43,36 +36,6 @@ def split_of(spec: RunSpec) -> str:
     if group != "id":
         return group
     return "id_test" if spec.index % TEST_EVERY == 0 else "id_train"
-
-
-def cache_path(work: Path, spec: RunSpec) -> Path:
-    return work / spec.family / f"{spec.index:04d}-{spec.batches}.npz"
-
-
-def record(spec: RunSpec, work: Path) -> tuple[RunSpec, float]:
-    """Train one run and cache its curve (written atomically)."""
-    import torch
-
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", category=UserWarning)
-    start = time.perf_counter()
-    losses = curve_of(spec)
-    seconds = time.perf_counter() - start
-    path = cache_path(work, spec)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".partial.npz")
-    np.savez(partial, losses=losses, seconds=seconds)
-    os.replace(partial, path)
-    return spec, seconds
-
-
-def problem_with(losses: np.ndarray) -> str | None:
-    """Why a recorded curve cannot host a task (the bank's own rules), or None."""
-    if not np.all(np.isfinite(losses)) or np.any(losses <= 0):
-        return "non-finite or non-positive loss"
-    if losses[1:].min() >= losses[0]:
-        return "never falls below its initial loss"
-    return None
 
 
 def run_all(specs: list[RunSpec], work: Path, workers: int) -> None:
@@ -98,22 +61,20 @@ def assemble(specs: list[RunSpec], work: Path, out: Path, args: argparse.Namespa
     rows, families, configs, splits, failed = [], [], [], [], []
     seconds = 0.0
     for spec in specs:
-        with np.load(cache_path(work, spec)) as data:
-            losses, seconds = data["losses"], seconds + float(data["seconds"])
-        problem = problem_with(losses.astype(np.float32).astype(np.float64))
-        if problem:
-            failed.append({"family": spec.family, "index": spec.index, "problem": problem})
+        losses, run_seconds = load_cached(work, spec)
+        seconds += run_seconds
+        # judged as stored: a curve that float32 makes invalid is left out, not refused by the bank
+        problem = curve_problem(losses.astype(np.float32).astype(np.float64))
+        if problem is not None:
+            failed.append({"family": spec.family, "index": spec.index, "problem": problem.rule})
             continue
         rows.append(losses)
         families.append(spec.family)
         configs.append(json.dumps(spec.config(), sort_keys=True))
         splits.append(split_of(spec))
-    width = max(len(r) for r in rows)
-    matrix = np.full((len(rows), width), np.nan)
-    for i, r in enumerate(rows):
-        matrix[i, : len(r)] = r
     out.parent.mkdir(parents=True, exist_ok=True)
-    save_bank(CurveBank(matrix, families, configs, splits, name=out.stem), out, dtype=np.float32)
+    bank = CurveBank(pad_curves(rows), families, configs, splits, name=out.stem)
+    save_bank(bank, out, dtype=np.float32)
     import stable_baselines3
     import torch
 

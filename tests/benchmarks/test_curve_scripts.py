@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-import describe_task_sets
 from coreenv.curves import bank_from_arrays, save_bank
+from helpers import load_script
 
 
 def test_plot_curves_writes_a_png(tmp_path):
     pytest.importorskip("matplotlib")
-    import plot_curves
+    plot_curves = load_script("plot_curves")
 
     curves = [2.0 * (1 + np.arange(30)) ** -(0.2 + 0.1 * i) for i in range(6)]
     bank = bank_from_arrays(curves, ["a", "a", "b", "b", "c", "c"])
@@ -20,15 +20,15 @@ def test_plot_curves_writes_a_png(tmp_path):
 
 
 def test_describe_task_sets_prints_a_row(capsys):
-    describe_task_sets.main(["--task-sets", "synthetic", "--episodes", "1", "--tasks", "50"])
+    load_script("describe_task_sets").main(
+        ["--task-sets", "synthetic", "--episodes", "1", "--tasks", "50"]
+    )
     out = capsys.readouterr().out
     assert "| synthetic |" in out
 
 
 def test_calibrate_regime_prints_a_row_per_setting(capsys):
-    import calibrate_regime
-
-    calibrate_regime.main(
+    load_script("calibrate_regime").main(
         [
             "--task-set",
             "synthetic",

@@ -1,13 +1,29 @@
-"""Curve sources: banks round-trip, malformed banks are refused, synthetic curves are valid."""
+"""Curve sources: banks round-trip, malformed banks are refused, synthetic curves are valid;
+named task sets are registered or declared by entry points."""
 
 import json
+import re
+from importlib.metadata import EntryPoint
 
 import numpy as np
 import pytest
 
 import coreenv
-from coreenv import BankError, ConfigError
-from coreenv.curves import CurveBank, SyntheticCurves, load_bank, resolve_task_set, save_bank
+from coreenv import BankError, ConfigError, CoreEnv, EnvConfig
+from coreenv.curves import (
+    ENTRY_POINT_GROUP,
+    TASK_SETS,
+    CurveBank,
+    SyntheticCurves,
+    curve_problem,
+    load_bank,
+    pad_curves,
+    register_task_set,
+    resolve_task_set,
+    save_bank,
+    task_sets,
+)
+from coreenv.curves.bank import NEVER_FALLS, NOT_A_CURVE, NOT_POSITIVE
 
 
 def good_arrays(n=3, length=30):
@@ -155,7 +171,7 @@ def test_bad_custom_source_is_reported():
 
     env = coreenv.parallel_env(task_set=Flat(), arrival_prob=1.0, seed=0)
     env.reset()
-    with pytest.raises(ValueError, match="'flat'.*never falls below its start"):
+    with pytest.raises(ValueError, match="'flat' gave a curve that never falls below its initial"):
         env.step({})
 
 
@@ -205,3 +221,183 @@ def test_bad_csv_logs_are_refused(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(BankError, match=message):
         bank_from_csv(path)
+
+
+@pytest.mark.parametrize(
+    ("losses", "rule", "message"),
+    [
+        ([2.0], NOT_A_CURVE, r"shape \(1,\)"),
+        ([[2.0, 1.0]], NOT_A_CURVE, r"shape \(1, 2\)"),
+        ([2.0, np.nan, 1.0], NOT_POSITIVE, "nan at batch 1"),
+        ([2.0, 1.0, -1.0], NOT_POSITIVE, "-1.0 at batch 2"),
+        ([2.0, 2.0, 3.0], NEVER_FALLS, "initial loss 2.0, so no reachable target"),
+    ],
+)
+def test_curve_problem_names_the_rule_and_the_offending_value(losses, rule, message):
+    problem = curve_problem(np.array(losses))
+    assert problem.rule == rule and problem.message.startswith(("has", rule))
+    assert re.search(message, problem.message)
+    assert curve_problem(np.array([2.0, 1.0])) is None
+
+
+@pytest.mark.parametrize(
+    ("losses", "message"),
+    [
+        (
+            [2.0, np.inf, 1.0],
+            "gave a curve that has a non-finite or non-positive loss inf at batch 1",
+        ),
+        ([2.0], r"gave a curve that has shape \(1,\); needs 1-D"),
+    ],
+)
+def test_an_unvalidated_source_is_checked_by_the_bank_rules(losses, message):
+    class Bad(coreenv.curves.CurveSource):
+        name = "bad"
+
+        def sample(self, rng):
+            return coreenv.curves.Curve(np.array(losses), "bad")
+
+    env = coreenv.parallel_env(task_set=Bad(), arrival_prob=1.0, seed=0)
+    env.reset()
+    with pytest.raises(ValueError, match=f"'bad' {message}"):
+        env.step({})
+
+
+def test_pad_curves_pads_at_the_end_with_nan():
+    losses = pad_curves([np.array([3.0, 2.0, 1.0]), [2.0, 1.5]])
+    assert losses.dtype == np.float64 and losses.shape == (2, 3)
+    np.testing.assert_array_equal(losses, [[3.0, 2.0, 1.0], [2.0, 1.5, np.nan]])
+    assert pad_curves([]).shape == (0, 0)
+    with pytest.raises(BankError, match=r"curve 1 must be 1-D.*\(1, 2\)"):
+        pad_curves([[2.0, 1.0], [[2.0, 1.0]]])
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    """Registrations made by a test are undone after it."""
+    monkeypatch.setattr(TASK_SETS, "_factories", dict(TASK_SETS._factories))
+    return TASK_SETS
+
+
+def test_a_registered_task_set_is_used_by_env_config_and_core_env(registry):
+    bank = CurveBank(**good_arrays(), name="mine")
+    register_task_set("mine", lambda: bank)
+    assert "mine" in registry and "mine" in sorted(TASK_SETS)
+    assert resolve_task_set("mine") is bank
+    env = CoreEnv(EnvConfig(task_set="mine", deadline_window=(20, 40), arrival_prob=0.2))
+    assert env.source is bank
+    env.reset(seed=0)
+    while env.agents:
+        env.step(dict.fromkeys(env.agents, 0))
+    assert env.metrics()["arrivals"] > 0
+    assert coreenv.parallel_env(task_set="mine").source is bank
+
+
+def test_the_built_in_names_are_registered():
+    assert {"synthetic", "id", "id_train", "rl_ood", "vit_ood"} <= set(TASK_SETS)
+    assert isinstance(resolve_task_set("synthetic"), SyntheticCurves)
+
+
+def test_a_taken_name_is_refused_unless_replaced(registry):
+    with pytest.raises(
+        ConfigError, match=r"'synthetic' is already registered.*replace=True.*id_train"
+    ):
+        register_task_set("synthetic", SyntheticCurves)
+    register_task_set("mine", SyntheticCurves)
+    with pytest.raises(ConfigError, match="'mine' is already registered"):
+        register_task_set("mine", SyntheticCurves)
+    short = SyntheticCurves(length=40)
+    register_task_set("mine", lambda: short, replace=True)
+    assert resolve_task_set("mine") is short
+
+
+@pytest.mark.parametrize(
+    ("name", "factory", "message"),
+    [
+        (3, SyntheticCurves, "name must be a non-empty str, got int: 3"),
+        ("", SyntheticCurves, "name must be a non-empty str"),
+        ("mine.npz", SyntheticCurves, "reads as the path of a bank"),
+        ("runs/mine", SyntheticCurves, "reads as the path of a bank"),
+        (
+            "mine",
+            SyntheticCurves(),
+            "'mine': the factory given to register_task_set must be callable",
+        ),
+        ("mine", None, "must be callable with no arguments.*got NoneType"),
+    ],
+)
+def test_bad_registrations_are_refused(registry, name, factory, message):
+    with pytest.raises(ConfigError, match=message):
+        register_task_set(name, factory)
+    assert "mine" not in registry
+
+
+def test_a_factory_must_return_a_curve_source(registry):
+    register_task_set("mine", lambda: "id_train")
+    with pytest.raises(
+        ConfigError, match="'mine': its factory .* returned a str, not a CurveSource"
+    ):
+        CoreEnv(task_set="mine")
+
+
+def fake_entry_points(monkeypatch, *points):
+    """Installed packages that declare ``points`` (and nothing else) in the task-set group."""
+
+    def select(group, name=None):
+        return [p for p in points if p.group == group and name in (None, p.name)]
+
+    monkeypatch.setattr(task_sets, "entry_points", select)
+
+
+def declared(name, value):
+    return EntryPoint(name=name, value=value, group=ENTRY_POINT_GROUP)
+
+
+def test_a_declared_task_set_is_listed_and_loaded_only_when_asked_for(registry, monkeypatch):
+    fake_entry_points(monkeypatch, declared("plugin", "coreenv.curves.synthetic:SyntheticCurves"))
+    assert "plugin" in TASK_SETS and "plugin" in sorted(TASK_SETS)
+    assert "plugin" not in registry._factories  # listed from metadata, not imported
+    with pytest.raises(
+        ConfigError,
+        match="'plugin' is already declared by the entry point "
+        "'coreenv.curves.synthetic:SyntheticCurves'.*replace=True",
+    ):
+        register_task_set("plugin", SyntheticCurves)
+    env = CoreEnv(task_set="plugin")
+    assert isinstance(env.source, SyntheticCurves)
+    assert registry._factories["plugin"] is SyntheticCurves  # imported once, then registered
+
+
+def test_an_unknown_name_lists_the_declared_ones_too(monkeypatch):
+    fake_entry_points(monkeypatch, declared("plugin", "coreenv.curves.synthetic:SyntheticCurves"))
+    with pytest.raises(ConfigError, match=r"'nope' is not a known task set \[.*'plugin'.*\]"):
+        resolve_task_set("nope")
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("no_such_module_for_coreenv:make", "'no_such_module_for_coreenv:make'.*failed to import"),
+        ("coreenv.curves.synthetic:NoSuchFactory", "failed to import"),
+        (
+            "coreenv.curves.task_sets:ENTRY_POINT_GROUP",
+            "declared by the entry point.*must be callable",
+        ),
+    ],
+)
+def test_a_broken_declaration_is_reported_with_its_entry_point(
+    registry, monkeypatch, value, message
+):
+    fake_entry_points(monkeypatch, declared("plugin", value))
+    with pytest.raises(ConfigError, match=message):
+        CoreEnv(task_set="plugin")
+
+
+def test_two_packages_declaring_one_name_are_refused(registry, monkeypatch):
+    fake_entry_points(
+        monkeypatch,
+        declared("plugin", "coreenv.curves.synthetic:SyntheticCurves"),
+        declared("plugin", "coreenv.curves.bank:CurveBank"),
+    )
+    with pytest.raises(ConfigError, match="'plugin' is declared by more than one"):
+        CoreEnv(task_set="plugin")

@@ -8,7 +8,7 @@ import numpy as np
 
 from coreenv.config import EnvConfig
 from coreenv.core.tasks import TaskDraw
-from coreenv.curves import Curve, CurveSource
+from coreenv.curves import Curve, CurveSource, curve_problem
 
 __all__ = ["BernoulliArrivals", "InfeasibleStress", "Scenario", "make_scenario"]
 
@@ -164,18 +164,10 @@ def make_scenario(config: EnvConfig, source: CurveSource) -> Scenario:
 
 
 def checked(curve: Curve, source: CurveSource) -> Curve:
-    """Reject a curve a user's source produced that no task could use."""
+    """Reject a curve a user's source produced that no task could use (`curve_problem`'s rules)."""
     if source.validated:
         return curve
-    losses = curve.losses
-    if losses.ndim != 1 or len(losses) < 2:
-        raise ValueError(
-            f"curve source {source.name!r} gave losses of shape {losses.shape}; need 1-D, >= 2."
-        )
-    if not np.all(np.isfinite(losses)) or np.any(losses <= 0):
-        raise ValueError(f"curve source {source.name!r} gave non-finite or non-positive losses.")
-    if not np.any(losses[1:] < losses[0]):
-        raise ValueError(
-            f"curve source {source.name!r} gave a curve that never falls below its start."
-        )
+    problem = curve_problem(curve.losses)
+    if problem is not None:
+        raise ValueError(f"curve source {source.name!r} gave a curve that {problem.message}.")
     return curve

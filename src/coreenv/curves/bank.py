@@ -10,6 +10,9 @@ family     [N] str      model–dataset configuration of the run
 config     [N] str      JSON text: hyperparameters, seed, anything else of the run
 split      [N] str      optional: which split a run belongs to (e.g. "train", "test")
 =========  ===========  ===========================================================
+
+The format's two rules live here, once: `curve_problem` says whether a curve is usable (every
+validator calls it) and `pad_curves` makes the NaN-padded ``losses`` (every builder calls it).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +28,18 @@ import numpy as np
 from coreenv.curves.source import Curve, CurveSource
 from coreenv.errors import BankError
 
-__all__ = ["REQUIRED_KEYS", "CurveBank", "load_bank", "save_bank"]
+__all__ = [
+    "NEVER_FALLS",
+    "NOT_A_CURVE",
+    "NOT_POSITIVE",
+    "REQUIRED_KEYS",
+    "CurveBank",
+    "CurveProblem",
+    "curve_problem",
+    "load_bank",
+    "pad_curves",
+    "save_bank",
+]
 
 REQUIRED_KEYS = ("losses", "family", "config")
 
@@ -133,6 +148,70 @@ def save_bank(bank: CurveBank, path: str | os.PathLike, dtype: type = np.float32
     load_bank(path)  # a lossy dtype must not have made a curve invalid
 
 
+NOT_A_CURVE = "not a 1-D curve of at least 2 losses"
+NOT_POSITIVE = "non-finite or non-positive loss"
+NEVER_FALLS = "never falls below its initial loss"
+
+
+@dataclass(frozen=True)
+class CurveProblem:
+    """Why a curve cannot host a task.
+
+    Attributes:
+        rule: the rule it breaks: `NOT_A_CURVE`, `NOT_POSITIVE` or `NEVER_FALLS` (short and
+            stable: the curve bank's manifest records it for every run left out).
+        message: the rule with the offending value and where it is, to follow the curve's name
+            ("curve 3 (family 'mlp', {...}) has a non-finite ...").
+    """
+
+    rule: str
+    message: str
+
+
+def curve_problem(losses: np.ndarray) -> CurveProblem | None:
+    """Why ``losses`` (one curve, unpadded: ``losses[n]`` after n batches) cannot host a task.
+
+    The one statement of what a usable curve is: at least 2 losses, every one finite and > 0, and
+    some loss below the initial one (else no target is reachable). Banks check every row with it,
+    the environment every curve of an unvalidated source, the bank recorder every recorded run.
+    Returns None for a usable curve.
+    """
+    losses = np.asarray(losses)
+    if losses.ndim != 1 or len(losses) < 2:
+        return CurveProblem(
+            NOT_A_CURVE, f"has shape {losses.shape}; needs 1-D with at least 2 losses"
+        )
+    bad = ~np.isfinite(losses) | (losses <= 0)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        return CurveProblem(
+            NOT_POSITIVE,
+            f"has a {NOT_POSITIVE} {float(losses[j])!r} at batch {j}; "
+            "losses must be finite and > 0",
+        )
+    if not np.any(losses[1:] < losses[0]):
+        return CurveProblem(
+            NEVER_FALLS,
+            f"{NEVER_FALLS} {float(losses[0])!r}, so no reachable target exists",
+        )
+    return None
+
+
+def pad_curves(curves: Sequence[np.ndarray]) -> np.ndarray:
+    """Curves of any lengths as the bank's [N, L] float64 ``losses``, NaN-padded at the end.
+
+    L is the longest curve's length; no curves give a (0, 0) matrix (which a bank refuses).
+    """
+    rows = [np.asarray(curve, np.float64) for curve in curves]
+    for i, row in enumerate(rows):
+        if row.ndim != 1:
+            raise BankError(f"curve {i} must be 1-D to be padded into a bank, got {row.shape}.")
+    losses = np.full((len(rows), max((len(row) for row in rows), default=0)), np.nan)
+    for i, row in enumerate(rows):
+        losses[i, : len(row)] = row
+    return losses
+
+
 def _check_shape(losses: np.ndarray, name: str) -> int:
     if losses.ndim != 2:
         raise BankError(f"bank {name!r}: losses must be 2-D [N, L], got shape {losses.shape}.")
@@ -144,7 +223,7 @@ def _check_shape(losses: np.ndarray, name: str) -> int:
 
 
 def _check_curves(losses: np.ndarray, name: str, run: Callable[[int], str]) -> None:
-    """Every row is a usable curve; a bad one is named by ``run(i)`` (its family and config)."""
+    """Every row is a NaN-padded usable curve; a bad one is named by ``run(i)`` (family, config)."""
     values = losses.astype(np.float64)
     present = ~np.isnan(values)
     lengths = present.sum(axis=1)
@@ -153,19 +232,10 @@ def _check_curves(losses: np.ndarray, name: str, run: Callable[[int], str]) -> N
     gaps = present[:, 1:] & ~present[:, :-1]  # a value after a NaN: padding in the middle
     for i in np.flatnonzero(gaps.any(axis=1)):
         raise BankError(f"bank {name!r}: {run(i)} has NaN before its end (pad only at the end).")
-    bad = present & (~np.isfinite(values) | (values <= 0))
-    for i in np.flatnonzero(bad.any(axis=1)):
-        j = int(np.flatnonzero(bad[i])[0])
-        raise BankError(
-            f"bank {name!r}: {run(i)} has a non-finite or non-positive loss "
-            f"{float(values[i, j])!r} at batch {j}; losses must be finite and > 0."
-        )
-    rest = np.where(present[:, 1:], values[:, 1:], np.inf).min(axis=1)
-    for i in np.flatnonzero(rest >= values[:, 0]):
-        raise BankError(
-            f"bank {name!r}: {run(i)} never falls below its initial loss {float(values[i, 0])!r}, "
-            "so no reachable target exists."
-        )
+    for i, length in enumerate(lengths):
+        problem = curve_problem(values[i, :length])
+        if problem is not None:
+            raise BankError(f"bank {name!r}: {run(i)} {problem.message}.")
 
 
 def _check_labels(labels: Sequence[str], key: str, n: int, name: str) -> np.ndarray:

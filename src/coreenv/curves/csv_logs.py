@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from coreenv.curves.bank import CurveBank
+from coreenv.curves.bank import CurveBank, pad_curves
 from coreenv.errors import BankError
 
 __all__ = ["bank_from_arrays", "bank_from_csv", "bank_to_csv"]
@@ -40,10 +40,7 @@ def bank_from_arrays(
     curves = [np.asarray(c, np.float64).ravel() for c in curves]
     if not curves:
         raise BankError("bank_from_arrays needs at least one curve.")
-    width = max(len(c) for c in curves)
-    losses = np.full((len(curves), width), np.nan)
-    for i, curve in enumerate(curves):
-        losses[i, : len(curve)] = curve
+    losses = pad_curves(curves)
     families = ["custom"] * len(curves) if families is None else list(families)
     texts = None if configs is None else [json.dumps(c, sort_keys=True) for c in configs]
     return CurveBank(losses, families, texts, name=name)

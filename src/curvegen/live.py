@@ -17,8 +17,8 @@ import numpy as np
 
 from coreenv.curves import Curve, CurveBank, CurveSource, named_task_set
 from coreenv.curves.targets import target_at_fraction
-from mara_agents.curvegen.specs import FAMILIES, RunSpec
-from mara_agents.curvegen.supervised import SupervisedRun
+from curvegen.specs import FAMILIES, RunSpec
+from curvegen.supervised import SupervisedRun
 
 __all__ = ["LiveCurve", "LiveCurves", "LiveLosses"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mara_agents.curvegen.specs import FAMILIES, RunSpec
+from curvegen.specs import FAMILIES, RunSpec
 
 __all__ = ["RETURN_RANGE", "rl_curve"]
 

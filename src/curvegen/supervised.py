@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from mara_agents.curvegen.data import load
-from mara_agents.curvegen.models import build
-from mara_agents.curvegen.specs import FAMILIES, RunSpec
+from curvegen.data import load
+from curvegen.models import build
+from curvegen.specs import FAMILIES, RunSpec
 
 __all__ = ["SupervisedRun", "supervised_curve"]
 

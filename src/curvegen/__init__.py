@@ -1,0 +1,62 @@
+"""Recorded training runs: the families, their models and data, and the code that trains them.
+
+Shared by `benchmarks/make_curve_bank.py` (which records the bundled curve bank) and the `live`
+curve source (which trains a run one batch per served step). Needs the ``agents`` extra to train;
+importing the package does not import torch.
+
+``task_set="live"`` reaches coreenv through the ``coreenv.task_sets`` entry point (declared in
+``pyproject.toml``), which names `live_task_set`: coreenv never imports this package by name.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from coreenv.curves import CurveSource
+from coreenv.errors import ConfigError
+from curvegen.data import VALIDATION_SHARE
+from curvegen.rl import FLOOR, INITIAL_EPISODES, SMOOTHING, STEPS_PER_BATCH, rl_curve
+from curvegen.specs import FAMILIES, GROUPS, Family, RunSpec, plan_runs
+
+__all__ = [
+    "FAMILIES",
+    "GROUPS",
+    "LOSS_DEFINITIONS",
+    "Family",
+    "RunSpec",
+    "curve_of",
+    "live_task_set",
+    "plan_runs",
+]
+
+LOSS_DEFINITIONS = {
+    "supervised": f"cross-entropy on the dataset's fixed {VALIDATION_SHARE:.0%} validation split, "
+    "after every batch (index 0: before training); batches drawn with replacement",
+    "rl": f"1 - normalised mean return of the last {SMOOTHING} completed training episodes, "
+    f"floored at {np.format_float_scientific(FLOOR, trim='-', exp_digits=1)}; one batch = "
+    f"{STEPS_PER_BATCH} environment steps; index 0: the untrained policy over {INITIAL_EPISODES} "
+    "episodes",
+}
+"""What "the loss" of a recorded curve is, per kind of run: the one statement of it, built from
+the constants the training code uses; the bank's manifest records it under ``loss``."""
+
+
+def curve_of(spec: RunSpec) -> np.ndarray:
+    """Train ``spec``; return its (batches + 1,) curve (the loss of `LOSS_DEFINITIONS`)."""
+    if FAMILIES[spec.family].reinforcement:
+        return rl_curve(spec)
+    from curvegen.supervised import supervised_curve  # torch: only when a run trains
+
+    return supervised_curve(spec)
+
+
+def live_task_set() -> CurveSource:
+    """The factory of ``task_set="live"``: tasks that really train (torch and scikit-learn)."""
+    try:
+        from curvegen.live import LiveCurves
+    except ImportError as e:
+        raise ConfigError(
+            "EnvConfig.task_set 'live' trains real torch models and needs the agents extra: "
+            f"pip install 'coreenv[agents]' ({e})."
+        ) from e
+    return LiveCurves()

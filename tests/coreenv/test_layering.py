@@ -1,0 +1,44 @@
+"""Layering: the environment package imports nothing above it (agents, curve recording, torch)."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import coreenv
+
+ABOVE = ("mara_agents", "curvegen", "torch")
+
+IMPORT_EVERY_MODULE = f"""
+import importlib, pkgutil, sys
+import coreenv
+names = [m.name for m in pkgutil.walk_packages(coreenv.__path__, "coreenv.")]
+for name in names:
+    importlib.import_module(name)
+listed = sorted(coreenv.curves.TASK_SETS)  # reads entry points: must not import their packages
+above = sorted(m for m in sys.modules if m.split(".")[0] in {ABOVE!r})
+print(len(names), above)
+"""
+
+
+def test_importing_every_coreenv_module_imports_nothing_above_it():
+    out = subprocess.run(
+        [sys.executable, "-c", IMPORT_EVERY_MODULE], capture_output=True, text=True, check=True
+    )
+    count, above = out.stdout.strip().split(" ", 1)
+    assert int(count) > 20  # the walk reached the subpackages' modules
+    assert above == "[]", f"coreenv imported {above}"
+
+
+def test_no_coreenv_module_names_a_package_above_it():
+    root = Path(coreenv.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                assert name.split(".")[0] not in ABOVE, f"{path.relative_to(root)} imports {name}"
