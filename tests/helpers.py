@@ -88,7 +88,8 @@ def play_checking_matchings(env, scheduler) -> None:
 # differ by at least 2e-4 relative at every batch (a 0.1% change of the learning rate moves the
 # logreg-digits and mlp-wine curves by 3e-4 and 1e-3; lstm-digits, nearly flat over 40 batches, by
 # 8e-6). The drift compounds with training length (one run drifted by 1e-4 after 200 batches), so
-# the tolerance is stated for short re-runs like the 40-batch one of test_curvegen.
+# the tolerance is stated for short re-runs like the 40-batch one of
+# tests/curvegen/test_make_curve_bank.py.
 CROSS_MACHINE_RTOL = 1e-5
 
 

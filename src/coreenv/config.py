@@ -12,11 +12,10 @@ from typing import Any
 
 from coreenv.errors import ConfigError
 
-__all__ = ["INVALID_ACTION_POLICIES", "ADMISSION_RULES", "SCENARIOS", "EnvConfig", "make_config"]
+__all__ = ["INVALID_ACTION_POLICIES", "ADMISSION_RULES", "EnvConfig", "make_config"]
 
 INVALID_ACTION_POLICIES = ("idle", "raise")
 ADMISSION_RULES = ("fifo", "edf")
-SCENARIOS = ("default", "infeasible_stress")
 
 
 @dataclass(frozen=True)
@@ -71,7 +70,7 @@ class EnvConfig:
         _check_float(self, "shaping_beta", 0.0, float("inf"))
         _check_choice(self, "invalid_action", INVALID_ACTION_POLICIES)
         _check_choice(self, "admission", ADMISSION_RULES)
-        _check_choice(self, "scenario", SCENARIOS)
+        _check_choice(self, "scenario", _scenario_names())
         _check_task_set(self.task_set)
         if self.seed is not None:
             _check_int(self, "seed", minimum=0)
@@ -164,6 +163,12 @@ def _check_choice(cfg: EnvConfig, name: str, choices: tuple[str, ...]) -> None:
     value = getattr(cfg, name)
     if value not in choices:
         raise ConfigError(f"EnvConfig.{name} must be one of {choices}, got {value!r}.")
+
+
+def _scenario_names() -> tuple[str, ...]:
+    from coreenv.core.scenarios import SCENARIOS  # local: scenarios build on the config
+
+    return tuple(SCENARIOS)
 
 
 def _check_task_set(value: Any) -> None:

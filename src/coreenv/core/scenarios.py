@@ -10,7 +10,7 @@ from coreenv.config import EnvConfig
 from coreenv.core.tasks import TaskDraw
 from coreenv.curves import Curve, CurveSource, curve_problem
 
-__all__ = ["BernoulliArrivals", "InfeasibleStress", "Scenario", "make_scenario"]
+__all__ = ["SCENARIOS", "BernoulliArrivals", "InfeasibleStress", "Scenario", "make_scenario"]
 
 
 class Scenario(ABC):
@@ -155,12 +155,16 @@ class InfeasibleStress(Scenario):
         return self.feasible_deadline + 1
 
 
-_SCENARIOS = {"default": BernoulliArrivals, "infeasible_stress": InfeasibleStress}
+SCENARIOS: dict[str, type[Scenario]] = {
+    "default": BernoulliArrivals,
+    "infeasible_stress": InfeasibleStress,
+}
+"""The scenarios `EnvConfig.scenario` may name (the one list of them)."""
 
 
 def make_scenario(config: EnvConfig, source: CurveSource) -> Scenario:
     """Build the scenario named by ``config.scenario``."""
-    return _SCENARIOS[config.scenario](config, source)
+    return SCENARIOS[config.scenario](config, source)
 
 
 def checked(curve: Curve, source: CurveSource) -> Curve:
