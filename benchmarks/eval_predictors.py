@@ -3,7 +3,7 @@
     python benchmarks/eval_predictors.py --out results/predictors
 
 Task sets: ``id`` (the ID test runs), ``rl_ood`` and ``vit_ood``. The protocol is
-`mara_agents.predictors.evaluation` (fixed seed): capped MAE of remaining batches, accuracy of
+`mara_agents.predictors.queries` (fixed seed): capped MAE of remaining batches, accuracy of
 "crosses within the budget", and the latency of one call estimating 8 tasks, on one CPU thread.
 Prints the relative MAE reduction of FM over WLS and writes ``predictors.csv`` and
 ``predictors.md``.
@@ -18,8 +18,13 @@ from pathlib import Path
 import torch
 
 from coreenv.curves import named_task_set
-from mara_agents.predictors import PREDICTORS, make_predictor
-from mara_agents.predictors.evaluation import QueryConfig, make_queries, score
+from mara_agents.predictors import HORIZON, PREDICTORS, make_predictor
+from mara_agents.predictors.queries import (
+    QueryConfig,
+    compare_scores,
+    make_queries,
+    score_predictor,
+)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -28,25 +33,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--predictors", nargs="+", default=["wls", "fm"], choices=sorted(PREDICTORS)
     )
-    parser.add_argument("--per-curve", type=int, default=8, help="queries per recorded run")
-    parser.add_argument("--horizon", type=int, default=500, help="H, the MAE cap")
+    parser.add_argument(
+        "--per-curve", type=int, default=QueryConfig.per_curve, help="queries per recorded run"
+    )
+    parser.add_argument("--horizon", type=int, default=HORIZON, help="H, the MAE cap")
     parser.add_argument("--out", type=Path, default=Path("results/predictors"))
     args = parser.parse_args(argv)
     torch.set_num_threads(1)  # latency on one core
-    config = QueryConfig(per_curve=args.per_curve, horizon=args.horizon)
+    config = QueryConfig(per_curve=args.per_curve)
     results = {}
     for task_set in args.task_sets:
         queries = make_queries(named_task_set(task_set), config)
         for name in args.predictors:
-            results[(task_set, name)] = score(make_predictor(name), queries, args.horizon)
+            results[(task_set, name)] = score_predictor(make_predictor(name), queries, args.horizon)
     lines = [
         "| task set | predictor | queries | capped MAE | success accuracy (%) | latency (ms) |",
         "|---|---|---|---|---|---|",
     ]
     for (task_set, name), r in results.items():
         lines.append(
-            f"| {task_set} | {name} | {r['queries']} | {r['capped_mae']:.1f} | "
-            f"{100 * r['success_accuracy']:.1f} | {r['latency_ms']:.2f} |"
+            f"| {task_set} | {name} | {r.queries} | {r.capped_mae:.1f} | "
+            f"{100 * r.success_accuracy:.1f} | {r.latency_ms:.2f} |"
         )
     if {"wls", "fm"} <= set(args.predictors):
         lines += [
@@ -55,12 +62,10 @@ def main(argv: list[str] | None = None) -> None:
             "|---|---|---|---|",
         ]
         for task_set in args.task_sets:
-            wls, fm = results[(task_set, "wls")], results[(task_set, "fm")]
-            reduction = 100 * (1 - fm["capped_mae"] / wls["capped_mae"])
-            gain = 100 * (fm["success_accuracy"] - wls["success_accuracy"])
+            c = compare_scores(results[(task_set, "fm")], results[(task_set, "wls")])
             lines.append(
-                f"| {task_set} | {reduction:.1f}% | {gain:+.1f} | "
-                f"{fm['latency_ms'] / wls['latency_ms']:.1f}x |"
+                f"| {task_set} | {100 * c.mae_reduction:.1f}% | {100 * c.accuracy_gain:+.1f} | "
+                f"{c.latency_ratio:.1f}x |"
             )
     report = "\n".join(lines)
     print(report)
@@ -73,14 +78,7 @@ def main(argv: list[str] | None = None) -> None:
         )
         for (task_set, name), r in results.items():
             writer.writerow(
-                [
-                    task_set,
-                    name,
-                    r["queries"],
-                    r["capped_mae"],
-                    r["success_accuracy"],
-                    r["latency_ms"],
-                ]
+                [task_set, name, r.queries, r.capped_mae, r.success_accuracy, r.latency_ms]
             )
 
 

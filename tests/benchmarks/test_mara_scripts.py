@@ -1,12 +1,14 @@
 """Smoke tests of the MARA scripts: training writes a policy and resumes; latency prints."""
 
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("torch")
 
-import bench_latency  # noqa: E402
-import train_mara  # noqa: E402
-from mara_agents.schedulers.mara import MARA  # noqa: E402
+from helpers import load_script  # noqa: E402
+from mara_agents.schedulers.mara import MARA, VARIANTS  # noqa: E402
+from mara_agents.training import MARATrainConfig  # noqa: E402
 
 
 def test_train_mara_writes_a_loadable_policy_and_resumes(tmp_path, capsys):
@@ -32,6 +34,7 @@ def test_train_mara_writes_a_loadable_policy_and_resumes(tmp_path, capsys):
         "--out",
         str(tmp_path / "p.pt"),
     ]
+    train_mara = load_script("train_mara")
     train_mara.main([*argv, "--max-updates", "2"])
     train_mara.main([*argv, "--max-updates", "4"])
     out = capsys.readouterr().out
@@ -41,7 +44,14 @@ def test_train_mara_writes_a_loadable_policy_and_resumes(tmp_path, capsys):
     assert MARA.pretrained("mara_wls", path=tmp_path / "p.pt").name == "mara_wls"
 
 
+def test_train_mara_defaults_are_the_library_recipe():
+    train_mara = load_script("train_mara")
+    config = train_mara.config_from(train_mara.parse_args([]))
+    shipped = MARATrainConfig(work=Path("results/mara/mara"), out=VARIANTS["mara"].path)
+    assert config == shipped
+
+
 def test_latency_benchmark_prints_ratios_to_lara(capsys):
-    bench_latency.main(["--methods", "lara", "mara_wls", "--episodes", "1"])
+    load_script("bench_latency").main(["--methods", "lara", "mara_wls", "--episodes", "1"])
     out = capsys.readouterr().out
     assert "| lara |" in out and "| 1.00 |" in out and "| mara_wls |" in out

@@ -1,11 +1,10 @@
-"""Smoke tests of the predictor scripts: FM training resumes; the evaluation prints its table."""
+"""Smoke tests of the predictor scripts: FM training resumes; evaluation and tuning print."""
 
 import pytest
 
 pytest.importorskip("torch")
 
-import eval_predictors  # noqa: E402
-import train_fm  # noqa: E402
+from helpers import load_script  # noqa: E402
 from mara_agents.predictors.flow import FMPredictor  # noqa: E402
 
 
@@ -22,6 +21,7 @@ def test_train_fm_writes_a_checkpoint_and_resumes(tmp_path, capsys):
         "--out",
         str(tmp_path / "fm.pt"),
     ]
+    train_fm = load_script("train_fm")
     train_fm.main([*argv, "--steps", "20"])
     train_fm.main([*argv, "--steps", "30"])
     out = capsys.readouterr().out
@@ -31,7 +31,19 @@ def test_train_fm_writes_a_checkpoint_and_resumes(tmp_path, capsys):
 
 
 def test_eval_predictors_prints_the_comparison(tmp_path, capsys):
-    eval_predictors.main(["--task-sets", "vit_ood", "--per-curve", "1", "--out", str(tmp_path)])
+    argv = ["--task-sets", "vit_ood", "--per-curve", "1", "--out", str(tmp_path)]
+    load_script("eval_predictors").main(argv)
     out = capsys.readouterr().out
     assert "| vit_ood | wls |" in out and "| vit_ood | fm |" in out and "MAE reduction" in out
     assert (tmp_path / "predictors.csv").exists() and (tmp_path / "predictors.md").exists()
+
+
+def test_tune_lara_prints_its_three_tables(capsys):
+    argv = ["--task-set", "vit_ood", "--discounts", "0.7", "0.9", "--ridges", "0.0"]
+    argv += ["--per-curve", "1", "--explore", "3", "--episodes", "1", "--workers", "1"]
+    load_script("tune_lara").main(argv)
+    out = capsys.readouterr().out
+    assert "| 0.7 | 0.0 |" in out and "| 0.9 | 0.0 |" in out
+    assert "| explore (batches) |" in out and "\n| 3 | " in out
+    for label in ("FIFO", "EDF", "LARA (WLS)", "LARA (true demand)", "oracle"):
+        assert f"| {label} | " in out

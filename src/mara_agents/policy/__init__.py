@@ -1,5 +1,13 @@
-"""Learned allocation policies (torch)."""
+"""Learned allocation policies (torch), and the arrays they read from an observation dict."""
 
-from mara_agents.policy.mat import MAT, MATConfig, PolicyOutput
+from mara_agents.policy.mat import MAT, ActionScores, MATConfig, PolicyOutput
+from mara_agents.policy.observations import NodeObservations, stack_observations
 
-__all__ = ["MAT", "MATConfig", "PolicyOutput"]
+__all__ = [
+    "MAT",
+    "ActionScores",
+    "MATConfig",
+    "NodeObservations",
+    "PolicyOutput",
+    "stack_observations",
+]

@@ -11,8 +11,8 @@ Nodes are the agents, in fixed index order. Top-down:
   linear score of the decoding), so the same weights score every slot — a departure from MAT's
   fixed action head, made because slots are interchangeable.
 - `MAT.act` samples node actions autoregressively, masking empty slots and slots an earlier node
-  took, so every joint action is a feasible matching; `MAT.evaluate` is the teacher-forced pass
-  that gives the same log-probabilities for stored actions in one decoder call.
+  took, so every joint action is a feasible matching; `MAT.score_actions` is the teacher-forced
+  pass that gives the same log-probabilities for stored actions in one decoder call.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-__all__ = ["MAT", "MATConfig", "PolicyOutput"]
+__all__ = ["MAT", "ActionScores", "MATConfig", "PolicyOutput"]
 
 NEG = -1e9  # logit of a masked action
 
@@ -131,15 +131,38 @@ class Decoder(nn.Module):
 
 @dataclass(frozen=True)
 class MATConfig:
-    """Sizes of the environment it acts in and of the network (MAT's defaults: 1 block, 64 wide)."""
+    """Sizes of the environment it acts in and of the network (MAT's defaults: 1 block, 64 wide).
+
+    The first four must match the environment (`coreenv.EnvConfig` and its observation layout).
+    """
 
     num_nodes: int = 4
+    """M: nodes, the agents (one token each, decoded in index order)."""
     num_slots: int = 8
+    """K: task slots; a node's action is a slot index, or K to idle."""
     slot_features: int = 9
+    """Features of one slot block of the observation."""
     global_features: int = 3
+    """Global features of the observation (time, waiting tasks / K, spare nodes / M)."""
     dim: int = 64
+    """Width of the tokens and of every layer."""
     heads: int = 1
+    """Attention heads; must divide ``dim``."""
     blocks: int = 1
+    """Transformer blocks in the encoder and in the decoder each."""
+
+    def __post_init__(self) -> None:
+        for name in ("num_nodes", "num_slots", "slot_features", "dim", "heads", "blocks"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"MATConfig.{name} must be >= 1, got {getattr(self, name)!r}.")
+        if self.global_features < 0:
+            raise ValueError(
+                f"MATConfig.global_features must be >= 0, got {self.global_features!r}."
+            )
+        if self.dim % self.heads:
+            raise ValueError(
+                f"MATConfig.dim ({self.dim}) must be divisible by MATConfig.heads ({self.heads})."
+            )
 
     @property
     def obs_dim(self) -> int:
@@ -155,6 +178,15 @@ class PolicyOutput:
     log_probs: torch.Tensor  # (B, M)
     values: torch.Tensor  # (B, M)
     masks: torch.Tensor  # (B, M, K + 1) bool: the masks used when sampling (kept for training)
+
+
+@dataclass
+class ActionScores:
+    """What the teacher-forced pass returns for given actions, per environment row."""
+
+    log_probs: torch.Tensor  # (B, M) of the given actions under the given masks
+    entropy: torch.Tensor  # (B, M) of each node's masked action distribution
+    values: torch.Tensor  # (B, M)
 
 
 class MAT(nn.Module):
@@ -224,12 +256,22 @@ class MAT(nn.Module):
             available[taken, choice[taken]] = False  # the slot is taken for later nodes
         return PolicyOutput(actions, log_probs, values, masks)
 
-    def evaluate(
+    def score_actions(
         self, obs: torch.Tensor, actions: torch.Tensor, masks: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Teacher-forced pass: (log-probabilities (B, M), entropies (B, M), values (B, M))."""
+    ) -> ActionScores:
+        """Teacher-forced pass: log-probabilities, entropies and values of stored actions.
+
+        Args:
+            obs: (B, M, obs_dim) node observations.
+            actions: (B, M) the actions taken.
+            masks: (B, M, K + 1) bool, the masks they were sampled under (`PolicyOutput.masks`).
+        """
         rep, values = self.encoder(obs)
         keys = self.decoder.slot_key(self.slot_table(obs))
         logits = self.decoder(self.shifted(actions), rep, keys)
         distribution = torch.distributions.Categorical(logits=logits.masked_fill(~masks, NEG))
-        return distribution.log_prob(actions), distribution.entropy(), values
+        return ActionScores(distribution.log_prob(actions), distribution.entropy(), values)
+
+    def values(self, obs: torch.Tensor) -> torch.Tensor:
+        """Per-node values (B, M) of observations (B, M, obs_dim): the encoder's value head."""
+        return self.encoder(obs)[1]

@@ -1,4 +1,9 @@
-"""Remaining-demand predictors implementing `coreenv.Predictor`, and their registry by name."""
+"""Remaining-demand predictors implementing `coreenv.Predictor`, and their registry by name.
+
+To add a predictor: one module here with a class implementing ``estimate`` (and, if it can batch,
+``estimate_batch``), and one entry in `PREDICTORS`. `queries` scores any predictor by the common
+query protocol; `flow_training` trains the flow-matching one.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,16 @@ from collections.abc import Callable
 
 from coreenv import Predictor
 from mara_agents.predictors.clairvoyant import ClairvoyantPredictor
-from mara_agents.predictors.wls import WLSConfig, WLSPredictor
+from mara_agents.predictors.horizon import HORIZON
+from mara_agents.predictors.wls import WLSConfig, WLSFit, WLSPredictor
 
 __all__ = [
+    "HORIZON",
     "PREDICTORS",
     "ClairvoyantPredictor",
     "FMPredictor",
     "WLSConfig",
+    "WLSFit",
     "WLSPredictor",
     "make_predictor",
 ]

@@ -31,6 +31,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from mara_agents.predictors.horizon import HORIZON
+
 __all__ = [
     "FMConfig",
     "FMPredictor",
@@ -49,19 +51,24 @@ PRETRAINED = Path(__file__).resolve().parent.parent / "checkpoints" / "fm.pt"
 class FMConfig:
     """Shape of the representation, the network and the sampler."""
 
-    horizon: int = 500
+    horizon: int = HORIZON
     """H: the generation cap in batches (crossings beyond it are unknown)."""
     recent: int = 16
     """Context: the last ``recent`` losses."""
     spread: int = 16
     """Context: losses at ``spread`` log-spaced positions over the whole prefix."""
     hidden: int = 128
+    """Width of the hidden layers (context encoder and velocity MLP)."""
     context_dim: int = 64
+    """Width of the encoded context."""
     time_dim: int = 32
+    """Width of the sinusoidal flow-time embedding (even: a sine and a cosine per frequency)."""
     layers: int = 2
+    """Hidden layers of the velocity MLP."""
     samples: int = 32
     """S: trajectories sampled per estimate."""
     ode_steps: int = 4
+    """Integration steps from noise (u = 0) to a sample (u = 1)."""
     solver: str = "heun"
     """"euler" or "heun" (second order, two network calls per step)."""
     seed: int = 0
@@ -72,9 +79,20 @@ class FMConfig:
     def __post_init__(self) -> None:
         if self.solver not in ("euler", "heun"):
             raise ValueError(f"FMConfig.solver must be 'euler' or 'heun', got {self.solver!r}.")
-        for name in ("horizon", "recent", "spread", "hidden", "samples", "ode_steps", "layers"):
+        for name in (
+            "horizon",
+            "recent",
+            "spread",
+            "hidden",
+            "context_dim",
+            "samples",
+            "ode_steps",
+            "layers",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"FMConfig.{name} must be >= 1, got {getattr(self, name)!r}.")
+        if self.time_dim < 2 or self.time_dim % 2:
+            raise ValueError(f"FMConfig.time_dim must be even and >= 2, got {self.time_dim!r}.")
 
     @property
     def context_size(self) -> int:
@@ -136,25 +154,6 @@ class VelocityNet(nn.Module):
         """(B,) flow times -> (B, time_dim) sinusoidal features."""
         angles = u[:, None] * self.frequencies[None, :]  # (B, time_dim / 2)
         return torch.cat([torch.sin(angles), torch.cos(angles)], dim=1)
-
-    def sampler(self, encoded: torch.Tensor):
-        """``velocity(z, u)``: `forward` for fixed contexts and one scalar flow time, faster.
-
-        The first layer's context part is computed once for all steps and its time part once per
-        step (every row shares ``u``).
-        """
-        first = self.mlp[0]
-        grid, time_dim = self.grid, self.config.time_dim
-        z_weight = first.weight[:, :grid].T  # (G, hidden)
-        time_weight = first.weight[:, grid : grid + time_dim].T  # (time_dim, hidden)
-        context_term = encoded @ first.weight[:, grid + time_dim :].T + first.bias  # (rows, hidden)
-        rest = self.mlp[1:]
-
-        def velocity(z: torch.Tensor, u: float) -> torch.Tensor:
-            time_term = self.time_embedding(torch.tensor([u])) @ time_weight  # (1, hidden)
-            return rest(z @ z_weight + time_term + context_term)
-
-        return velocity
 
 
 def flow_matching_loss(
@@ -248,7 +247,9 @@ class FMPredictor:
         return cls(net, FMConfig(**{**asdict(config), **overrides}) if overrides else None)
 
     def save(self, path: str | Path) -> None:
-        """Write the network and its config."""
+        """Write the network and its config: the one writer of the format `pretrained` reads."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
         torch.save({"config": asdict(self.net.config), "model": self.net.state_dict()}, path)
 
     def estimate(self, prefix: np.ndarray, target: float, budget: int):

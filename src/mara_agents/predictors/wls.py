@@ -20,8 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from coreenv import Estimate
+from mara_agents.predictors.horizon import HORIZON
 
-__all__ = ["WLSConfig", "WLSPredictor"]
+__all__ = ["WLSConfig", "WLSFit", "WLSPredictor"]
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class WLSConfig:
     """γ: weight of a point ``k`` batches old is γ^k (recent points matter more)."""
     ridge: float = 0.0
     """λ: ridge penalty on θ (every positive value tried raised the error on ID training runs)."""
-    horizon: int = 500
+    horizon: int = HORIZON
     """H: crossings further than this many batches ahead count as unknown (``inf``)."""
     min_points: int = 3
     """Fewer revealed losses than this gives an unknown estimate."""
@@ -49,6 +50,20 @@ class WLSConfig:
             )
 
 
+@dataclass(frozen=True, slots=True)
+class WLSFit:
+    """A fitted power law ``ln L = slope · ln s + intercept`` and its uncertainty."""
+
+    slope: float
+    """θ₁ (negative for a falling curve)."""
+    intercept: float
+    """θ₂."""
+    variance: float
+    """Weighted residual variance of ``ln L`` around the fit."""
+    v_inv: np.ndarray
+    """(2, 2) V⁻¹, the inverse of the regularised weighted design matrix (x = (ln s, 1))."""
+
+
 class WLSPredictor:
     """Remaining batches from a loss prefix, by LARA's discounted ridge WLS power-law fit."""
 
@@ -58,8 +73,8 @@ class WLSPredictor:
         self._window = 10**9 if discount == 1.0 else math.ceil(math.log(1e-12) / math.log(discount))
         self._powers = np.ones(0)  # γ^k, k = 0, 1, …, grown on demand
 
-    def fit(self, prefix: np.ndarray) -> tuple[float, float, float, np.ndarray] | None:
-        """(θ₁, θ₂, residual variance, V⁻¹) of a prefix, or None when it cannot be fitted.
+    def fit(self, prefix: np.ndarray) -> WLSFit | None:
+        """The power law fitted to a prefix, or None when it cannot be fitted.
 
         Points whose weight γ^(n−i) is below 1e-12 are left out (they cannot move the fit), so a
         fit costs the same however long the prefix.
@@ -88,22 +103,18 @@ class WLSPredictor:
         residual = log_l - slope * log_s - intercept
         variance = float(weights @ (residual * residual) / max(weights.sum() - 2.0, 1.0))
         v_inv = np.array([[s0, -s1], [-s1, s2]]) / det
-        return float(slope), float(intercept), variance, v_inv
+        return WLSFit(float(slope), float(intercept), variance, v_inv)
 
     def estimate(self, prefix: np.ndarray, target: float, budget: int) -> Estimate:
         """Remaining batches to ``target`` and the probability of reaching it within ``budget``.
 
         ``inf`` remaining means unknown or beyond the horizon.
         """
-        fitted = self.fit(prefix)
-        if fitted is None:
+        fit = self.fit(prefix)
+        if fit is None:
             return Estimate(math.inf, 0.0)
-        slope, intercept, variance, v_inv = fitted
         n = len(prefix) - 1
-        return Estimate(
-            self._remaining(slope, intercept, n, target),
-            self._p_success(slope, intercept, variance, v_inv, n, target, budget),
-        )
+        return Estimate(self._remaining(fit, n, target), self._p_success(fit, n, target, budget))
 
     def estimate_batch(
         self, prefixes: list[np.ndarray], targets: np.ndarray, budgets: np.ndarray
@@ -113,19 +124,19 @@ class WLSPredictor:
         remaining = np.array([p.remaining for p in pairs], np.float64)
         return remaining, np.array([p.p_success for p in pairs], np.float64)
 
-    def _remaining(self, slope: float, intercept: float, n: int, target: float) -> float:
-        if slope >= 0.0:  # a flat or rising fit never reaches a lower target
+    def _remaining(self, fit: WLSFit, n: int, target: float) -> float:
+        if fit.slope >= 0.0:  # a flat or rising fit never reaches a lower target
             return math.inf
-        log_crossing = (math.log(target) - intercept) / slope
+        log_crossing = (math.log(target) - fit.intercept) / fit.slope
         if log_crossing > math.log(n + self.config.horizon + 1):
             return math.inf
         crossing = math.ceil(math.exp(log_crossing) - 1e-9)  # first batch count at or past it
         return float(max(crossing - n, 1))  # the target is not reached yet: at least one batch
 
-    def _p_success(self, slope, intercept, variance, v_inv, n, target, budget) -> float:
+    def _p_success(self, fit: WLSFit, n: int, target: float, budget: int) -> float:
         if budget <= 0:
             return 0.0
         x = np.array([math.log(n + budget), 1.0])
-        mean = slope * x[0] + intercept
-        spread = math.sqrt(variance * (1.0 + float(x @ v_inv @ x))) + 1e-12
+        mean = fit.slope * x[0] + fit.intercept
+        spread = math.sqrt(fit.variance * (1.0 + float(x @ fit.v_inv @ x))) + 1e-12
         return 0.5 * (1.0 + math.erf((math.log(target) - mean) / (spread * math.sqrt(2.0))))

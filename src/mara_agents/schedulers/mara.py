@@ -1,28 +1,64 @@
 """MARA: the MAT allocator acting on observations that carry a predictor's estimates.
 
-``MARA.pretrained("mara")`` is MAT + the flow-matching predictor; ``"mara_wls"`` MAT + WLS;
-``"mara_noshape"`` MAT + FM trained without the potential shaping. Each loads a shipped
-checkpoint; no network access and no training.
+Each shipped variant is one entry of `VARIANTS`: ``MARA.pretrained("mara")`` is MAT + the
+flow-matching predictor; ``"mara_wls"`` MAT + WLS; ``"mara_noshape"`` MAT + FM trained without
+the potential shaping. Each loads a shipped checkpoint; no network access and no training.
+`MARA.save` writes the format `MARA.pretrained` reads (``mara_agents.training.train_mara`` uses
+it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from coreenv import Predictor
 from mara_agents.policy.mat import MAT, MATConfig
-from mara_agents.predictors import make_predictor
+from mara_agents.policy.observations import stack_observations
+from mara_agents.predictors import PREDICTORS, make_predictor
 from mara_agents.schedulers.base import Scheduler
 
-__all__ = ["CHECKPOINTS", "MARA", "VARIANTS"]
+__all__ = ["CHECKPOINTS", "MARA", "MARAVariant", "VARIANTS"]
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
-VARIANTS = {"mara": "fm", "mara_wls": "wls", "mara_noshape": "fm"}
-"""Shipped variants and the predictor each observes (a name in `predictors.PREDICTORS`)."""
+
+
+@dataclass(frozen=True)
+class MARAVariant:
+    """A trained MARA: the predictor it reads, the reward it trained on and where it is stored."""
+
+    predictor: str
+    """The predictor whose estimates the policy reads: a name in `predictors.PREDICTORS`."""
+    shaping_beta: float
+    """β of the potential-shaped training reward (`coreenv.EnvConfig.shaping_beta`); 0: unshaped."""
+    checkpoint: str
+    """File name of the shipped checkpoint in `CHECKPOINTS`."""
+
+    def __post_init__(self) -> None:
+        if self.predictor not in PREDICTORS:
+            raise ValueError(
+                f"MARAVariant.predictor must be one of {sorted(PREDICTORS)}, "
+                f"got {self.predictor!r}."
+            )
+        if self.shaping_beta < 0:
+            raise ValueError(f"MARAVariant.shaping_beta must be >= 0, got {self.shaping_beta!r}.")
+
+    @property
+    def path(self) -> Path:
+        """The shipped checkpoint."""
+        return CHECKPOINTS / self.checkpoint
+
+
+VARIANTS: dict[str, MARAVariant] = {
+    "mara": MARAVariant(predictor="fm", shaping_beta=1.0, checkpoint="mara.pt"),
+    "mara_wls": MARAVariant(predictor="wls", shaping_beta=1.0, checkpoint="mara_wls.pt"),
+    "mara_noshape": MARAVariant(predictor="fm", shaping_beta=0.0, checkpoint="mara_noshape.pt"),
+}
+"""The shipped variants by name: one entry each, read by `MARA.pretrained` and by training."""
 
 
 class MARA(Scheduler):
@@ -45,8 +81,14 @@ class MARA(Scheduler):
 
     @classmethod
     def pretrained(cls, variant: str = "mara", path: str | Path | None = None) -> MARA:
-        """A shipped variant (see `VARIANTS`), or a checkpoint written by ``train_mara.py``."""
-        path = Path(path) if path is not None else CHECKPOINTS / f"{variant}.pt"
+        """A shipped variant (a name in `VARIANTS`), or a checkpoint written by `save`."""
+        if path is None:
+            if variant not in VARIANTS:
+                raise ValueError(
+                    f"unknown MARA variant {variant!r}; shipped variants: {sorted(VARIANTS)}."
+                )
+            path = VARIANTS[variant].path
+        path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(
                 f"no MARA checkpoint at {path}; train one with benchmarks/train_mara.py."
@@ -56,12 +98,41 @@ class MARA(Scheduler):
         policy.load_state_dict(state["model"])
         return cls(policy, make_predictor(state["predictor"]), name=variant)
 
+    def save(
+        self,
+        path: str | Path,
+        predictor: str,
+        shaping_beta: float,
+        history: Sequence[dict] = (),
+    ) -> None:
+        """Write the policy in the format `pretrained` reads (the one writer of that format).
+
+        Args:
+            path: the checkpoint file (its folder is created).
+            predictor: the name in `predictors.PREDICTORS` of ``observation_predictor``.
+            shaping_beta: β of the reward the policy was trained on (a record, not read back).
+            history: the training history, kept with the weights as a record.
+        """
+        if predictor not in PREDICTORS:
+            raise ValueError(f"predictor must be one of {sorted(PREDICTORS)}, got {predictor!r}.")
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        state = {
+            "mat_config": asdict(self.policy.config),
+            "model": self.policy.state_dict(),
+            "predictor": predictor,
+            "shaping_beta": shaping_beta,
+            "history": list(history),
+        }
+        torch.save(state, path)
+
     def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
         """One decoder pass per node, in node order, masked to a feasible matching."""
         agents = self.env.agents
-        obs = np.stack([observations[a]["observation"] for a in agents])[None]  # (1, M, D)
-        occupied = observations[agents[0]]["action_mask"][None, :-1].astype(bool)  # (1, K)
+        nodes = stack_observations(observations, agents)
         out = self.policy.act(
-            torch.from_numpy(obs), torch.from_numpy(occupied), deterministic=self.deterministic
+            torch.from_numpy(nodes.obs[None]),  # (1, M, D)
+            torch.from_numpy(nodes.occupied[None]),  # (1, K)
+            deterministic=self.deterministic,
         )
         return dict(zip(agents, out.actions[0].tolist()))

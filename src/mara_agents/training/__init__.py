@@ -1,6 +1,41 @@
-"""Training the MAT allocator: vectorised environments and PPO."""
+"""Training the MAT allocator: vectorised environments, PPO, imitation, and MARA's recipe."""
 
-from mara_agents.training.ppo import PPOConfig, PPOTrainer, Rollout, ValueNorm, gae
-from mara_agents.training.vec_env import VecCoreEnv
+from mara_agents.training.imitation import (
+    Demonstrations,
+    ImitationConfig,
+    demonstrations,
+    imitate,
+    warm_start,
+)
+from mara_agents.training.ppo import PPOConfig, PPOTrainer, Rollout
+from mara_agents.training.recipe import (
+    MARA_PPO,
+    TRAINING_ENV,
+    MARARun,
+    MARATrainConfig,
+    train_mara,
+)
+from mara_agents.training.returns import Advantages, ValueNorm, gae
+from mara_agents.training.vec_env import VecCoreEnv, VecObservation, VecStep
 
-__all__ = ["PPOConfig", "PPOTrainer", "Rollout", "ValueNorm", "VecCoreEnv", "gae"]
+__all__ = [
+    "MARA_PPO",
+    "TRAINING_ENV",
+    "Advantages",
+    "Demonstrations",
+    "ImitationConfig",
+    "MARARun",
+    "MARATrainConfig",
+    "PPOConfig",
+    "PPOTrainer",
+    "Rollout",
+    "ValueNorm",
+    "VecCoreEnv",
+    "VecObservation",
+    "VecStep",
+    "demonstrations",
+    "gae",
+    "imitate",
+    "train_mara",
+    "warm_start",
+]

@@ -4,6 +4,7 @@ Follows MAT's trainer (design §4): one team reward copied to every node, per-no
 advantages, advantages normalised over the batch, clipped value loss on normalised targets, one
 Adam optimiser. Training reward is the environment's shaped reward (``shaping_beta`` of the
 environment) with γ = 1 by default, so the shaped return still counts completions (design §2).
+Advantages and value statistics are in `mara_agents.training.returns`.
 """
 
 from __future__ import annotations
@@ -11,99 +12,68 @@ from __future__ import annotations
 import pickle
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 
 from mara_agents.policy.mat import MAT
+from mara_agents.training.returns import ValueNorm, gae
 from mara_agents.training.vec_env import VecCoreEnv
 
-__all__ = ["PPOConfig", "PPOTrainer", "Rollout", "ValueNorm", "gae"]
+__all__ = ["PPOConfig", "PPOTrainer", "Rollout"]
 
 
 @dataclass(frozen=True)
 class PPOConfig:
-    """PPO settings (MAT's defaults where they apply; docs/mara.md)."""
+    """PPO settings; the defaults are generic PPO ones (MAT's where they apply, docs/mara.md).
+
+    The recipe the shipped MARA checkpoints trained with is `mara_agents.training.MARA_PPO`.
+    """
 
     envs: int = 32
+    """E: environments stepped together."""
     rollout: int = 128
-    """Steps per environment between updates."""
+    """T: steps per environment between updates (an update learns from E × T steps)."""
     epochs: int = 4
+    """Passes over each rollout."""
     minibatches: int = 4
+    """Minibatches per pass (E × T must divide into them)."""
     lr: float = 5e-4
+    """Adam's learning rate (policy and value; the critic warm-up optimiser too)."""
     clip: float = 0.2
+    """ε of the clipped policy objective: ratios outside [1 − ε, 1 + ε] get no gradient."""
     value_clip: float = 0.2
+    """Clip of the value update around the rollout's values, on normalised targets."""
     entropy: float = 0.01
+    """Weight of the entropy bonus."""
     value_coef: float = 1.0
+    """Weight of the value loss."""
     max_grad_norm: float = 0.5
+    """Gradients are rescaled to at most this norm."""
     gamma: float = 1.0
+    """γ, the discount (1: the shaped return still counts completions, design §2)."""
     gae_lambda: float = 0.95
+    """GAE's λ, the bias–variance trade-off of the advantage."""
     seed: int = 0
+    """Seeds the sampling of actions and the minibatch order."""
 
     def __post_init__(self) -> None:
+        for name in ("envs", "rollout", "epochs", "minibatches"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"PPOConfig.{name} must be >= 1, got {getattr(self, name)!r}.")
+        for name in ("lr", "clip", "value_clip", "max_grad_norm"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"PPOConfig.{name} must be > 0, got {getattr(self, name)!r}.")
+        for name in ("entropy", "value_coef"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"PPOConfig.{name} must be >= 0, got {getattr(self, name)!r}.")
         if (self.envs * self.rollout) % self.minibatches:
             raise ValueError(
                 f"PPOConfig: envs × rollout ({self.envs * self.rollout}) must divide into "
                 f"{self.minibatches} minibatches."
             )
-        if not 0.0 < self.gamma <= 1.0 or not 0.0 <= self.gae_lambda <= 1.0:
-            raise ValueError("PPOConfig needs 0 < gamma <= 1 and 0 <= gae_lambda <= 1.")
-
-
-class ValueNorm:
-    """Running mean and variance of value targets (Welford), to learn values on a unit scale."""
-
-    def __init__(self) -> None:
-        self.count, self.mean, self.m2 = 0, 0.0, 0.0
-
-    @property
-    def std(self) -> float:
-        """Standard deviation so far (1 before any data)."""
-        return float(np.sqrt(self.m2 / self.count)) if self.count > 1 else 1.0
-
-    def update(self, values: torch.Tensor) -> None:
-        """Fold a batch of targets into the statistics (Chan's parallel update)."""
-        batch = values.detach().double().flatten()
-        n, mean = batch.numel(), float(batch.mean())
-        m2 = float(((batch - mean) ** 2).sum())
-        total = self.count + n
-        delta = mean - self.mean
-        self.mean += delta * n / total
-        self.m2 += m2 + delta**2 * self.count * n / total
-        self.count = total
-
-    def normalize(self, values: torch.Tensor) -> torch.Tensor:
-        """Targets on the unit scale."""
-        return (values - self.mean) / self.std
-
-    def denormalize(self, values: torch.Tensor) -> torch.Tensor:
-        """Network outputs back on the reward scale."""
-        return values * self.std + self.mean
-
-
-def gae(
-    rewards: torch.Tensor, values: torch.Tensor, dones: torch.Tensor, gamma: float, lam: float
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Generalised advantage estimates per node.
-
-    Args:
-        rewards: (T, E) team rewards.
-        values: (T + 1, E, M) values of the states, the last row for bootstrapping.
-        dones: (T, E) whether the episode ended at step t (no bootstrapping across it).
-        gamma: discount.
-        lam: GAE's λ, the bias–variance trade-off of the advantage.
-
-    Returns:
-        advantages and returns, (T, E, M) each.
-    """
-    steps = rewards.shape[0]
-    advantages = torch.zeros_like(values[:-1])
-    running = torch.zeros_like(values[0])
-    for t in reversed(range(steps)):
-        alive = (1.0 - dones[t].float())[:, None]  # (E, 1)
-        delta = rewards[t][:, None] + gamma * alive * values[t + 1] - values[t]
-        running = delta + gamma * lam * alive * running
-        advantages[t] = running
-    return advantages, advantages + values[:-1]
+        if not 0.0 < self.gamma <= 1.0:
+            raise ValueError(f"PPOConfig.gamma must be in (0, 1], got {self.gamma!r}.")
+        if not 0.0 <= self.gae_lambda <= 1.0:
+            raise ValueError(f"PPOConfig.gae_lambda must be in [0, 1], got {self.gae_lambda!r}.")
 
 
 @dataclass
@@ -116,7 +86,9 @@ class Rollout:
     log_probs: torch.Tensor  # (T, E, M)
     values: torch.Tensor  # (T + 1, E, M) on the reward scale
     rewards: torch.Tensor  # (T, E)
-    dones: torch.Tensor  # (T, E)
+    terminated: torch.Tensor  # (T, E) bool
+    truncated: torch.Tensor  # (T, E) bool
+    final_values: torch.Tensor  # (T, E, M) on the reward scale, where truncated (else 0)
 
 
 class PPOTrainer:
@@ -139,39 +111,51 @@ class PPOTrainer:
         )
         self.value_norm = ValueNorm()
         self.generator = torch.Generator(device=device).manual_seed(config.seed)
-        self.obs, self.occupied = envs.reset()
+        first = envs.reset()
+        self.obs, self.occupied = first.obs, first.occupied
         self.updates = 0
         self.env_steps = 0
 
     def collect(self) -> Rollout:
         """Play ``rollout`` steps in every environment with the current policy."""
         c, d = self.config, self.device
-        obs, masks, actions, log_probs, values, rewards, dones = [], [], [], [], [], [], []
+        obs, masks, actions, log_probs, values, rewards = [], [], [], [], [], []
+        terminated, truncated, final_values = [], [], []
         for _ in range(c.rollout):
             obs_t = torch.from_numpy(self.obs).to(d)
             out = self.model.act(
                 obs_t, torch.from_numpy(self.occupied).to(d), generator=self.generator
             )
-            self.obs, self.occupied, reward, done = self.envs.step(out.actions.cpu().numpy())
+            step = self.envs.step(out.actions.cpu().numpy())
+            self.obs, self.occupied = step.obs, step.occupied
             obs.append(obs_t)
             masks.append(out.masks)
             actions.append(out.actions)
             log_probs.append(out.log_probs)
             values.append(self.value_norm.denormalize(out.values))
-            rewards.append(torch.from_numpy(reward).to(d))
-            dones.append(torch.from_numpy(done).to(d))
+            rewards.append(torch.from_numpy(step.rewards).to(d))
+            terminated.append(torch.from_numpy(step.terminated).to(d))
+            truncated.append(torch.from_numpy(step.truncated).to(d))
+            final = torch.zeros_like(out.values)
+            if step.truncated.any():  # never at default settings (no episode reaches max_steps)
+                with torch.no_grad():
+                    final = self.model.values(torch.from_numpy(step.final_obs).to(d))
+                final = self.value_norm.denormalize(final)
+            final_values.append(final)
         with torch.no_grad():
-            _, last = self.model.encoder(torch.from_numpy(self.obs).to(d))
+            last = self.model.values(torch.from_numpy(self.obs).to(d))
         values.append(self.value_norm.denormalize(last))
         self.env_steps += c.rollout * len(self.envs.envs)
         return Rollout(
-            torch.stack(obs),
-            torch.stack(masks),
-            torch.stack(actions),
-            torch.stack(log_probs),
-            torch.stack(values),
-            torch.stack(rewards),
-            torch.stack(dones),
+            obs=torch.stack(obs),
+            masks=torch.stack(masks),
+            actions=torch.stack(actions),
+            log_probs=torch.stack(log_probs),
+            values=torch.stack(values),
+            rewards=torch.stack(rewards),
+            terminated=torch.stack(terminated),
+            truncated=torch.stack(truncated),
+            final_values=torch.stack(final_values),
         )
 
     def update(self, rollout: Rollout, train_policy: bool = True) -> dict[str, float]:
@@ -183,9 +167,16 @@ class PPOTrainer:
         """
         c = self.config
         optimizer = self.optimizer if train_policy else self.critic_optimizer
-        advantages, returns = gae(
-            rollout.rewards, rollout.values, rollout.dones, c.gamma, c.gae_lambda
+        estimate = gae(
+            rollout.rewards,
+            rollout.values,
+            rollout.terminated,
+            rollout.truncated,
+            rollout.final_values,
+            c.gamma,
+            c.gae_lambda,
         )
+        advantages, returns = estimate.advantages, estimate.returns
         self.value_norm.update(returns)
         flat = lambda x: x.reshape(-1, *x.shape[2:])  # noqa: E731  (T, E, …) -> (T·E, …)
         obs, masks, actions = flat(rollout.obs), flat(rollout.masks), flat(rollout.actions)
@@ -202,10 +193,9 @@ class PPOTrainer:
             order = torch.randperm(obs.shape[0], generator=self.generator, device=self.device)
             for start in range(0, obs.shape[0], size):
                 rows = order[start : start + size]
-                log_probs, entropy, values = self.model.evaluate(
-                    obs[rows], actions[rows], masks[rows]
-                )
-                ratio = torch.exp(log_probs - old_log_probs[rows])
+                scores = self.model.score_actions(obs[rows], actions[rows], masks[rows])
+                entropy, values = scores.entropy, scores.values
+                ratio = torch.exp(scores.log_probs - old_log_probs[rows])
                 policy_loss = -torch.min(
                     ratio * advantages[rows],
                     ratio.clamp(1 - c.clip, 1 + c.clip) * advantages[rows],

@@ -2,13 +2,41 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from coreenv import CoreEnv, Predictor
+from mara_agents.policy.observations import NodeObservations, stack_observations
 
-__all__ = ["VecCoreEnv"]
+__all__ = ["VecCoreEnv", "VecObservation", "VecStep"]
+
+
+@dataclass(frozen=True)
+class VecObservation:
+    """What every environment shows the policy, stacked."""
+
+    obs: np.ndarray  # (E, M, D) float32
+    occupied: np.ndarray  # (E, K) bool
+
+
+@dataclass(frozen=True)
+class VecStep:
+    """One step of every environment.
+
+    ``obs`` and ``occupied`` are what the policy acts on next: for an environment whose episode
+    ended at this step, the first observation of its next episode. ``final_obs`` keeps the
+    observation each episode ended in (equal to ``obs`` where none ended), which a truncated
+    episode's value is bootstrapped from.
+    """
+
+    obs: np.ndarray  # (E, M, D) float32
+    occupied: np.ndarray  # (E, K) bool
+    rewards: np.ndarray  # (E,) float32, the team reward
+    terminated: np.ndarray  # (E,) bool: the episode reached its end state (nothing to bootstrap)
+    truncated: np.ndarray  # (E,) bool: the episode was cut (by `EnvConfig.max_steps`)
+    final_obs: np.ndarray  # (E, M, D) float32
 
 
 class VecCoreEnv:
@@ -33,41 +61,41 @@ class VecCoreEnv:
         self.next_seed = seed
         self.finished: list[dict] = []  # metrics of the episodes ended since last taken
 
-    def reset(self) -> tuple[np.ndarray, np.ndarray]:
-        """Start every environment; (obs (E, M, D) float32, occupied (E, K) bool)."""
+    def reset(self) -> VecObservation:
+        """Start every environment."""
         rows = [self._start(env) for env in self.envs]
-        return np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
+        return VecObservation(np.stack([r.obs for r in rows]), np.stack([r.occupied for r in rows]))
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Apply (E, M) actions; returns (obs, occupied, rewards (E,), dones (E,))."""
-        obs, occupied = [], []
+    def step(self, actions: np.ndarray) -> VecStep:
+        """Apply (E, M) actions; an environment whose episode ends starts its next one."""
+        obs, occupied, final_obs = [], [], []
         rewards = np.zeros(len(self.envs), np.float32)
-        dones = np.zeros(len(self.envs), bool)
+        terminated = np.zeros(len(self.envs), bool)
+        truncated = np.zeros(len(self.envs), bool)
         for e, env in enumerate(self.envs):
-            observations, reward, terminated, truncated, _ = env.step(
+            observations, reward, ended, cut, _ = env.step(
                 dict(zip(self.agents, actions[e].tolist()))
             )
-            rewards[e] = reward[self.agents[0]]
-            if terminated[self.agents[0]] or truncated[self.agents[0]]:
-                dones[e] = True
+            first = self.agents[0]
+            rewards[e] = reward[first]
+            terminated[e], truncated[e] = ended[first], cut[first]
+            row = stack_observations(observations, self.agents)
+            final_obs.append(row.obs)
+            if terminated[e] or truncated[e]:
                 self.finished.append(env.metrics())
                 row = self._start(env)
-            else:
-                row = self._stack(observations)
-            obs.append(row[0])
-            occupied.append(row[1])
-        return np.stack(obs), np.stack(occupied), rewards, dones
+            obs.append(row.obs)
+            occupied.append(row.occupied)
+        return VecStep(
+            np.stack(obs), np.stack(occupied), rewards, terminated, truncated, np.stack(final_obs)
+        )
 
     def take_finished(self) -> list[dict]:
         """Metrics of the episodes that ended since the last call."""
         finished, self.finished = self.finished, []
         return finished
 
-    def _start(self, env: CoreEnv) -> tuple[np.ndarray, np.ndarray]:
+    def _start(self, env: CoreEnv) -> NodeObservations:
         observations, _ = env.reset(seed=self.next_seed)
         self.next_seed += 1
-        return self._stack(observations)
-
-    def _stack(self, observations: dict) -> tuple[np.ndarray, np.ndarray]:
-        rows = [observations[a] for a in self.agents]
-        return np.stack([r["observation"] for r in rows]), rows[0]["action_mask"][:-1].astype(bool)
+        return stack_observations(observations, self.agents)

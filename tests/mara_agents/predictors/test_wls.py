@@ -21,10 +21,11 @@ def power_law(scale=3.0, exponent=0.5, length=900):
 @pytest.mark.parametrize(("scale", "exponent"), [(3.0, 0.5), (1.2, 0.25), (8.0, 1.1)])
 def test_recovers_the_parameters_of_an_exact_power_law(discount, scale, exponent):
     predictor = WLSPredictor(WLSConfig(discount=discount, ridge=0.0))
-    slope, intercept, variance, _ = predictor.fit(power_law(scale, exponent)[:60])
-    assert slope == pytest.approx(-exponent, abs=1e-9)
-    assert intercept == pytest.approx(math.log(scale), abs=1e-9)
-    assert variance == pytest.approx(0.0, abs=1e-12)
+    fit = predictor.fit(power_law(scale, exponent)[:60])
+    assert fit.slope == pytest.approx(-exponent, abs=1e-9)
+    assert fit.intercept == pytest.approx(math.log(scale), abs=1e-9)
+    assert fit.variance == pytest.approx(0.0, abs=1e-12)
+    assert fit.v_inv.shape == (2, 2)
 
 
 @pytest.mark.parametrize("target_at", [20, 150, 455])

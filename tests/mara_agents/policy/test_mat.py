@@ -37,10 +37,11 @@ def test_teacher_forced_log_probabilities_equal_those_of_sampling():
     obs = torch.randn((64, 4, model.config.obs_dim), generator=generator)
     occupied = torch.rand((64, 8), generator=generator) < 0.6
     out = model.act(obs, occupied, generator=generator)
-    log_probs, entropy, values = model.evaluate(obs, out.actions, out.masks)
-    torch.testing.assert_close(log_probs, out.log_probs, atol=1e-5, rtol=1e-5)
-    torch.testing.assert_close(values, out.values, atol=1e-6, rtol=1e-6)
-    assert torch.all(entropy >= 0)
+    scores = model.score_actions(obs, out.actions, out.masks)
+    torch.testing.assert_close(scores.log_probs, out.log_probs, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(scores.values, out.values, atol=1e-6, rtol=1e-6)
+    torch.testing.assert_close(model.values(obs), out.values, atol=1e-6, rtol=1e-6)
+    assert torch.all(scores.entropy >= 0)
 
 
 def test_nodes_left_without_a_free_slot_idle_with_probability_one():
@@ -52,8 +53,24 @@ def test_nodes_left_without_a_free_slot_idle_with_probability_one():
     occupied[2, :] = True
     for row in range(3):
         out = model.act(obs[row : row + 1], occupied[row : row + 1])
-        log_probs, _, _ = model.evaluate(obs[row : row + 1], out.actions, out.masks)
-        torch.testing.assert_close(log_probs, out.log_probs, atol=1e-5, rtol=1e-5)
+        scores = model.score_actions(obs[row : row + 1], out.actions, out.masks)
+        torch.testing.assert_close(scores.log_probs, out.log_probs, atol=1e-5, rtol=1e-5)
         assert set(out.actions[0].tolist()) <= set(occupied[row].nonzero().flatten().tolist()) | {8}
     empty = model.act(obs[:1], occupied[:1])
     assert empty.actions.tolist() == [[8, 8, 8, 8]] and empty.log_probs.abs().sum() == 0
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("num_nodes", 0, "num_nodes must be >= 1, got 0"),
+        ("num_slots", -1, "num_slots must be >= 1, got -1"),
+        ("dim", 0, "dim must be >= 1, got 0"),
+        ("blocks", 0, "blocks must be >= 1, got 0"),
+        ("global_features", -1, "global_features must be >= 0, got -1"),
+        ("heads", 3, r"dim \(64\) must be divisible by MATConfig.heads \(3\)"),
+    ],
+)
+def test_bad_mat_config_is_refused_naming_the_field(field, value, message):
+    with pytest.raises(ValueError, match=f"MATConfig.{message}"):
+        MATConfig(**{field: value})

@@ -106,6 +106,19 @@ def test_bad_config_is_refused():
         FMConfig(solver="rk45")
     with pytest.raises(ValueError, match="samples"):
         FMConfig(samples=0)
+    with pytest.raises(ValueError, match="FMConfig.time_dim must be even and >= 2, got 7"):
+        FMConfig(time_dim=7)
+
+
+def test_save_writes_what_pretrained_reads(tmp_path):
+    torch.manual_seed(0)
+    predictor = FMPredictor(VelocityNet(TOY))
+    path = tmp_path / "deep" / "fm.pt"
+    predictor.save(path)
+    loaded = FMPredictor.pretrained(path, samples=8)
+    assert loaded.net.config == TOY and loaded.config.samples == 8
+    for a, b in zip(predictor.net.state_dict().values(), loaded.net.state_dict().values()):
+        assert torch.equal(a, b)
 
 
 def test_pretrained_loads_offline_and_is_finite_for_every_prefix_length():

@@ -1,0 +1,238 @@
+"""Imitation for the MAT allocator: a teacher's demonstrations, cross-entropy, and DAgger rounds.
+
+The warm start of MARA's training (docs/mara.md, *Training* 1): the MAT learns to copy a teacher
+(LARA with the variant's own predictor, or the clairvoyant oracle) by cross-entropy on the
+teacher's node actions, teacher-forced under the masks MAT itself would have sampled under. A
+DAgger round lets the student play while the teacher labels the states it visits, so the student
+learns to recover from its own mistakes.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from coreenv import CoreEnv, Predictor
+from mara_agents.policy.mat import MAT
+from mara_agents.policy.observations import stack_observations
+from mara_agents.schedulers import LARA, Oracle, Scheduler
+from mara_agents.schedulers.mara import MARA
+
+__all__ = [
+    "TEACHERS",
+    "Demonstrations",
+    "ImitationConfig",
+    "demonstrations",
+    "imitate",
+    "make_teacher",
+    "sequential_masks",
+    "warm_start",
+]
+
+TEACHERS = ("lara", "oracle")
+
+_flush_print = functools.partial(print, flush=True)
+
+
+@dataclass(frozen=True)
+class ImitationConfig:
+    """The warm start by imitation (defaults: the recipe of the shipped checkpoints)."""
+
+    teacher: str = "lara"
+    """"lara": LARA with the variant's predictor, exploring W_min batches; "oracle": the oracle."""
+    episodes: int = 60
+    """Episodes the teacher plays for the first demonstrations."""
+    dagger_rounds: int = 0
+    """DAgger rounds after the first imitation (0: plain imitation)."""
+    dagger_episodes: int = 20
+    """Episodes the student plays in each DAgger round."""
+    epochs: int = 8
+    """Passes over all demonstrations so far, after each round."""
+    lr: float = 1e-3
+    """Adam's learning rate (a fresh optimiser each round)."""
+    batch: int = 512
+    """Demonstration steps per minibatch."""
+    seed: int = 100_000
+    """Seed of the first demonstration episode; DAgger round r plays from seed + 10,000 r."""
+    shuffle_seed: int = 0
+    """Seeds the minibatch order (afresh each round)."""
+
+    def __post_init__(self) -> None:
+        if self.teacher not in TEACHERS:
+            raise ValueError(
+                f"ImitationConfig.teacher must be one of {TEACHERS}, got {self.teacher!r}."
+            )
+        for name in ("episodes", "dagger_episodes", "epochs", "batch"):
+            if getattr(self, name) < 1:
+                raise ValueError(
+                    f"ImitationConfig.{name} must be >= 1, got {getattr(self, name)!r}."
+                )
+        if self.dagger_rounds < 0:
+            raise ValueError(
+                f"ImitationConfig.dagger_rounds must be >= 0, got {self.dagger_rounds!r}."
+            )
+        if not self.lr > 0:
+            raise ValueError(f"ImitationConfig.lr must be > 0, got {self.lr!r}.")
+
+    def round_seed(self, round_: int) -> int:
+        """The first episode seed of round ``round_`` (0: the teacher's own demonstrations)."""
+        return self.seed + 10_000 * round_
+
+
+@dataclass(frozen=True)
+class Demonstrations:
+    """Labelled steps: what the teacher did in each state, and the masks MAT would have used."""
+
+    obs: torch.Tensor  # (N, M, D)
+    masks: torch.Tensor  # (N, M, K + 1) bool
+    actions: torch.Tensor  # (N, M) long, the teacher's node actions
+
+    def __len__(self) -> int:
+        return len(self.obs)
+
+    def concat(self, other: Demonstrations) -> Demonstrations:
+        """These steps followed by ``other``'s."""
+        return Demonstrations(
+            torch.cat([self.obs, other.obs]),
+            torch.cat([self.masks, other.masks]),
+            torch.cat([self.actions, other.actions]),
+        )
+
+
+def make_teacher(name: str, predictor: Predictor, env: CoreEnv) -> Scheduler:
+    """LARA with ``predictor`` exploring ``W_min`` batches (the environment's), or the oracle."""
+    if name not in TEACHERS:
+        raise ValueError(f"teacher must be one of {TEACHERS}, got {name!r}.")
+    if name == "oracle":
+        return Oracle()
+    return LARA(predictor=predictor, explore=env.config.min_prefix)
+
+
+def sequential_masks(action_mask: np.ndarray, actions: np.ndarray, num_slots: int) -> np.ndarray:
+    """(M, K + 1) the masks `MAT.act` samples node i under, given the earlier nodes' ``actions``.
+
+    Node i may take any slot of ``action_mask`` (K + 1,) not taken by nodes 0 … i − 1, or idle.
+    """
+    mask = action_mask.astype(bool).copy()
+    masks = []
+    for action in actions:
+        masks.append(mask.copy())
+        if action < num_slots:
+            mask[action] = False
+    return np.stack(masks)
+
+
+def demonstrations(
+    predictor: Predictor,
+    teacher: str,
+    episodes: int,
+    seed: int,
+    env_overrides: Mapping[str, Any],
+    student: Scheduler | None = None,
+) -> Demonstrations:
+    """The teacher's node actions on ``episodes`` episodes seeded ``seed, seed + 1, …``.
+
+    The teacher plays, unless ``student`` is given: then the student plays and the teacher only
+    labels the states the student visits (a DAgger round).
+    """
+    env = CoreEnv(predictor=predictor, **env_overrides)
+    expert = make_teacher(teacher, predictor, env)
+    obs, masks, actions = [], [], []
+    for episode in range(episodes):
+        observations, infos = env.reset(seed=seed + episode)
+        for scheduler in (expert, student):
+            if scheduler is not None:
+                scheduler.reset(env)
+        while env.agents:
+            chosen = expert.act(observations, infos)
+            row = np.array([chosen[a] for a in env.agents])
+            nodes = stack_observations(observations, env.agents)
+            obs.append(nodes.obs)
+            masks.append(sequential_masks(nodes.action_mask, row, env.config.num_slots))
+            actions.append(row)
+            played = chosen if student is None else student.act(observations, infos)
+            observations, _, _, _, infos = env.step(played)
+    return Demonstrations(
+        torch.from_numpy(np.stack(obs)),
+        torch.from_numpy(np.stack(masks)),
+        torch.from_numpy(np.stack(actions)).long(),
+    )
+
+
+def imitate(model: MAT, demos: Demonstrations, config: ImitationConfig, device: str) -> float:
+    """``config.epochs`` of cross-entropy on the teacher's actions; the last epoch's mean loss."""
+    obs, masks, actions = (t.to(device) for t in (demos.obs, demos.masks, demos.actions))
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    generator = torch.Generator(device=device).manual_seed(config.shuffle_seed)
+    loss_sum = 0.0
+    for _ in range(config.epochs):
+        order = torch.randperm(len(obs), generator=generator, device=device)
+        loss_sum, batches = 0.0, 0
+        for start in range(0, len(obs), config.batch):
+            rows = order[start : start + config.batch]
+            loss = -model.score_actions(obs[rows], actions[rows], masks[rows]).log_probs.mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            loss_sum, batches = loss_sum + loss.item(), batches + 1
+        loss_sum /= batches
+    return loss_sum
+
+
+def warm_start(
+    model: MAT,
+    predictor: Predictor,
+    config: ImitationConfig,
+    env_overrides: Mapping[str, Any],
+    judge: Callable[[MAT], float],
+    device: str = "cpu",
+    log: Callable[[str], None] = _flush_print,
+) -> list[dict]:
+    """Imitation of the teacher, then ``config.dagger_rounds`` DAgger rounds; the history.
+
+    After each round ``judge(model)`` scores the policy (MARA's training: its completion rate on
+    selection episodes); the history has one entry per round. The model ends on ``device`` in
+    training mode.
+    """
+    demos = demonstrations(
+        predictor, config.teacher, config.episodes, config.round_seed(0), env_overrides
+    )
+    history = []
+    for round_ in range(config.dagger_rounds + 1):
+        start = time.perf_counter()
+        if round_:
+            student = MARA(model.cpu(), predictor)
+            more = demonstrations(
+                predictor,
+                config.teacher,
+                config.dagger_episodes,
+                config.round_seed(round_),
+                env_overrides,
+                student,
+            )
+            demos = demos.concat(more)
+        model.to(device).train()
+        loss = imitate(model, demos, config, device)
+        rate = judge(model)
+        history.append(
+            {
+                "phase": "imitation",
+                "teacher": config.teacher,
+                "round": round_,
+                "samples": len(demos),
+                "loss": loss,
+                "eval": rate,
+            }
+        )
+        log(
+            f"imitation of {config.teacher}, round {round_}: {len(demos)} steps, loss {loss:.3f}, "
+            f"completion {100 * rate:.1f}% ({(time.perf_counter() - start) / 60:.1f} min)"
+        )
+    model.to(device).train()
+    return history

@@ -1,0 +1,257 @@
+"""MARA's training run: imitation warm start, then PPO, keeping the best policy by selection.
+
+``train_mara(MARATrainConfig(work, out, variant="mara"))`` is one run of the recipe that
+trained the shipped checkpoints (docs/mara.md, *Training*): `MARATrainConfig`'s defaults with
+`MARA_PPO` and `ImitationConfig`'s defaults. All training is on the ID training runs at the
+training load (`TRAINING_ENV`), with seeds below the sweep's evaluation seeds (1,000,000+):
+imitation 100,000+, PPO 200,000+, selection 900,000+.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+import numpy as np
+import torch
+
+from coreenv import EnvConfig, Predictor
+from coreenv.curves import named_task_set
+from mara_agents import evaluate
+from mara_agents.policy.mat import MAT, MATConfig
+from mara_agents.predictors import make_predictor
+from mara_agents.schedulers.mara import MARA, VARIANTS
+from mara_agents.training.imitation import ImitationConfig, warm_start
+from mara_agents.training.ppo import PPOConfig, PPOTrainer
+from mara_agents.training.vec_env import VecCoreEnv
+
+__all__ = [
+    "MARA_PPO",
+    "TRAINING_ENV",
+    "MARARun",
+    "MARATrainConfig",
+    "selection_score",
+    "train_mara",
+    "warm_predictor",
+]
+
+TRAINING_ENV = MappingProxyType({"task_set": "id_train", "arrival_prob": 0.04})
+"""`EnvConfig` fields of every training episode: the ID training runs at the training load."""
+
+MARA_PPO = PPOConfig(lr=3e-5, clip=0.1, entropy=0.0)
+"""PPO as the shipped checkpoints trained: small steps, tight clip, no entropy bonus (the other
+fields are `PPOConfig`'s defaults: 32 environments × 128 steps, 4 × 4 minibatches, γ 1, λ 0.95)."""
+
+LONGEST_WARM_PREFIX = 360
+"""Longest prefix whose FM futures are sampled ahead (the shipped runs' value): a task's demand is
+at most the 35% point of a 1,000-batch curve, 350 batches, so longer prefixes are (almost) never
+asked about; any that are get sampled on demand."""
+
+_flush_print = functools.partial(print, flush=True)
+
+
+@dataclass(frozen=True)
+class MARATrainConfig:
+    """One MARA training run (defaults: the recipe of the shipped checkpoints)."""
+
+    work: Path
+    """Folder of the resumable training state (``checkpoint.pt``) and ``history.json``."""
+    out: Path
+    """Where the best policy so far is written (`MARA.save`)."""
+    variant: str = "mara"
+    """The `VARIANTS` entry trained: its predictor and shaping β."""
+    shaping_beta: float | None = None
+    """Overrides the variant's β when set."""
+    minutes: float = 60.0
+    """PPO wall-time budget, counted across resumed runs."""
+    max_updates: int | None = None
+    """Stop after this many PPO updates (None: only the time budget stops the run)."""
+    ppo: PPOConfig = MARA_PPO
+    """PPO settings."""
+    imitation: ImitationConfig = ImitationConfig()
+    """The warm start."""
+    mat: MATConfig = MATConfig()
+    """The network."""
+    critic_warmup: int = 20
+    """First PPO updates that train only the value head."""
+    eval_every: int = 10
+    """PPO updates between selection evaluations (and saves of the training state)."""
+    eval_episodes: int = 20
+    """Episodes of each selection evaluation."""
+    env_seed: int = 200_000
+    """Seed of the first PPO episode."""
+    selection_seed: int = 900_000
+    """Seed of the first selection episode (the same episodes at every evaluation)."""
+    seed: int = 0
+    """Seeds the network's initial weights."""
+    device: str = "cpu"
+    """Where the network runs ("cuda" works)."""
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise ValueError(
+                f"MARATrainConfig.variant must be one of {sorted(VARIANTS)}, got {self.variant!r}."
+            )
+        if self.shaping_beta is not None and self.shaping_beta < 0:
+            raise ValueError(
+                f"MARATrainConfig.shaping_beta must be None or >= 0, got {self.shaping_beta!r}."
+            )
+        for name in ("eval_every", "eval_episodes"):
+            if getattr(self, name) < 1:
+                raise ValueError(
+                    f"MARATrainConfig.{name} must be >= 1, got {getattr(self, name)!r}."
+                )
+        if self.critic_warmup < 0:
+            raise ValueError(
+                f"MARATrainConfig.critic_warmup must be >= 0, got {self.critic_warmup!r}."
+            )
+        if self.max_updates is not None and self.max_updates < 0:
+            raise ValueError(
+                f"MARATrainConfig.max_updates must be None or >= 0, got {self.max_updates!r}."
+            )
+        env = EnvConfig(**TRAINING_ENV)
+        if (self.mat.num_nodes, self.mat.num_slots) != (env.num_nodes, env.num_slots):
+            raise ValueError(
+                f"MARATrainConfig.mat must fit the training environment's {env.num_nodes} nodes "
+                f"and {env.num_slots} slots, got {self.mat.num_nodes} and {self.mat.num_slots}."
+            )
+
+    @property
+    def beta(self) -> float:
+        """The shaping β trained with: the override, else the variant's."""
+        if self.shaping_beta is not None:
+            return self.shaping_beta
+        return VARIANTS[self.variant].shaping_beta
+
+
+@dataclass
+class MARARun:
+    """What `train_mara` returns."""
+
+    best: float
+    """The best selection completion rate, that of the policy in ``out``."""
+    history: list[dict]
+    """One entry per imitation round and per selection evaluation."""
+    out: Path
+    """Where the best policy is."""
+
+
+def warm_predictor(name: str, log: Callable[[str], None] = _flush_print) -> Predictor:
+    """The predictor ``name``; FM gets the futures of every training prefix sampled once.
+
+    With every estimate served from the cache, a run (and its resumption) does not depend on the
+    order of queries.
+    """
+    predictor = make_predictor(name)
+    if name == "fm":
+        bank = named_task_set(TRAINING_ENV["task_set"])
+        shortest = EnvConfig(**TRAINING_ENV).min_prefix
+        prefixes = [
+            bank.curve(i).losses[: n + 1]
+            for i in range(len(bank))
+            for n in range(shortest, LONGEST_WARM_PREFIX + 1)
+        ]
+        start = time.perf_counter()
+        predictor.warm(prefixes)
+        seconds = time.perf_counter() - start
+        log(f"sampled the futures of {len(prefixes)} prefixes in {seconds:.0f} s")
+    return predictor
+
+
+def selection_score(model: MAT, predictor: Predictor, episodes: int, seed: int) -> float:
+    """Completion rate of the deterministic policy on training episodes ``seed, seed + 1, …``.
+
+    Leaves the model on the CPU in evaluation mode.
+    """
+    model.eval()
+    result = evaluate(MARA(model.cpu(), predictor), episodes, seed, **TRAINING_ENV)
+    return result["completion_rate"]
+
+
+def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_print) -> MARARun:
+    """Train (or resume training) one MARA variant; see the module docstring.
+
+    A run that finds ``config.work/checkpoint.pt`` resumes from it (the training state is saved
+    at each selection evaluation) and continues bit for bit; otherwise it starts with the warm
+    start and writes its policy to ``config.out``. The wall-time budget counts across runs.
+    """
+    variant = VARIANTS[config.variant]
+    with torch.random.fork_rng(devices=[]):  # the initial weights, from the seed alone
+        torch.manual_seed(config.seed)
+        predictor = warm_predictor(variant.predictor, log)  # FM's network draws first (as shipped)
+        model = MAT(config.mat)
+    envs = VecCoreEnv(
+        config.ppo.envs, config.env_seed, predictor, shaping_beta=config.beta, **TRAINING_ENV
+    )
+    trainer = PPOTrainer(model, envs, config.ppo, config.device)
+
+    def judge(policy: MAT) -> float:
+        return selection_score(policy, predictor, config.eval_episodes, config.selection_seed)
+
+    def write_policy(history: list[dict]) -> None:
+        MARA(model, predictor).save(config.out, variant.predictor, config.beta, history)
+        model.train()
+
+    checkpoint = config.work / "checkpoint.pt"
+    if checkpoint.exists():
+        state = torch.load(checkpoint, map_location=config.device, weights_only=False)
+        trainer.load_state_dict(state["trainer"])
+        history, best, spent = state["history"], state["best"], state["minutes"]
+        log(f"resumed from {checkpoint}: update {trainer.updates}, {spent:.1f} min spent")
+    else:
+        history = warm_start(
+            model, predictor, config.imitation, TRAINING_ENV, judge, config.device, log
+        )
+        best = history[-1]["eval"]
+        write_policy(history)
+        spent = 0.0
+    config.work.mkdir(parents=True, exist_ok=True)
+
+    began = time.perf_counter() - 60 * spent
+    recent: list[float] = []
+    while (time.perf_counter() - began) / 60 < config.minutes and (
+        config.max_updates is None or trainer.updates < config.max_updates
+    ):
+        stats = trainer.update(
+            trainer.collect(), train_policy=trainer.updates >= config.critic_warmup
+        )
+        recent += [m["completion_rate"] for m in trainer.envs.take_finished()]
+        if trainer.updates % 5 == 0:
+            log(
+                f"update {trainer.updates}  steps {trainer.env_steps}  "
+                f"train completion {100 * np.mean(recent[-64:] or [np.nan]):.1f}%  "
+                f"entropy {stats['entropy']:.3f}  value {stats['value']:.3f}  "
+                f"({(time.perf_counter() - began) / 60:.1f} min)"
+            )
+        if trainer.updates % config.eval_every == 0:
+            rate = judge(model)
+            model.to(config.device).train()
+            history.append(
+                {
+                    "phase": "ppo",
+                    "update": trainer.updates,
+                    "steps": trainer.env_steps,
+                    "eval": rate,
+                    **stats,
+                }
+            )
+            if rate > best:
+                best = rate
+                write_policy(history)
+            log(f"  eval {100 * rate:.1f}% (best {100 * best:.1f}%)")
+            torch.save(
+                {
+                    "trainer": trainer.state_dict(),
+                    "history": history,
+                    "best": best,
+                    "minutes": (time.perf_counter() - began) / 60,
+                },
+                checkpoint,
+            )
+    (config.work / "history.json").write_text(json.dumps(history, indent=1))
+    return MARARun(best, history, config.out)

@@ -1,0 +1,54 @@
+"""MARA's training recipe: one config object whose defaults are the shipped runs' settings."""
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from coreenv import EnvConfig  # noqa: E402
+from mara_agents.policy import MATConfig  # noqa: E402
+from mara_agents.schedulers.mara import VARIANTS  # noqa: E402
+from mara_agents.training import (  # noqa: E402
+    MARA_PPO,
+    TRAINING_ENV,
+    ImitationConfig,
+    MARATrainConfig,
+)
+
+
+def config(**fields):
+    return MARATrainConfig(work=Path("w"), out=Path("p.pt"), **fields)
+
+
+def test_the_defaults_are_the_recipe_of_the_shipped_checkpoints():
+    run = config()
+    assert run.ppo is MARA_PPO and run.imitation == ImitationConfig()
+    assert (run.critic_warmup, run.eval_every, run.eval_episodes) == (20, 10, 20)
+    assert (run.env_seed, run.selection_seed, run.imitation.seed) == (200_000, 900_000, 100_000)
+    imitation = run.imitation
+    assert (imitation.teacher, imitation.episodes, imitation.epochs) == ("lara", 60, 8)
+    assert (imitation.lr, imitation.batch, imitation.dagger_rounds) == (1e-3, 512, 0)
+    assert dict(TRAINING_ENV) == {"task_set": "id_train", "arrival_prob": 0.04}
+    EnvConfig(**TRAINING_ENV)  # valid fields
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_beta_is_the_variants_unless_overridden(variant):
+    assert config(variant=variant).beta == VARIANTS[variant].shaping_beta
+    assert config(variant=variant, shaping_beta=0.25).beta == 0.25
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"variant": "mara_xl"}, "MARATrainConfig.variant must be one of"),
+        ({"shaping_beta": -1.0}, "MARATrainConfig.shaping_beta must be None or >= 0, got -1.0"),
+        ({"eval_every": 0}, "MARATrainConfig.eval_every must be >= 1, got 0"),
+        ({"critic_warmup": -1}, "MARATrainConfig.critic_warmup must be >= 0, got -1"),
+        ({"mat": MATConfig(num_slots=5)}, "must fit the training environment's 4 nodes and 8"),
+    ],
+)
+def test_bad_training_config_is_refused(fields, message):
+    with pytest.raises(ValueError, match=message):
+        config(**fields)
