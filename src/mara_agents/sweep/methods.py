@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 
 from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents.schedulers import EDF, FIFO, LARA, Oracle, RandomScheduler, Scheduler
+from mara_agents.schedulers.variants import VARIANTS
 
 __all__ = ["DEFAULT_METHODS", "METHODS", "SweepInputError", "make_scheduler", "validate"]
 
@@ -37,12 +38,10 @@ METHODS: dict[str, Callable[[], Scheduler]] = {
     "random": RandomScheduler,
     "lara": LARA,
     "lara_fm": _lara_fm,
-    "mara": _mara("mara"),
-    "mara_wls": _mara("mara_wls"),
-    "mara_noshape": _mara("mara_noshape"),
+    **{variant: _mara(variant) for variant in VARIANTS},
     "oracle": Oracle,
 }
-"""Schedulers by name, each a factory taking no arguments."""
+"""Schedulers by name, each a factory taking no arguments; MARA's come from `VARIANTS`."""
 
 DEFAULT_METHODS = ("fifo", "edf", "random", "lara", "mara", "oracle")
 """What the benchmark scripts compare unless told otherwise: the baselines, MARA and the oracle."""

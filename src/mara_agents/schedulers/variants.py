@@ -1,0 +1,49 @@
+"""The table of trained MARA variants: one entry each (predictor, shaping β, checkpoint).
+
+It needs no torch, so the sweep's method names can derive from it without loading a network.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from mara_agents.predictors import PREDICTORS
+
+__all__ = ["CHECKPOINTS", "VARIANTS", "MARAVariant"]
+
+CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+
+
+@dataclass(frozen=True)
+class MARAVariant:
+    """A trained MARA: the predictor it reads, the reward it trained on and where it is stored."""
+
+    predictor: str
+    """The predictor whose estimates the policy reads: a name in `predictors.PREDICTORS`."""
+    shaping_beta: float
+    """β of the potential-shaped training reward (`coreenv.EnvConfig.shaping_beta`); 0: unshaped."""
+    checkpoint: str
+    """File name of the shipped checkpoint in `CHECKPOINTS`."""
+
+    def __post_init__(self) -> None:
+        if self.predictor not in PREDICTORS:
+            raise ValueError(
+                f"MARAVariant.predictor must be one of {sorted(PREDICTORS)}, "
+                f"got {self.predictor!r}."
+            )
+        if self.shaping_beta < 0:
+            raise ValueError(f"MARAVariant.shaping_beta must be >= 0, got {self.shaping_beta!r}.")
+
+    @property
+    def path(self) -> Path:
+        """The shipped checkpoint."""
+        return CHECKPOINTS / self.checkpoint
+
+
+VARIANTS: dict[str, MARAVariant] = {
+    "mara": MARAVariant(predictor="fm", shaping_beta=1.0, checkpoint="mara.pt"),
+    "mara_wls": MARAVariant(predictor="wls", shaping_beta=1.0, checkpoint="mara_wls.pt"),
+    "mara_noshape": MARAVariant(predictor="fm", shaping_beta=0.0, checkpoint="mara_noshape.pt"),
+}
+"""The shipped variants by name: one entry each, read by `MARA.pretrained` and by training."""
