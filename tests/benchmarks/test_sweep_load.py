@@ -257,3 +257,19 @@ def test_tutorial_example_runs_in_the_sweep_from_its_folder(tmp_path):
     assert "| my_scheduler:ShortestHopeful |" in result.stdout and "WARNING" not in result.stdout
     subprocess.run([sys.executable, "plot_margins.py", str(out)], cwd=work, check=True)
     assert (out / "margins.png").stat().st_size > 0
+
+
+def test_compare_rows_finds_no_difference_in_a_rerun_and_names_a_changed_metric(tmp_path, capsys):
+    compare_rows = load_script("compare_rows")
+    sweep_load.main([*TINY, "--methods", "fifo", "--out", str(tmp_path / "a")])
+    sweep_load.main([*TINY, "--methods", "fifo", "--out", str(tmp_path / "b")])
+    a, b = tmp_path / "a" / "rows.jsonl", tmp_path / "b" / "rows.jsonl"
+    capsys.readouterr()
+    compare_rows.main([str(a), str(b)])
+    assert "2 and 2 rows; 0 differences." in capsys.readouterr().out
+    rows = rows_of(tmp_path / "b")
+    rows[0]["successes"] += 1
+    b.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(SystemExit):
+        compare_rows.main([str(a), str(b)])
+    assert "successes" in capsys.readouterr().out

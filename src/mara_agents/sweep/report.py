@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from coreenv.core.metrics import METRIC_KEYS
 from mara_agents.sweep.engine import SweepConfig
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "operational_table",
     "plot",
     "report",
+    "row_differences",
     "save_cells",
     "write_reports",
 ]
@@ -236,3 +238,24 @@ def plot(data: dict, config: SweepConfig, path: Path) -> None:
     axes[0, -1].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
+
+
+def row_differences(before: list[dict], after: list[dict]) -> list[str]:
+    """What differs between two sweeps' rows of the same episodes, ignoring wall time.
+
+    Episodes are matched by (method, task set, load, seed); each metric must be equal (NaN equals
+    NaN). Returns one line per difference, and per episode found in only one of them.
+    """
+
+    def by_episode(rows: list[dict]) -> dict[tuple, dict]:
+        return {(r["method"], r["task_set"], r["load"], r["seed"]): r for r in rows}
+
+    a, b = by_episode(before), by_episode(after)
+    lines = [f"only in the first: {key}" for key in sorted(a.keys() - b.keys())]
+    lines += [f"only in the second: {key}" for key in sorted(b.keys() - a.keys())]
+    for key in sorted(a.keys() & b.keys()):
+        for metric in METRIC_KEYS:
+            x, y = a[key].get(metric), b[key].get(metric)
+            if x != y and not (x != x and y != y):  # NaN == NaN here
+                lines.append(f"{key} {metric}: {x!r} != {y!r}")
+    return lines
