@@ -41,7 +41,7 @@ class ShortestHopeful(Scheduler):
         occupied = np.flatnonzero(first["action_mask"][:-1])
         table = slots[occupied]
         time_left = table[:, SlotFeature.TIME_LEFT]  # (d - t) / the longest deadline window
-        remaining = table[:, SlotFeature.EST_REMAINING] / config.batches_per_step  # same unit
+        remaining = table[:, SlotFeature.EST_REMAINING]  # steps still needed, in the same unit
         ready = table[:, SlotFeature.READY] == 1
         hopeful = ready & (remaining <= time_left) & (table[:, SlotFeature.EST_P_SUCCESS] > 0.5)
         group = np.where(hopeful, 0, np.where(~ready, 1, 2))

@@ -20,6 +20,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from mara_agents.sweep import read_rows  # noqa: E402
+
 
 def run_rates(out: Path) -> tuple[list[str], dict[tuple, dict[int, float]]]:
     """The last run's methods, and completion rate per (method, task set, load) and seed.
@@ -28,9 +30,8 @@ def run_rates(out: Path) -> tuple[list[str], dict[tuple, dict[int, float]]]:
     """
     run = json.loads((out / "run.json").read_text())
     rates: dict[tuple, dict[int, float]] = defaultdict(dict)
-    for line in (out / "rows.jsonl").read_text().splitlines():
-        r = json.loads(line)
-        if r["fingerprint"] in run["fingerprints"] and r["method"] in run["methods"]:
+    for r in read_rows(out / "rows.jsonl"):  # tolerates a line cut short by an interruption
+        if r.get("fingerprint") in run["fingerprints"] and r["method"] in run["methods"]:
             rates[(r["method"], r["task_set"], r["load"])][r["seed"]] = r["completion_rate"]
     return run["methods"], rates
 

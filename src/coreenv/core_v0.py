@@ -47,9 +47,11 @@ def _with_max_cycles(kwargs: dict[str, Any]) -> dict[str, Any]:
         return kwargs
     kwargs = dict(kwargs)
     cycles = kwargs.pop("max_cycles")
-    if kwargs.get("max_steps") not in (None, cycles):
+    config = kwargs.get("config")
+    given = kwargs.get("max_steps", None if config is None else config.max_steps)
+    if given not in (None, cycles):
         raise ConfigError(
-            f"max_cycles={cycles!r} and max_steps={kwargs['max_steps']!r} disagree: "
+            f"max_cycles={cycles!r} and max_steps={given!r} disagree: "
             "max_cycles is PettingZoo's name for EnvConfig.max_steps; give one of them."
         )
     kwargs["max_steps"] = cycles

@@ -61,7 +61,7 @@ def test_user_scheduler_as_module_class(tmp_path, capsys):
         ("--methods", "magic", r"unknown method 'magic': use one of \[.*'fifo'"),
         ("--task-sets", "ood_rl", r"task set 'ood_rl'.*Valid names: \[.*'rl_ood'"),
         ("--task-sets", "runs.csv", r"bank_from_csv"),
-        ("--loads", "1.5", r"load 1.5 is not an arrival probability"),
+        ("--loads", "1.5", r"loads must lie in \(0, 1\], got \[1.5\]"),
         ("--methods", "no_such_module:Cls", r"cannot import scheduler.*current directory"),
     ],
 )
@@ -191,6 +191,26 @@ def test_edited_scheduler_redoes_its_rows_instead_of_reusing_them(user_dir, caps
     assert "2 earlier rows of these episodes were made by other code" in out
     rows = [r for r in rows_of(user_dir / "out") if r["method"] == "mysched:Mine"]
     assert len(rows) == 4 and rows[2]["fingerprint"] != first[rows[2]["seed"]]["fingerprint"]
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("class Mine:\n    def __init__(self, x): pass\n", "constructible without arguments"),
+        ("class Mine:\n    pass\n", "has no reset or act method"),
+        ("class Mine(:\n", "cannot import scheduler"),
+        (
+            "from mara_agents.schedulers import FIFO\n"
+            "class Mine(FIFO):\n    observation_predictor = 'magic'\n",
+            "observation_predictor must be",
+        ),
+    ],
+)
+def test_a_broken_user_scheduler_exits_2_with_one_line(user_dir, capsys, source, message):
+    (user_dir / "mysched.py").write_text(source)
+    with pytest.raises(SystemExit) as exit_info:
+        sweep_load.main([*TINY, "--methods", "mysched:Mine", "--out", str(user_dir / "out")])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_invalid_actions_are_counted_warned_about_and_strict_stops_them(user_dir, capsys):

@@ -59,6 +59,8 @@ def test_max_cycles_is_max_steps_and_conflicting_bounds_are_refused():
     assert coreenv.env(max_cycles=7, max_steps=7).unwrapped.max_steps == 7
     with pytest.raises(coreenv.ConfigError, match="max_cycles=7 and max_steps=8 disagree"):
         coreenv.parallel_env(max_cycles=7, max_steps=8)
+    with pytest.raises(coreenv.ConfigError, match="disagree"):
+        coreenv.parallel_env(config=coreenv.EnvConfig(max_steps=8), max_cycles=7)
 
 
 def test_rollout_until_every_agent_is_done():

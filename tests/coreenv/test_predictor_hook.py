@@ -105,3 +105,17 @@ def test_without_a_predictor_estimates_are_flagged_not_zero():
 def test_with_a_predictor_estimates_start_at_zero_until_ready():
     obs, *_ = make(Recorder()).step({"node_0": 0})
     assert block(obs)[SlotFeature.EST_REMAINING] == 0.0
+
+
+def test_attaching_or_detaching_a_predictor_mid_episode_updates_the_flags():
+    env = make(None)
+    env.step({"node_0": 0})
+    env.predictor = Recorder()
+    obs, *_ = env.step(idle(env))
+    assert block(obs)[SlotFeature.EST_REMAINING] == 0.0  # attached: no estimate yet, not -1
+    assert env.slot_table().est_remaining[0] == 0.0
+    env.predictor = None
+    obs, *_ = env.step(idle(env))
+    assert block(obs)[SlotFeature.EST_REMAINING] == NO_PREDICTOR
+    with pytest.raises(NoPredictorError):
+        _ = env.slot_table().est_remaining

@@ -115,12 +115,8 @@ class CoreEnv(ParallelEnv):
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
                 f"got {render_mode!r}."
             )
-        if predictor is not None and not isinstance(predictor, Predictor):
-            raise TypeError(
-                "predictor must have an estimate(prefix, target, budget) method, "
-                f"got {predictor!r}."
-            )
         self.render_mode = render_mode
+        self._state: State | None = None
         self.predictor = predictor
         self.source = resolve_task_set(self.config.task_set)
         self.scenario = make_scenario(self.config, self.source)
@@ -139,7 +135,7 @@ class CoreEnv(ParallelEnv):
         self._masks_version = -1
         self.np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
-        self._state: State = self._initial_state()
+        self._state = self._initial_state()
         self._slot_table = SlotTable(self._state)
         self._history: list[np.ndarray] = []
 
@@ -241,10 +237,29 @@ class CoreEnv(ParallelEnv):
 
     def __setstate__(self, state: dict) -> None:
         """A pickled or copied environment continues exactly: its views are re-made."""
+        if "predictor" in state:  # pickled by 0.1.0, before `predictor` became a property
+            state["_predictor"] = state.pop("predictor")
         self.__dict__.update(state)
         self._slot_table = SlotTable(self._state)
 
     # -- beyond PettingZoo ------------------------------------------------------------------------
+
+    @property
+    def predictor(self) -> Predictor | None:
+        """The predictor filling the estimate features; None: they read ``NO_PREDICTOR``."""
+        return self._predictor
+
+    @predictor.setter
+    def predictor(self, predictor: Predictor | None) -> None:
+        """Attach or detach a predictor; mid-episode, the estimate features follow at once."""
+        if predictor is not None and not isinstance(predictor, Predictor):
+            raise TypeError(
+                "predictor must have an estimate(prefix, target, budget) method, "
+                f"got {predictor!r}."
+            )
+        self._predictor = predictor
+        if self._state is not None:
+            self._state.set_has_predictor(predictor is not None)
 
     @property
     def t(self) -> int:

@@ -96,9 +96,19 @@ class State:
 
     def __setstate__(self, state: dict) -> None:
         """Unpickling copies arrays: re-make the views that must share memory with them."""
+        state.setdefault("has_predictor", True)  # pickled by 0.1.0: estimates read 0 as they did
         self.__dict__.update(state)
         self.occupied = self.mask[:-1].view(bool)
         self.rows = list(self.table)
+
+    def set_has_predictor(self, attached: bool) -> None:
+        """A predictor was attached or detached: occupied slots' estimates restart from none."""
+        self.has_predictor = attached
+        for j in np.flatnonzero(self.occupied):
+            self.est_remaining[j] = self.est_p_success[j] = 0.0
+            self.table[j, _EST_REMAINING] = self.table[j, _EST_P] = (
+                0.0 if attached else NO_PREDICTOR
+            )
 
     def clear_slot(self, j: int) -> None:
         """Free slot j, restoring the neutral values."""

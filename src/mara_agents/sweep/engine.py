@@ -21,7 +21,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from mara_agents.sweep.fingerprint import job_fingerprint, method_fingerprint
-from mara_agents.sweep.jobs import Job, episode_seed, row_key, run_job
+from mara_agents.sweep.jobs import SEED_GROUP_SIZE, Job, episode_seed, row_key, run_job
 from mara_agents.sweep.methods import DEFAULT_METHODS, SweepInputError, make_scheduler, validate
 
 __all__ = [
@@ -78,6 +78,18 @@ class SweepConfig:
                 "SweepConfig needs episodes >= 1, workers >= 1 and seeds >= 0, got "
                 f"episodes={self.episodes}, workers={self.workers}, seeds={self.seeds}."
             )
+        for name in ("methods", "task_sets", "loads", "seeds"):
+            values = getattr(self, name)
+            if len(set(values)) != len(values):
+                raise ValueError(f"SweepConfig.{name} has duplicates: {values}.")
+        if self.episodes > SEED_GROUP_SIZE:
+            raise ValueError(
+                f"SweepConfig.episodes must be <= {SEED_GROUP_SIZE} (seed groups would overlap); "
+                f"use more seeds instead, got {self.episodes}."
+            )
+        bad = [load for load in self.loads if not 0.0 < load <= 1.0]
+        if bad:
+            raise ValueError(f"SweepConfig.loads must lie in (0, 1], got {bad}.")
         if self.backend not in BACKENDS:
             raise ValueError(
                 f"SweepConfig.backend must be one of {BACKENDS}, got {self.backend!r}."
@@ -147,8 +159,6 @@ def run_sweep(config: SweepConfig, stream: TextIO | None = None) -> list[dict]:
     folder.mkdir(parents=True, exist_ok=True)
     print(f"results go to {folder}/ (rows.jsonl as episodes finish)", file=stream)
     jobs = plan(config)
-    path = folder / "rows.jsonl"
-    run_jobs(jobs, config, path, stream)
     settings = {
         "methods": config.methods,
         "task_sets": config.task_sets,
@@ -159,6 +169,8 @@ def run_sweep(config: SweepConfig, stream: TextIO | None = None) -> list[dict]:
         "fingerprints": sorted({job.fingerprint for job in jobs}),
     }
     (folder / "run.json").write_text(json.dumps(settings, indent=1) + "\n")
+    path = folder / "rows.jsonl"
+    run_jobs(jobs, config, path, stream)
     wanted = {job.key for job in jobs}
     return [row for row in read_rows(path) if row_key(row) in wanted]
 
@@ -189,7 +201,7 @@ def run_jobs(jobs: list[Job], config: SweepConfig, path: Path, stream: TextIO) -
         results = _run_ray(todo, config.ray_address)
     else:
         results = _run_local(todo, config.workers)
-    meter = Progress(todo, config.workers if config.backend == "local" else 1, stream)
+    meter = Progress(todo, config.workers if config.backend == "local" else None, stream)
     with path.open("a") as sink:
         for row in results:
             sink.write(json.dumps(row) + "\n")
@@ -202,10 +214,13 @@ def _run_local(jobs: list[Job], workers: int) -> Iterator[dict]:
     if workers <= 1:
         yield from map(run_job, jobs)
         return
-    with ProcessPoolExecutor(workers) as pool:
+    pool = ProcessPoolExecutor(workers)
+    try:
         futures = [pool.submit(run_job, job) for job in jobs]
         for future in as_completed(futures):
             yield future.result()
+    finally:  # on an error or Ctrl-C, stop at once instead of finishing the queue
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _run_ray(jobs: list[Job], address: str | None) -> Iterator[dict]:
@@ -227,9 +242,10 @@ class Progress:
 
     Costs are the mean measured seconds per episode of each method so far (the mean of all
     methods for one not yet measured), so a slow method left for last is not underestimated.
+    ``workers`` divides the work; None (a Ray cluster) uses the parallelism measured so far.
     """
 
-    def __init__(self, jobs: list[Job], workers: int, stream: TextIO | None = None) -> None:
+    def __init__(self, jobs: list[Job], workers: int | None, stream: TextIO | None = None) -> None:
         self.left = Counter(job.method for job in jobs)
         self.total = len(jobs)
         self.workers = workers
@@ -254,7 +270,10 @@ class Progress:
         default = float(np.mean(measured)) if measured else 0.0
         cost = {m: float(np.mean(v)) for m, v in self.seconds.items()}
         work = sum(n * cost.get(method, default) for method, n in self.left.items())
-        return work / self.workers
+        if self.workers is not None:
+            return work / self.workers
+        elapsed = time.perf_counter() - self.start  # unknown parallelism (Ray): as measured
+        return work * elapsed / sum(measured) if measured else 0.0
 
     def draw(self, elapsed: float) -> None:
         """Redraw the bar in place."""

@@ -15,15 +15,25 @@ from mara_agents.evaluation import run_episode
 from mara_agents.schedulers.base import predictor_for
 from mara_agents.sweep.methods import make_scheduler
 
-__all__ = ["EVAL_SEED_BASE", "Job", "env_config", "episode_seed", "row_key", "run_job"]
+__all__ = [
+    "EVAL_SEED_BASE",
+    "SEED_GROUP_SIZE",
+    "Job",
+    "env_config",
+    "episode_seed",
+    "row_key",
+    "run_job",
+]
 
 EVAL_SEED_BASE = 1_000_000
 """Evaluation episodes are seeded from here up; training code uses seeds below it."""
+SEED_GROUP_SIZE = 10_000
+"""Episodes a seed group can hold before it would reach the next group's seeds."""
 
 
 def episode_seed(base: int, episode: int) -> int:
     """The seed of evaluation episode ``episode`` of seed group ``base`` (not a training seed)."""
-    return EVAL_SEED_BASE + 10_000 * base + episode
+    return EVAL_SEED_BASE + SEED_GROUP_SIZE * base + episode
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 
 from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents.schedulers import EDF, FIFO, LARA, Oracle, RandomScheduler, Scheduler
+from mara_agents.schedulers.base import predictor_for
 from mara_agents.schedulers.variants import VARIANTS
 
 __all__ = ["DEFAULT_METHODS", "METHODS", "SweepInputError", "make_scheduler", "validate"]
@@ -68,18 +69,32 @@ def make_scheduler(method: str) -> Scheduler:
         sys.path.insert(0, cwd)
     try:
         scheduler_class = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as e:
+    except (ImportError, AttributeError, SyntaxError) as e:
         raise SweepInputError(
             f"cannot import scheduler {method!r}: {e} (looked in the current directory {cwd} "
             "and on sys.path)."
         ) from e
-    return scheduler_class()
+    try:
+        scheduler = scheduler_class()
+    except TypeError as e:
+        raise SweepInputError(
+            f"scheduler {method!r} must be constructible without arguments: {e}"
+        ) from e
+    missing = [m for m in ("reset", "act") if not callable(getattr(scheduler, m, None))]
+    if missing:
+        raise SweepInputError(f"scheduler {method!r} has no {' or '.join(missing)} method.")
+    return scheduler
 
 
 def validate(methods: Iterable[str], task_sets: Iterable[str], loads: Iterable[float]) -> None:
     """Check every name and value of a sweep before any work; raise `SweepInputError` if bad."""
     for method in methods:
-        make_scheduler(method)
+        try:
+            predictor_for(make_scheduler(method))
+        except SweepInputError:
+            raise
+        except ValueError as e:  # a bad observation_predictor
+            raise SweepInputError(f"method {method!r}: {e}") from e
     for task_set in task_sets:
         try:
             resolve_task_set(task_set)

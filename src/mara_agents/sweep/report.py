@@ -44,8 +44,8 @@ def write_reports(rows: list[dict], config: SweepConfig) -> str:
 
     Returns the text of `report`.
     """
-    text = report(rows, config)
     data = cells(rows)
+    text = report(rows, config)
     (config.folder / "table.md").write_text(text + "\n")
     save_cells(data, config.folder / "cells.csv")
     plot(data, config, config.folder / "completion.png")
@@ -167,8 +167,9 @@ def invalid_action_warnings(data: dict, config: SweepConfig) -> list[str]:
     """One warning per method whose nodes made invalid actions (each was idled, not carried out)."""
     warnings = []
     for method in config.methods:
-        counts = np.concatenate([v["conflicts"] for (_, _, m), v in data.items() if m == method])
-        if counts.size and counts.sum() > 0:
+        arrays = [v["conflicts"] for (_, _, m), v in data.items() if m == method]
+        counts = np.concatenate(arrays) if arrays else np.zeros(0)
+        if counts.sum() > 0:
             warnings.append(
                 f"WARNING: {method} made {counts.mean():.1f} invalid actions per episode "
                 f"(in {np.count_nonzero(counts)} of {counts.size} episodes); the environment "

@@ -29,6 +29,10 @@ def test_progress_time_left_weights_episodes_by_their_methods_cost():
         ({"episodes": 0}, "episodes >= 1"),
         ({"backend": "slurm"}, "backend must be one of"),
         ({"methods": []}, "methods is empty"),
+        ({"methods": ["fifo", "fifo"]}, "methods has duplicates"),
+        ({"seeds": [0, 0]}, "seeds has duplicates"),
+        ({"episodes": 10_001}, "seed groups would overlap"),
+        ({"loads": [0.0]}, r"loads must lie in \(0, 1\]"),
     ],
 )
 def test_bad_configs_are_refused_at_construction(overrides, message):
