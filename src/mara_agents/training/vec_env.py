@@ -68,7 +68,7 @@ class VecCoreEnv:
 
     def step(self, actions: np.ndarray) -> VecStep:
         """Apply (E, M) actions; an environment whose episode ends starts its next one."""
-        obs, occupied, final_obs = [], [], []
+        obs, occupied, ended_obs = [], [], {}
         rewards = np.zeros(len(self.envs), np.float32)
         terminated = np.zeros(len(self.envs), bool)
         truncated = np.zeros(len(self.envs), bool)
@@ -80,15 +80,19 @@ class VecCoreEnv:
             rewards[e] = reward[first]
             terminated[e], truncated[e] = ended[first], cut[first]
             row = stack_observations(observations, self.agents)
-            final_obs.append(row.obs)
             if terminated[e] or truncated[e]:
+                ended_obs[e] = row.obs
                 self.finished.append(env.metrics())
                 row = self._start(env)
             obs.append(row.obs)
             occupied.append(row.occupied)
-        return VecStep(
-            np.stack(obs), np.stack(occupied), rewards, terminated, truncated, np.stack(final_obs)
-        )
+        stacked = np.stack(obs)
+        final_obs = stacked
+        if ended_obs:  # only then do the final observations differ from the next ones
+            final_obs = stacked.copy()
+            for e, last in ended_obs.items():
+                final_obs[e] = last
+        return VecStep(stacked, np.stack(occupied), rewards, terminated, truncated, final_obs)
 
     def take_finished(self) -> list[dict]:
         """Metrics of the episodes that ended since the last call."""
