@@ -124,7 +124,9 @@ def resolve_task_set(task_set: Any) -> CurveSource:
         )
     raise ConfigError(
         f"EnvConfig.task_set {task_set!r} is not a known task set {sorted(TASK_SETS)}, "
-        "a path to a bank .npz, a CurveBank or a CurveSource."
+        "a path to a bank .npz, a CurveBank or a CurveSource. (Task sets of other packages, "
+        "such as 'live', are found through their entry points: after pulling a new version of "
+        "a source checkout, reinstall it with pip install -e .)"
     )
 
 
