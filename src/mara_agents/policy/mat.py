@@ -24,6 +24,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from mara_agents.checks import require
+
 __all__ = ["MAT", "ActionScores", "MATConfig", "PolicyOutput"]
 
 NEG = -1e9  # logit of a masked action
@@ -152,9 +154,7 @@ class MATConfig:
     """Transformer blocks in the encoder and in the decoder each."""
 
     def __post_init__(self) -> None:
-        for name in ("num_nodes", "num_slots", "slot_features", "dim", "heads", "blocks"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"MATConfig.{name} must be >= 1, got {getattr(self, name)!r}.")
+        require(self, ">= 1", ("num_nodes", "num_slots", "slot_features", "dim", "heads", "blocks"))
         if self.global_features < 0:
             raise ValueError(
                 f"MATConfig.global_features must be >= 0, got {self.global_features!r}."

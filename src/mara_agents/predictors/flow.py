@@ -31,6 +31,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from mara_agents.checks import require
 from mara_agents.predictors.horizon import HORIZON
 
 __all__ = [
@@ -79,18 +80,8 @@ class FMConfig:
     def __post_init__(self) -> None:
         if self.solver not in ("euler", "heun"):
             raise ValueError(f"FMConfig.solver must be 'euler' or 'heun', got {self.solver!r}.")
-        for name in (
-            "horizon",
-            "recent",
-            "spread",
-            "hidden",
-            "context_dim",
-            "samples",
-            "ode_steps",
-            "layers",
-        ):
-            if getattr(self, name) < 1:
-                raise ValueError(f"FMConfig.{name} must be >= 1, got {getattr(self, name)!r}.")
+        sizes = ("horizon", "recent", "spread", "hidden", "context_dim", "samples", "ode_steps")
+        require(self, ">= 1", (*sizes, "layers"))
         if self.time_dim < 2 or self.time_dim % 2:
             raise ValueError(f"FMConfig.time_dim must be even and >= 2, got {self.time_dim!r}.")
 

@@ -22,6 +22,7 @@ import torch
 
 from coreenv import EnvConfig
 from coreenv.curves import CurveBank, named_task_set
+from mara_agents.checks import require
 from mara_agents.predictors.flow import (
     FMConfig,
     FMPredictor,
@@ -66,9 +67,7 @@ class FMTrainConfig:
     """Where the network trains ("cuda" works)."""
 
     def __post_init__(self) -> None:
-        for name in ("steps", "batch", "every", "min_prefix"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"FMTrainConfig.{name} must be >= 1, got {getattr(self, name)!r}.")
+        require(self, ">= 1", ("steps", "batch", "every", "min_prefix"))
         if self.holdout < 2:
             raise ValueError(f"FMTrainConfig.holdout must be >= 2, got {self.holdout!r}.")
         if not self.lr > 0:

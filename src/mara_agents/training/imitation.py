@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from coreenv import CoreEnv, Predictor
+from mara_agents.checks import require
 from mara_agents.policy.mat import MAT
 from mara_agents.policy.observations import stack_observations
 from mara_agents.schedulers import LARA, Oracle, Scheduler
@@ -68,17 +69,9 @@ class ImitationConfig:
             raise ValueError(
                 f"ImitationConfig.teacher must be one of {TEACHERS}, got {self.teacher!r}."
             )
-        for name in ("episodes", "dagger_episodes", "epochs", "batch"):
-            if getattr(self, name) < 1:
-                raise ValueError(
-                    f"ImitationConfig.{name} must be >= 1, got {getattr(self, name)!r}."
-                )
-        if self.dagger_rounds < 0:
-            raise ValueError(
-                f"ImitationConfig.dagger_rounds must be >= 0, got {self.dagger_rounds!r}."
-            )
-        if not self.lr > 0:
-            raise ValueError(f"ImitationConfig.lr must be > 0, got {self.lr!r}.")
+        require(self, ">= 1", ("episodes", "dagger_episodes", "epochs", "batch"))
+        require(self, ">= 0", ("dagger_rounds",))
+        require(self, "> 0", ("lr",))
 
     def round_seed(self, round_: int) -> int:
         """The first episode seed of round ``round_`` (0: the teacher's own demonstrations)."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
+from mara_agents.checks import require
 from mara_agents.policy.mat import MAT
 from mara_agents.training.returns import ValueNorm, gae
 from mara_agents.training.vec_env import VecCoreEnv
@@ -56,15 +57,9 @@ class PPOConfig:
     """Seeds the sampling of actions and the minibatch order."""
 
     def __post_init__(self) -> None:
-        for name in ("envs", "rollout", "epochs", "minibatches"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"PPOConfig.{name} must be >= 1, got {getattr(self, name)!r}.")
-        for name in ("lr", "clip", "value_clip", "max_grad_norm"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"PPOConfig.{name} must be > 0, got {getattr(self, name)!r}.")
-        for name in ("entropy", "value_coef"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"PPOConfig.{name} must be >= 0, got {getattr(self, name)!r}.")
+        require(self, ">= 1", ("envs", "rollout", "epochs", "minibatches"))
+        require(self, "> 0", ("lr", "clip", "value_clip", "max_grad_norm"))
+        require(self, ">= 0", ("entropy", "value_coef"))
         if (self.envs * self.rollout) % self.minibatches:
             raise ValueError(
                 f"PPOConfig: envs × rollout ({self.envs * self.rollout}) must divide into "

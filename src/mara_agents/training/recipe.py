@@ -23,6 +23,7 @@ import torch
 from coreenv import EnvConfig, Predictor
 from coreenv.curves import named_task_set
 from mara_agents import evaluate
+from mara_agents.checks import require
 from mara_agents.policy.mat import MAT, MATConfig
 from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.mara import MARA, VARIANTS
@@ -101,15 +102,8 @@ class MARATrainConfig:
             raise ValueError(
                 f"MARATrainConfig.shaping_beta must be None or >= 0, got {self.shaping_beta!r}."
             )
-        for name in ("eval_every", "eval_episodes"):
-            if getattr(self, name) < 1:
-                raise ValueError(
-                    f"MARATrainConfig.{name} must be >= 1, got {getattr(self, name)!r}."
-                )
-        if self.critic_warmup < 0:
-            raise ValueError(
-                f"MARATrainConfig.critic_warmup must be >= 0, got {self.critic_warmup!r}."
-            )
+        require(self, ">= 1", ("eval_every", "eval_episodes"))
+        require(self, ">= 0", ("critic_warmup",))
         if self.max_updates is not None and self.max_updates < 0:
             raise ValueError(
                 f"MARATrainConfig.max_updates must be None or >= 0, got {self.max_updates!r}."
