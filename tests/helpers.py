@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -119,3 +122,15 @@ def load_script(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def run_python(code: str, **environ: str) -> str:
+    """Run ``code`` in a fresh interpreter (extra environment variables in ``environ``).
+
+    Returns its stdout; a failure shows its stderr. For what a test must see from a clean start:
+    which modules an import loads, or whether a result is the same in another process.
+    """
+    env = {**os.environ, **environ}
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return run.stdout

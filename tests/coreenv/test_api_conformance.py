@@ -15,7 +15,7 @@ from pettingzoo.test import (
 )
 
 import coreenv
-from helpers import SMALL_CURVES
+from helpers import SMALL_CURVES, run_python
 
 CONFIGS = {
     "default": {},
@@ -105,9 +105,4 @@ def test_spaces_are_cached_and_masks_are_int8():
 
 
 def test_importing_coreenv_does_not_import_torch():
-    import subprocess
-    import sys
-
-    code = "import sys, coreenv; print('torch' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert run_python("import sys, coreenv; print('torch' in sys.modules)").strip() == "False"

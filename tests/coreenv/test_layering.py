@@ -1,11 +1,10 @@
 """Layering: the environment package imports nothing above it (agents, curve recording, torch)."""
 
 import ast
-import subprocess
-import sys
 from pathlib import Path
 
 import coreenv
+from helpers import run_python
 
 ABOVE = ("mara_agents", "curvegen", "torch")
 
@@ -22,10 +21,7 @@ print(len(names), above)
 
 
 def test_importing_every_coreenv_module_imports_nothing_above_it():
-    out = subprocess.run(
-        [sys.executable, "-c", IMPORT_EVERY_MODULE], capture_output=True, text=True, check=True
-    )
-    count, above = out.stdout.strip().split(" ", 1)
+    count, above = run_python(IMPORT_EVERY_MODULE).strip().split(" ", 1)
     assert int(count) > 20  # the walk reached the subpackages' modules
     assert above == "[]", f"coreenv imported {above}"
 

@@ -1,12 +1,13 @@
 """The live source: tasks train real models on demand; coreenv finds it through an entry point."""
 
 import math
-import subprocess
 import sys
 from importlib.metadata import entry_points
 
 import numpy as np
 import pytest
+
+from helpers import run_python
 
 pytest.importorskip("torch")
 pytest.importorskip("sklearn")
@@ -87,8 +88,7 @@ def test_live_works_when_only_coreenv_is_imported():
         "e.reset()\n"
         "print(type(e.source).__module__, type(e.source).__name__)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["curvegen.live", "LiveCurves"]
+    assert run_python(code).split() == ["curvegen.live", "LiveCurves"]
 
 
 def test_live_without_torch_names_the_extra_to_install(monkeypatch):

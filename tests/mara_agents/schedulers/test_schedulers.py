@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import coreenv
-from helpers import play_checking_matchings, scripted_env, task
+from helpers import play_checking_matchings, run_python, scripted_env, task
 from mara_agents.schedulers import EDF, FIFO, Oracle, RandomScheduler
 from mara_agents.schedulers.planning import feasible, plan, select_feasible
 
@@ -106,9 +106,6 @@ def test_selected_set_is_always_feasible_and_plan_is_a_permutation(tasks, nodes)
 
 
 def test_mara_is_a_public_name_imported_lazily():
-    import subprocess
-    import sys
-
     code = (
         "import sys\n"
         "from mara_agents.schedulers import FIFO\n"
@@ -116,5 +113,4 @@ def test_mara_is_a_public_name_imported_lazily():
         "from mara_agents.schedulers import MARA\n"
         "print(MARA.__name__, 'torch' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["MARA", "True"]
+    assert run_python(code).split() == ["MARA", "True"]

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from helpers import run_python
 from mara_agents.predictors import WLSConfig, WLSPredictor
 from mara_agents.schedulers import FIFO, LARA
 from mara_agents.sweep import Job, job_fingerprint, method_fingerprint
@@ -57,17 +58,9 @@ print(method_fingerprint(Combo()))
 
 
 def test_fingerprints_are_the_same_in_every_process():
-    import os
-    import subprocess
-    import sys
-
-    def digests(seed):
-        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
-        run = subprocess.run([sys.executable, "-c", CROSS_PROCESS], env=env, capture_output=True)
-        assert run.returncode == 0, run.stderr.decode()
-        return run.stdout.decode()
-
-    assert digests(1) == digests(2)
+    assert run_python(CROSS_PROCESS, PYTHONHASHSEED="1") == run_python(
+        CROSS_PROCESS, PYTHONHASHSEED="2"
+    )
 
 
 def test_fingerprint_names_the_class_and_ignores_state_filled_while_playing():
