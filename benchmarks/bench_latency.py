@@ -1,72 +1,89 @@
 """Decision latency per environment step, as a ratio to LARA's, measured in the same run.
 
-    taskset -c 0 python benchmarks/bench_latency.py --episodes 3      # one CPU core
+    taskset -c 0 python benchmarks/bench_latency.py --episodes 32      # one CPU core
 
-A decision is everything a method spends to turn the state into node actions: its ``act`` call
-plus, for methods that read estimates in their observation (MARA), the environment's calls to
-that observation predictor. Environment stepping itself is not counted. M = 4, K = 8 (defaults),
-ID test runs at p = 0.04, the same episodes for every method.
+A decision is everything a method spends to turn the state into node actions: its ``act`` (or
+``act_batch``) calls plus the calls to the predictor whose estimates it reads in its observation.
+Environment stepping itself is not counted. M = 4, K = 8 (defaults), ID test runs at p = 0.04,
+the same ``--episodes`` episodes for every method. A method with a batched form (MARA) is timed
+twice: playing the episodes in lockstep (one call per step for all of them, as `evaluate` and the
+sweep run it; the cost is divided by the episode-steps served) and one episode at a time.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 
-from coreenv import CoreEnv, Predictor
-from mara_agents.sweep import EVAL_SEED_BASE, make_scheduler
+from coreenv import CoreEnv, EnvConfig
+from mara_agents.evaluation import run_episode, run_episodes
+from mara_agents.schedulers.base import acts_in_batches, predictor_for
+from mara_agents.sweep import EVAL_SEED_BASE, METHODS, make_scheduler
 
 DEFAULT_METHODS = ["lara", "lara_fm", "mara_wls", "mara"]
 
 
-class TimedPredictor:
-    """Forwards ``estimate_batch`` to a batched predictor and adds up the seconds it spends."""
+class Stopwatch:
+    """Adds up the seconds spent in the functions it wraps and the decisions they made."""
 
-    def __init__(self, inner: Predictor) -> None:
-        self.inner, self.seconds = inner, 0.0
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.decisions = 0  # episode-steps decided
 
-    def estimate(self, prefix, target, budget):
-        """Untimed: the environment calls ``estimate_batch``."""
-        return self.inner.estimate(prefix, target, budget)
+    def wrap(self, function: Callable, decisions: Callable) -> Callable:
+        """``function``, timed; ``decisions(*args)`` counts the episode-steps of one call."""
 
-    def estimate_batch(self, prefixes, targets, budgets):
-        """The inner predictor's answer, timed."""
-        start = time.perf_counter()
-        try:
-            return self.inner.estimate_batch(prefixes, targets, budgets)
-        finally:
-            self.seconds += time.perf_counter() - start
-
-
-def decision_ms(method: str, episodes: int, seed: int) -> float:
-    """Mean milliseconds per step spent deciding (act + observation estimates)."""
-    scheduler = make_scheduler(method)
-    inner = scheduler.observation_predictor
-    timed = TimedPredictor(inner) if inner is not None else None
-    env = CoreEnv(task_set="id", arrival_prob=0.04, predictor=timed)
-    acting, steps = 0.0, 0
-    for episode in range(episodes):
-        observations, infos = env.reset(seed=seed + episode)
-        scheduler.reset(env)
-        while env.agents:
+        def timed(*args, **kwargs):
             start = time.perf_counter()
-            actions = scheduler.act(observations, infos)
-            acting += time.perf_counter() - start
-            observations, _, _, _, infos = env.step(actions)
-            steps += 1
-    total = acting + (timed.seconds if timed else 0.0)
-    return 1e3 * total / steps
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - start
+                self.decisions += decisions(*args)
+
+        return timed
+
+
+def decision_ms(method: str, episodes: int, lockstep: bool) -> float:
+    """Mean milliseconds of deciding per episode-step (act + observation estimates)."""
+    scheduler = make_scheduler(method)
+    predictor = predictor_for(scheduler)
+    watch = Stopwatch()
+    if predictor is not None:
+        predictor.estimate_batch = watch.wrap(predictor.estimate_batch, lambda *args: 0)
+        scheduler.observation_predictor = predictor  # the very instance, timed
+    config = EnvConfig(task_set="id", arrival_prob=0.04)
+    seeds = range(EVAL_SEED_BASE, EVAL_SEED_BASE + episodes)
+    if lockstep:
+        scheduler.act_batch = watch.wrap(scheduler.act_batch, lambda obs, mask: len(obs))
+        run_episodes(scheduler, [(config, seed) for seed in seeds])
+    else:
+        scheduler.act = watch.wrap(scheduler.act, lambda observations, infos: 1)
+        env = CoreEnv(config, predictor=predictor)
+        for seed in seeds:
+            run_episode(scheduler, env, seed)
+    return 1e3 * watch.seconds / watch.decisions
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--methods", nargs="+", default=DEFAULT_METHODS)
-    parser.add_argument("--episodes", type=int, default=3)
+    parser.add_argument("--methods", nargs="+", default=DEFAULT_METHODS, choices=sorted(METHODS))
+    parser.add_argument("--episodes", type=int, default=32)
     args = parser.parse_args(argv)
+    if args.episodes < 1:
+        parser.error(f"--episodes must be >= 1, got {args.episodes}.")
     import torch
 
     torch.set_num_threads(1)
-    results = {m: decision_ms(m, args.episodes, EVAL_SEED_BASE) for m in args.methods}
+    results = {}
+    for method in args.methods:
+        batched = acts_in_batches(make_scheduler(method))
+        results[method] = decision_ms(method, args.episodes, lockstep=False)
+        if batched:
+            results[f"{method} (lockstep, {args.episodes} episodes)"] = decision_ms(
+                method, args.episodes, lockstep=True
+            )
     reference = results.get("lara", next(iter(results.values())))
     print("| method | ms per decision | ratio to LARA |\n|---|---|---|")
     for method, ms in results.items():

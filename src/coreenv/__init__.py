@@ -8,7 +8,16 @@ from importlib.metadata import PackageNotFoundError, version
 
 from coreenv import curves
 from coreenv.config import EnvConfig
-from coreenv.core import NO_PREDICTOR, CoreEnv, OracleView, SlotFeature, SlotTable
+from coreenv.core import (
+    NO_PREDICTOR,
+    BatchedCore,
+    BatchedObservation,
+    BatchedStep,
+    CoreEnv,
+    OracleView,
+    SlotFeature,
+    SlotTable,
+)
 from coreenv.core_v0 import env, parallel_env, raw_env
 from coreenv.errors import BankError, ConfigError, InvalidActionError, NoPredictorError
 from coreenv.gym_env import CoreGymEnv
@@ -19,6 +28,9 @@ __all__ = [
     "ENV_ID",
     "NO_PREDICTOR",
     "BankError",
+    "BatchedCore",
+    "BatchedObservation",
+    "BatchedStep",
     "ConfigError",
     "CoreEnv",
     "CoreGymEnv",

@@ -1,16 +1,23 @@
-"""Run schedulers on episodes and average the design §2 metrics."""
+"""Run schedulers on episodes and average the design §2 metrics.
+
+A scheduler with a batched form (`Scheduler.act_batch`) plays the episodes it is given in lockstep
+on `coreenv.BatchedCore`s, one call per step for all of them; any other plays them one after
+another on a `CoreEnv`. The rows are the same either way.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from coreenv import CoreEnv
+from coreenv import BatchedCore, CoreEnv, EnvConfig, Predictor
+from coreenv.config import make_config
 from coreenv.core.metrics import METRIC_KEYS
-from mara_agents.schedulers.base import Scheduler, predictor_for
+from mara_agents.schedulers.base import Scheduler, acts_in_batches, predictor_for
 
-__all__ = ["evaluate", "run_episode"]
+__all__ = ["evaluate", "run_episode", "run_episodes"]
 
 
 def run_episode(scheduler: Scheduler, env: CoreEnv, seed: int) -> dict[str, float]:
@@ -20,6 +27,60 @@ def run_episode(scheduler: Scheduler, env: CoreEnv, seed: int) -> dict[str, floa
     while env.agents:
         observations, _, _, _, infos = env.step(scheduler.act(observations, infos))
     return env.metrics()
+
+
+def run_episodes(scheduler: Scheduler, episodes: Sequence[tuple[EnvConfig, int]]) -> list[dict]:
+    """The metrics of each ``(config, seed)`` episode, in order, with the scheduler's predictor.
+
+    Episodes of a batched scheduler run in lockstep (all of them at once, whatever their configs,
+    as long as they share the observation layout); others run one after another.
+    """
+    predictor = predictor_for(scheduler)
+    if acts_in_batches(scheduler):
+        return _run_lockstep(scheduler, predictor, episodes)
+    envs: list[CoreEnv] = []
+    rows = []
+    for config, seed in episodes:
+        env = next((env for env in envs if env.config == config), None)
+        if env is None:
+            env = CoreEnv(config, predictor=predictor)
+            envs.append(env)
+        rows.append(run_episode(scheduler, env, seed))
+    return rows
+
+
+def _run_lockstep(
+    scheduler: Scheduler, predictor: Predictor | None, episodes: Sequence[tuple[EnvConfig, int]]
+) -> list[dict]:
+    """One `BatchedCore` per distinct config, one lane per episode; one `act_batch` per step."""
+    groups: list[tuple[EnvConfig, list[int]]] = []  # a config and its episodes' indices
+    for index, (config, _) in enumerate(episodes):
+        members = next((m for c, m in groups if c == config), None)
+        if members is None:
+            groups.append((config, [index]))
+        else:
+            members.append(index)
+    cores = [BatchedCore(config, len(members), predictor) for config, members in groups]
+    views = [
+        core.reset([episodes[i][1] for i in members]) for core, (_, members) in zip(cores, groups)
+    ]
+    rows: list[dict] = [{} for _ in episodes]
+    while any(view.active.any() for view in views):
+        live = [view.active for view in views]
+        chosen = scheduler.act_batch(
+            np.concatenate([view.obs[on] for view, on in zip(views, live)]),
+            np.concatenate([view.action_mask[on] for view, on in zip(views, live)]),
+        )
+        start = 0
+        for g, (core, (config, members)) in enumerate(zip(cores, groups)):
+            actions = np.full((len(members), config.num_nodes), config.num_slots, np.int64)
+            count = int(live[g].sum())
+            actions[live[g]] = chosen[start : start + count]
+            start += count
+            views[g] = core.step(actions)
+            for lane, _, metrics in views[g].finished:
+                rows[members[lane]] = metrics
+    return rows
 
 
 def evaluate(scheduler: Scheduler, episodes: int = 10, seed: int = 0, **env_overrides: Any) -> dict:
@@ -34,8 +95,8 @@ def evaluate(scheduler: Scheduler, episodes: int = 10, seed: int = 0, **env_over
         raise ValueError(f"episodes must be a positive int, got {episodes!r}.")
     if not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}.")
-    env = CoreEnv(predictor=predictor_for(scheduler), **env_overrides)
-    rows = [run_episode(scheduler, env, seed + i) for i in range(episodes)]
+    config = make_config(None, **env_overrides)
+    rows = run_episodes(scheduler, [(config, seed + i) for i in range(episodes)])
     summary: dict[str, float] = {}
     for key in METRIC_KEYS:
         values = np.array([row[key] for row in rows], float)

@@ -1,14 +1,44 @@
 """Smoke test of benchmarks/bench_env.py with a tiny budget."""
 
-import sys
+import pytest
 
 from helpers import load_script
 
 bench_env = load_script("bench_env")
 
+TINY = [
+    "--steps",
+    "300",
+    "--repeats",
+    "1",
+    "--lanes",
+    "4",
+    "--batched-steps",
+    "20",
+    "--warmup",
+    "5",
+]
 
-def test_bench_env_prints_the_ratio(monkeypatch, capsys):
-    monkeypatch.setattr(sys, "argv", ["bench_env.py", "--steps", "300", "--repeats", "1"])
-    bench_env.main()
+
+def test_bench_env_prints_every_ratio(capsys):
+    bench_env.main(TINY)
     out = capsys.readouterr().out
-    assert "ratio coreenv / CartPole" in out
+    assert "CartPole-v1" in out
+    for figure in ["env.step alone", "FIFO acting", "batched B=4, matching", "batched B=4, random"]:
+        line = next(line for line in out.splitlines() if figure in line)
+        assert "ratio" in line, line
+    assert "(target >= 1)" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--steps", "0"], "argument --steps: must be a positive int, got '0'"),
+        (["--lanes", "256", "x"], "argument --lanes: must be a positive int, got 'x'"),
+        (["--warmup", "-1"], "argument --warmup: must be an int >= 0, got -1"),
+    ],
+)
+def test_bad_arguments_end_with_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        bench_env.main(argv)
+    assert str(exit_info.value) == f"bench_env.py: error: {message}"

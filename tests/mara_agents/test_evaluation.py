@@ -1,12 +1,18 @@
-"""evaluate(): averages design §2 metrics over seeded episodes, reproducibly."""
+"""evaluate(): averages design §2 metrics over seeded episodes, reproducibly; a scheduler with a
+batched form plays them in lockstep with the same rows."""
 
 import math
 
+import numpy as np
 import pytest
 
+from coreenv import CoreEnv, EnvConfig
 from coreenv.core.metrics import METRIC_KEYS
 from mara_agents import evaluate
-from mara_agents.schedulers import FIFO, Oracle
+from mara_agents.evaluation import run_episode, run_episodes
+from mara_agents.policy.observations import stack_observations
+from mara_agents.schedulers import FIFO, Oracle, Scheduler
+from mara_agents.schedulers.base import acts_in_batches
 
 
 def test_evaluate_returns_every_metric_and_is_reproducible():
@@ -27,3 +33,51 @@ def test_oracle_beats_fifo_on_the_default_regime():
 def test_bad_arguments_are_refused(episodes, seed):
     with pytest.raises(ValueError):
         evaluate(FIFO(), episodes=episodes, seed=seed)
+
+
+class FirstSlots(Scheduler):
+    """Serves the lowest-numbered occupied slots, from the observation arrays alone."""
+
+    observation_predictor = None
+
+    def act(self, observations, infos):
+        nodes = stack_observations(observations, self.env.agents)
+        actions = self.act_batch(nodes.obs[None], nodes.action_mask[None])[0]
+        return dict(zip(self.env.agents, actions.tolist()))
+
+    def act_batch(self, obs, action_mask):
+        k = action_mask.shape[1] - 1
+        actions = np.full((len(obs), obs.shape[1]), k)
+        for e, mask in enumerate(action_mask):
+            slots = np.flatnonzero(mask[:k])[: obs.shape[1]]
+            actions[e, : len(slots)] = slots
+        return actions
+
+
+def test_a_scheduler_with_only_act_plays_one_episode_after_another():
+    assert not acts_in_batches(FIFO()) and acts_in_batches(FirstSlots())
+
+
+def test_lockstep_rows_equal_one_episode_after_another_across_configs():
+    """Two configs (loads) in one lockstep run: one core each, one act_batch per step for all."""
+    configs = [EnvConfig(arrival_prob=p, arrival_horizon=200) for p in (0.05, 0.1)]
+    episodes = [(config, seed) for config in configs for seed in (3, 4, 5)]
+    batched = FirstSlots()
+    batched.act = None  # never called in lockstep
+    np.testing.assert_equal(
+        run_episodes(batched, episodes),
+        [run_episode(FirstSlots(), CoreEnv(c, predictor=None), s) for c, s in episodes],
+    )
+
+
+def test_mara_in_lockstep_equals_mara_one_episode_at_a_time():
+    """Holds because FM's futures and MAT's outputs do not depend on the batch they are in."""
+    pytest.importorskip("torch")
+    from mara_agents.schedulers.mara import MARA
+
+    config = EnvConfig(task_set="id", arrival_prob=0.1, arrival_horizon=120)
+    episodes = [(config, seed) for seed in (0, 1, 2)]
+    mara = MARA.pretrained()
+    env = CoreEnv(config, predictor=mara.observation_predictor)
+    alone = [run_episode(mara, env, seed) for _, seed in episodes]
+    np.testing.assert_equal(run_episodes(MARA.pretrained(), episodes), alone)

@@ -1,7 +1,21 @@
-"""The simulator core (state, dynamics, observations, scenarios) and the `CoreEnv` shell."""
+"""The simulator core (state, dynamics, observations, scenarios) and its shells.
 
+`CoreEnv` is the PettingZoo environment; `BatchedCore` steps many of its episodes at once.
+"""
+
+from coreenv.core.batched import BatchedCore, BatchedObservation, BatchedStep
 from coreenv.core.env import CoreEnv
 from coreenv.core.features import NO_PREDICTOR, SlotFeature
 from coreenv.core.views import OracleView, SlotTable, TaskTruth
 
-__all__ = ["NO_PREDICTOR", "CoreEnv", "OracleView", "SlotFeature", "SlotTable", "TaskTruth"]
+__all__ = [
+    "NO_PREDICTOR",
+    "BatchedCore",
+    "BatchedObservation",
+    "BatchedStep",
+    "CoreEnv",
+    "OracleView",
+    "SlotFeature",
+    "SlotTable",
+    "TaskTruth",
+]

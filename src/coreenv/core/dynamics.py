@@ -6,14 +6,13 @@ stay thin adapters and the dynamics can be tested on hand-built states.
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 
 from coreenv.config import EnvConfig
 from coreenv.core.scenarios import Scenario
-from coreenv.core.state import EMPTY, State
+from coreenv.core.state import State
 from coreenv.core.tasks import Task
 from coreenv.predictor import Predictor, estimate_many
 
@@ -58,18 +57,11 @@ def transition(
     counters.conflicts += conflicts
 
     # -- steps 2-3: served tasks train, reveal losses; those reaching the target succeed and leave
-    state.served = [EMPTY if j < 0 else state.tasks[j].uid for j in slots]
-    successes = 0
-    trained = []
-    for j in slots:
-        if j < 0:
-            continue
-        counters.busy_node_steps += 1
-        if state.train(j, config.batches_per_step):
-            successes += 1
-            state.clear_slot(j)
-        else:
-            trained.append(j)
+    reached, trained = state.train(slots, config.batches_per_step)
+    successes = len(reached)
+    counters.busy_node_steps += successes + len(trained)
+    for j in reached:
+        state.clear_slot(j)
     counters.successes += successes
 
     # -- step 4: every unfinished task whose deadline has come fails and leaves
@@ -103,13 +95,25 @@ def transition(
         _admit(state, config.admission)
 
     if predictor is not None:
-        _update_estimates(state, [j for j in trained if state.occupied[j]], config, predictor)
+        _update_estimates(state, [j for j in trained if state.filled[j]], config, predictor)
     if config.shaping_beta == 0.0:
         return StepResult(float(successes), successes)
-    potential = math.fsum(state.progress)
+    potential = _potential(state.progress)
     reward = successes + config.shaping_beta * (potential - state.potential)
     state.potential = potential
     return StepResult(reward, successes)
+
+
+def _potential(progress: list[float]) -> float:
+    """Phi = the sum of the slots' log-progress, added left to right over the slots.
+
+    A plain left-to-right sum, not `math.fsum`, so that `BatchedCore` (adding slot columns in
+    order) gets the same float.
+    """
+    total = 0.0
+    for q in progress:
+        total += q
+    return total
 
 
 def terminal(state: State, scenario: Scenario) -> bool:

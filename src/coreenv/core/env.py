@@ -91,7 +91,9 @@ class CoreEnv(ParallelEnv):
     ## Version History
     * v0 (package 0.1.0): initial release.
     * v0 (package 0.2.0): estimate features read ``NO_PREDICTOR`` (-1), not 0, when no predictor
-      is attached; dynamics, rewards and metrics unchanged.
+      is attached; dynamics, rewards and metrics unchanged. The shaping potential ``Phi`` is a
+      left-to-right sum over the slots, not `math.fsum` (so that `BatchedCore` adds it the same
+      way): shaped rewards may differ in the last bits; with ``beta = 0`` nothing changes.
     """
 
     metadata = {
@@ -178,7 +180,7 @@ class CoreEnv(ParallelEnv):
             unknown = sorted(set(actions) - self._agent_set)
             raise ValueError(f"actions name unknown agents {unknown}; agents are {self.agents}.")
         state = self._state
-        slots, invalid = resolve_actions(actions, self.possible_agents, state.occupied)
+        slots, invalid = resolve_actions(actions, self.possible_agents, state.filled)
         if invalid and self.config.invalid_action == "raise":
             reasons = "; ".join(f"{agent}: {why}" for agent, why in invalid.items())
             raise InvalidActionError(f"invalid actions at t={state.t}: {reasons}.")

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import operator
-
-import numpy as np
+from collections.abc import Sequence
 
 __all__ = ["IDLE_REASONS", "resolve_actions"]
 
@@ -17,45 +16,49 @@ IDLE_REASONS = {
 
 
 def resolve_actions(
-    actions: dict, agents: list[str], occupied: np.ndarray
+    actions: dict, agents: list[str], occupied: Sequence[bool]
 ) -> tuple[list[int], dict[str, str]]:
     """Turn node actions into served slots, nodes in index order; the later of two claimants idles.
 
     Args:
         actions: agent name -> action; ``K`` idles, and so does an agent missing from the dict.
         agents: node names in index order.
-        occupied: (K,) bool, which slots hold a task.
+        occupied: (K,) bools, which slots hold a task (a list reads fastest).
 
     Returns:
         ``slots``, the slot each node trains (-1 for idle), and ``invalid``: for each node whose
         action could not be carried out, the reason.
     """
-    k = occupied.size
-    slots = [-1] * len(agents)
+    k = len(occupied)
+    slots = []
     owner: dict[int, str] = {}
     invalid: dict[str, str] = {}
-    for i, agent in enumerate(agents):
-        action = actions.get(agent)
-        if action is None:
+    for agent in agents:
+        action = actions.get(agent, k)
+        a = action if type(action) is int else _as_int(action, k)  # type(): the common case
+        if 0 <= a < k and occupied[a] and a not in owner:
+            owner[a] = agent
+            slots.append(a)
             continue
-        if type(action) is int:  # fast path for the common case
-            a = action
-        else:
-            try:
-                a = operator.index(action)  # numpy integers, 0-d integer arrays
-            except TypeError:
-                a = -1  # not an integer: reported as out of range
-            if action is True or action is False:
-                a = -1
+        slots.append(-1)
+        if a == k:
+            continue
         if not 0 <= a <= k:
             invalid[agent] = IDLE_REASONS["range"].format(a=action, k=k)
-        elif a == k:
-            continue
         elif not occupied[a]:
             invalid[agent] = IDLE_REASONS["empty"].format(a=a)
-        elif a in owner:
-            invalid[agent] = IDLE_REASONS["taken"].format(a=a, other=owner[a])
         else:
-            owner[a] = agent
-            slots[i] = a
+            invalid[agent] = IDLE_REASONS["taken"].format(a=a, other=owner[a])
     return slots, invalid
+
+
+def _as_int(action: object, k: int) -> int:
+    """An action as an int: ``k`` (idle) for None, -1 (out of range) for a non-integer or bool."""
+    if action is None:
+        return k
+    if action is True or action is False:
+        return -1
+    try:
+        return operator.index(action)  # numpy integers, 0-d integer arrays
+    except TypeError:
+        return -1

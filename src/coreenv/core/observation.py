@@ -16,9 +16,7 @@ _TIME_LEFT = int(SlotFeature.TIME_LEFT)
 
 def state_vector(state: State, config: EnvConfig) -> np.ndarray:
     """The global view: global features, then the K slot blocks, flattened. Shape (3 + K·F,)."""
-    vector = np.empty(len(GLOBAL_FEATURES) + state.table.size, np.float32)
-    _write_state(vector, state, config)
-    return vector
+    return _observed_vector(state, config).copy()
 
 
 def node_observations(state: State, config: EnvConfig, one_hot: np.ndarray) -> np.ndarray:
@@ -27,21 +25,19 @@ def node_observations(state: State, config: EnvConfig, one_hot: np.ndarray) -> n
     ``one_hot`` is an (M, M + 3 + K·F) template holding the one-hot ids and zeros elsewhere.
     """
     obs = one_hot.copy()
-    _write_state(obs[:, one_hot.shape[0] :], state, config)
+    obs[:, one_hot.shape[0] :] = _observed_vector(state, config)
     return obs
 
 
-def _write_state(out: np.ndarray, state: State, config: EnvConfig) -> None:
-    """Write the state vector into the last axis of ``out`` (one or several rows)."""
-    start = len(GLOBAL_FEATURES)
-    out[..., :start] = (
-        min(state.t / config.arrival_horizon, OBS_BOUND),
-        len(state.waiting) / config.num_slots,
-        max(config.num_nodes - state.num_occupied, 0) / config.num_nodes,
-    )
-    out[..., start:] = state.table.ravel()
+def _observed_vector(state: State, config: EnvConfig) -> np.ndarray:
+    """``state.vector`` with what changes every step written in: the globals and time left."""
+    vector = state.vector
+    vector[0] = min(state.t / config.arrival_horizon, OBS_BOUND)
+    vector[1] = len(state.waiting) / config.num_slots
+    vector[2] = max(config.num_nodes - state.num_occupied, 0) / config.num_nodes
     # time to deadline changes every step for every task: written here rather than kept in the table
-    out[..., start + _TIME_LEFT :: len(SlotFeature)] = state.time_left
+    vector[len(GLOBAL_FEATURES) + _TIME_LEFT :: len(SlotFeature)] = state.time_left
+    return vector
 
 
 def state_space(config: EnvConfig) -> spaces.Box:

@@ -1,9 +1,10 @@
 """The simulator state: per-slot data, the observation's feature table, the queue and counters.
 
 Speed shapes this module: a step must cost about as much as a CartPole step. So the observation's
-slot features live in a table updated only where something changed (a slot served, filled or
-freed); data written when a task is served (cursor, loss, progress) are Python lists, cheaper to
-write than numpy scalars; data written only when a slot fills or frees are numpy arrays, which
+state vector is kept, its slot features in a table (a view of it) updated only where something
+changed (a slot served, filled or freed); data written when a task is served (cursor, loss,
+progress) are Python lists, cheaper to write than numpy scalars, and `State.train` trains every
+served slot in one call; data written only when a slot fills or frees are numpy arrays, which
 schedulers read through live read-only views. An empty slot holds neutral values.
 """
 
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from coreenv.core.features import NO_PREDICTOR, OBS_BOUND, SlotFeature
+from coreenv.core.features import GLOBAL_FEATURES, NO_PREDICTOR, OBS_BOUND, SlotFeature
 from coreenv.core.tasks import Task
 
 __all__ = ["EMPTY", "NEVER", "Counters", "State", "initial"]
@@ -66,6 +67,7 @@ class State:
     # written when a slot fills or frees
     mask: np.ndarray  # (K + 1,) int8 action mask: occupied slots, then idle (always 1)
     occupied: np.ndarray  # (K,) bool, a view of mask[:K]
+    filled: list[bool]  # the same as a list, cheaper to read one by one
     uid: np.ndarray  # (K,) int64, EMPTY for a free slot
     arrival: np.ndarray  # (K,) int64, b_k
     deadline: np.ndarray  # (K,) int64, d_k (NEVER when empty)
@@ -79,7 +81,10 @@ class State:
     progress: list[float]  # log-progress q_k (0 when empty)
     est_remaining: list[float]  # predictor's remaining batches (0 until ready)
     est_p_success: list[float]  # predictor's P(success)
-    table: np.ndarray  # (K, F) float32 slot features; TIME_LEFT is written when observed
+    vector: (
+        np.ndarray
+    )  # (3 + K·F,) float32 `state_vector`; globals, time left written when observed
+    table: np.ndarray  # (K, F) float32 slot features, a view of vector[3:]
     rows: list[np.ndarray]  # views of the table's rows, made once (a view costs more than a lookup)
     served: list[int]  # (M,) task uid each node trained last step (EMPTY = idle)
     waiting: list[Task] = field(default_factory=list)
@@ -97,8 +102,14 @@ class State:
     def __setstate__(self, state: dict) -> None:
         """Unpickling copies arrays: re-make the views that must share memory with them."""
         state.setdefault("has_predictor", True)  # pickled by 0.1.0: estimates read 0 as they did
+        if "vector" not in state:  # pickled by 0.1.0: the table stood alone
+            state["vector"] = np.concatenate(
+                (np.zeros(len(GLOBAL_FEATURES), np.float32), state["table"].ravel())
+            )
+        state.setdefault("filled", state["mask"][:-1].astype(bool).tolist())
         self.__dict__.update(state)
         self.occupied = self.mask[:-1].view(bool)
+        self.table = self.vector[len(GLOBAL_FEATURES) :].reshape(self.table.shape)
         self.rows = list(self.table)
 
     def set_has_predictor(self, attached: bool) -> None:
@@ -126,7 +137,7 @@ class State:
     def _set_slot(self, j: int, task: Task | None) -> None:
         present = task is not None
         self.tasks[j] = task
-        self.mask[j] = present
+        self.mask[j] = self.filled[j] = present
         self.uid[j] = task.uid if present else EMPTY
         self.arrival[j] = task.arrival if present else 0
         self.deadline[j] = task.deadline if present else NEVER
@@ -142,45 +153,57 @@ class State:
             self.table[j, _EST_REMAINING] = self.table[j, _EST_P] = NO_PREDICTOR
         self.version += 1
 
-    def train(self, j: int, batches: int) -> bool:
-        """Train slot j's task for up to ``batches`` batches; return whether it reached its target.
+    def train(self, slots: list[int], batches: int) -> tuple[list[int], list[int]]:
+        """Train the task in each served slot for up to ``batches`` batches (design §2 step 2).
 
-        Training stops at the target; the losses are revealed.
+        ``slots``: the slot each node trains, -1 for idle. Training stops at the target; the
+        losses are revealed. Sets `served` and returns ``(reached, trained)``: the slots whose
+        task reached its target (the caller frees them), then those trained without it.
 
         Updates the features, including the log-progress
         ``q = clip(log(L_0 / max(L, eps)) / log(L_0 / eps), 0, 1)`` (it cannot exceed 1).
         """
-        task = self.tasks[j]
-        losses = task.curve.losses
-        target = task.target
-        start = self.cursor[j]
-        last = len(losses) - 1
-        if start == last:  # only a live run can end before its target: nothing left to train
-            return False
-        stop = start + batches if start + batches < last else last
-        n = start + 1
-        while n < stop and losses[n] > target:
-            n += 1
-        loss = float(losses[n])
-        if start < self.min_prefix <= n:
-            self.counters.ready_delay_sum += self.t + 1 - task.arrival
-            self.counters.ready_count += 1
-        log_loss = math.log(loss)
-        log_initial, log_target = task.log_initial, task.log_target
-        q = (log_initial - (log_loss if log_loss > log_target else log_target)) / (
-            log_initial - log_target
-        )
-        q = q if q > 0.0 else 0.0
-        self.cursor[j] = n
-        self.loss[j] = loss
-        self.progress[j] = q
-        row = self.rows[j]
-        row[_LOG_LOSS] = log_loss - log_initial
-        batch_feature = n / self.batch_scale
-        row[_BATCHES] = batch_feature if batch_feature < OBS_BOUND else OBS_BOUND
-        row[_PROGRESS] = q
-        row[_READY] = n >= self.min_prefix
-        return loss <= target
+        tasks, cursor, rows, min_prefix = self.tasks, self.cursor, self.rows, self.min_prefix
+        served, reached, trained = [], [], []
+        for j in slots:  # one loop for all nodes: locals stay bound, no call per slot
+            if j < 0:
+                served.append(EMPTY)
+                continue
+            task = tasks[j]
+            served.append(task.uid)
+            losses = task.curve.losses
+            target = task.target
+            start = cursor[j]
+            last = len(losses) - 1
+            if start == last:  # only a live run can end before its target: nothing left to train
+                trained.append(j)
+                continue
+            stop = start + batches if start + batches < last else last
+            n = start + 1
+            while n < stop and losses[n] > target:
+                n += 1
+            loss = float(losses[n])
+            if start < min_prefix <= n:
+                self.counters.ready_delay_sum += self.t + 1 - task.arrival
+                self.counters.ready_count += 1
+            log_loss = math.log(loss)
+            log_initial, log_target = task.log_initial, task.log_target
+            q = (log_initial - (log_loss if log_loss > log_target else log_target)) / (
+                log_initial - log_target
+            )
+            q = q if q > 0.0 else 0.0
+            cursor[j] = n
+            self.loss[j] = loss
+            self.progress[j] = q
+            row = rows[j]
+            row[_LOG_LOSS] = log_loss - log_initial
+            batch_feature = n / self.batch_scale
+            row[_BATCHES] = batch_feature if batch_feature < OBS_BOUND else OBS_BOUND
+            row[_PROGRESS] = q
+            row[_READY] = n >= min_prefix
+            (reached if loss <= target else trained).append(j)
+        self.served = served
+        return reached, trained
 
     def record_estimate(self, j: int, remaining: float, p_success: float) -> None:
         """Slot j's task has a new predictor estimate."""
@@ -202,7 +225,8 @@ def initial(
     k = num_slots
     mask = np.zeros(k + 1, np.int8)
     mask[k] = 1  # idle is always allowed
-    table = np.zeros((k, len(SlotFeature)), np.float32)
+    vector = np.zeros(len(GLOBAL_FEATURES) + k * len(SlotFeature), np.float32)
+    table = vector[len(GLOBAL_FEATURES) :].reshape(k, len(SlotFeature))
     return State(
         t=0,
         min_prefix=min_prefix,
@@ -212,6 +236,7 @@ def initial(
         tasks=[None] * k,
         mask=mask,
         occupied=mask[:k].view(bool),
+        filled=[False] * k,
         uid=np.full(k, EMPTY, np.int64),
         arrival=np.zeros(k, np.int64),
         deadline=np.full(k, NEVER, np.int64),
@@ -224,6 +249,7 @@ def initial(
         progress=[0.0] * k,
         est_remaining=[0.0] * k,
         est_p_success=[0.0] * k,
+        vector=vector,
         table=table,
         rows=list(table),
         served=[EMPTY] * num_nodes,

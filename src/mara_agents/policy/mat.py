@@ -244,13 +244,15 @@ class MAT(nn.Module):
                 break
             logits = self.decoder(self.shifted(actions), rep, keys)[:, i]  # (B, K + 1)
             logits = logits.masked_fill(~available, NEG)
-            distribution = torch.distributions.Categorical(logits=logits)
+            # what torch.distributions.Categorical computes, without its per-call overhead
+            normalised = logits - logits.logsumexp(dim=-1, keepdim=True)
             if deterministic:
                 choice = logits.argmax(dim=-1)
             else:
-                choice = torch.multinomial(distribution.probs, 1, generator=generator).squeeze(-1)
+                probs = F.softmax(normalised, dim=-1)
+                choice = torch.multinomial(probs, 1, generator=generator).squeeze(-1)
             actions[:, i] = choice
-            log_probs[:, i] = distribution.log_prob(choice)
+            log_probs[:, i] = normalised.gather(-1, choice[:, None]).squeeze(-1)
             taken = choice < k
             available = available.clone()
             available[taken, choice[taken]] = False  # the slot is taken for later nodes

@@ -74,8 +74,10 @@ class FMConfig:
     """"euler" or "heun" (second order, two network calls per step)."""
     seed: int = 0
     """Seeds the sampling noise (mixed with a hash of the prefix, so estimates are reproducible)."""
-    cache_size: int = 4096
-    """Prefixes whose sampled futures are kept (least recently used ones are dropped)."""
+    cache_size: int = 65536
+    """Prefixes whose sampled futures are kept (least recently used ones are dropped): about
+    6 kB each at the default sizes, so up to ~400 MB. A runtime setting, not part of a trained
+    model: `FMPredictor.pretrained` does not read it from the checkpoint."""
 
     def __post_init__(self) -> None:
         if self.solver not in ("euler", "heun"):
@@ -169,7 +171,9 @@ def sample_futures(
 ) -> torch.Tensor:
     """Integrate dz/du = v from ``noise`` (B, S, G) at u = 0 to u = 1; returns (B, S, G)."""
     batch = context.shape[0]
-    encoded = net.encode(context).repeat_interleave(samples, dim=0)  # (B·S, context_dim)
+    # encoded per sample row, not per prefix: every matrix product then has B·S >= S rows, and
+    # BLAS kernels for so many rows give each row the same bits whatever B is (fewer rows may not)
+    encoded = net.encode(context.repeat_interleave(samples, dim=0))  # (B·S, context_dim)
     z = noise.reshape(batch * samples, -1)
     du = 1.0 / steps
     for k in range(steps):
@@ -232,7 +236,8 @@ class FMPredictor:
                 f"no flow-matching checkpoint at {path}; train one with benchmarks/train_fm.py."
             )
         state = torch.load(path, map_location="cpu", weights_only=True)
-        config = FMConfig(**state["config"])
+        stored = {k: v for k, v in state["config"].items() if k != "cache_size"}
+        config = FMConfig(**stored)
         net = VelocityNet(config)
         net.load_state_dict(state["model"])
         return cls(net, FMConfig(**{**asdict(config), **overrides}) if overrides else None)
@@ -264,9 +269,10 @@ class FMPredictor:
     def futures(self, prefixes: list[np.ndarray]) -> np.ndarray:
         """(B, S, G) sampled futures of each prefix, from the cache where possible.
 
-        A prefix's noise depends only on the seed and the prefix; sampled together with other
-        prefixes, its trajectories can differ in the last float bits (BLAS kernels depend on the
-        batch shape), so a fixed sequence of calls is reproducible bit for bit.
+        A prefix's noise depends only on the seed and the prefix, and every matrix product has
+        at least S rows per prefix, which BLAS computes row by row the same whatever the batch:
+        a prefix gets the same futures bit for bit alone or among others, in any order of calls
+        (tested), so one cache can serve many episodes at once.
         """
         keys = [self._key(p) for p in prefixes]
         missing = [i for i, key in enumerate(keys) if key not in self._cache]
@@ -293,10 +299,10 @@ class FMPredictor:
         return result
 
     def warm(self, prefixes: list[np.ndarray], chunk: int = 64) -> None:
-        """Sample and cache the futures of many prefixes ahead of time, in fixed chunks.
+        """Sample and cache the futures of many prefixes ahead of time, in chunks.
 
-        Training uses it so that every estimate comes from the cache, which makes runs (and their
-        resumption) independent of the order of queries. Raises the cache size to fit them.
+        Training uses it so that every estimate during rollouts comes from the cache (no sampling
+        in the rollout loop). Raises the cache size to fit them.
         """
         self.config = FMConfig(
             **{

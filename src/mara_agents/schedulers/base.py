@@ -10,7 +10,13 @@ import numpy as np
 from coreenv import CoreEnv, Predictor
 from mara_agents.predictors import PREDICTORS, make_predictor
 
-__all__ = ["DEFAULT_OBSERVATION_PREDICTOR", "Scheduler", "predictor_for", "serve_in_order"]
+__all__ = [
+    "DEFAULT_OBSERVATION_PREDICTOR",
+    "Scheduler",
+    "acts_in_batches",
+    "predictor_for",
+    "serve_in_order",
+]
 
 DEFAULT_OBSERVATION_PREDICTOR = "wls"
 """What a scheduler that declares nothing observes: WLS estimates, never silent zeros."""
@@ -27,6 +33,10 @@ class Scheduler(ABC):
     `mara_agents.predictors.PREDICTORS` (``"wls"``, ``"fm"``), or None for a scheduler that reads
     none (it then sees -1 there). Runners (`mara_agents.evaluate`, the sweep) attach what
     `predictor_for` resolves; the default gives WLS estimates.
+
+    A scheduler that decides from the observation arrays alone may also implement `act_batch`:
+    runners then play many episodes in lockstep, one call per step for all of them
+    (`acts_in_batches`), with the same rows as one episode after another.
     """
 
     name: str = "scheduler"
@@ -39,6 +49,23 @@ class Scheduler(ABC):
     @abstractmethod
     def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
         """One action per agent: a slot index, or ``K`` to idle."""
+
+    def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """Optional batched form: actions (E, M) for E episodes at once.
+
+        Args:
+            obs: (E, M, D) float32, row ``[e, i]`` node i's observation in episode e.
+            action_mask: (E, K + 1) int8, the (shared) action mask of each episode.
+
+        Must give, episode by episode, what `act` gives; it may not read ``self.env``.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no batched form.")
+
+
+def acts_in_batches(scheduler: Any) -> bool:
+    """Whether ``scheduler`` (any object with ``reset`` and ``act``) implements ``act_batch``."""
+    method = getattr(type(scheduler), "act_batch", None)
+    return callable(method) and method is not Scheduler.act_batch
 
 
 def predictor_for(scheduler: Any) -> Predictor | None:

@@ -14,6 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from coreenv import Predictor
@@ -92,12 +93,17 @@ class MARA(Scheduler):
         torch.save(state, path)
 
     def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
-        """One decoder pass per node, in node order, masked to a feasible matching."""
+        """`act_batch` on this one episode."""
         agents = self.env.agents
         nodes = stack_observations(observations, agents)
+        actions = self.act_batch(nodes.obs[None], nodes.action_mask[None])
+        return dict(zip(agents, actions[0].tolist()))
+
+    def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """One decoder pass per node, in node order, masked to a feasible matching."""
         out = self.policy.act(
-            torch.from_numpy(nodes.obs[None]),  # (1, M, D)
-            torch.from_numpy(nodes.occupied[None]),  # (1, K)
+            torch.from_numpy(obs),  # (E, M, D)
+            torch.from_numpy(action_mask[:, :-1].astype(bool)),  # (E, K) occupied slots
             deterministic=self.deterministic,
         )
-        return dict(zip(agents, out.actions[0].tolist()))
+        return out.actions.numpy()

@@ -12,6 +12,7 @@ a row), `engine` (plan, runners, resume, progress), `report` (tables, CSV, plot)
 from mara_agents.sweep.ablations import ABLATIONS, ablation_table
 from mara_agents.sweep.engine import (
     BACKENDS,
+    BATCH_LANES,
     QUICK_EPISODES,
     Progress,
     SweepConfig,
@@ -19,9 +20,18 @@ from mara_agents.sweep.engine import (
     read_rows,
     run_jobs,
     run_sweep,
+    work_units,
 )
 from mara_agents.sweep.fingerprint import job_fingerprint, method_fingerprint
-from mara_agents.sweep.jobs import EVAL_SEED_BASE, Job, env_config, episode_seed, row_key, run_job
+from mara_agents.sweep.jobs import (
+    EVAL_SEED_BASE,
+    Job,
+    env_config,
+    episode_seed,
+    row_key,
+    run_job,
+    run_jobs_together,
+)
 from mara_agents.sweep.methods import (
     DEFAULT_METHODS,
     METHODS,
@@ -35,6 +45,7 @@ from mara_agents.sweep.stress import stress_table
 __all__ = [
     "ABLATIONS",
     "BACKENDS",
+    "BATCH_LANES",
     "DEFAULT_METHODS",
     "EVAL_SEED_BASE",
     "METHODS",
@@ -55,8 +66,10 @@ __all__ = [
     "row_key",
     "run_job",
     "run_jobs",
+    "run_jobs_together",
     "run_sweep",
     "stress_table",
     "validate",
+    "work_units",
     "write_reports",
 ]

@@ -20,12 +20,14 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from mara_agents.schedulers.base import acts_in_batches
 from mara_agents.sweep.fingerprint import job_fingerprint, method_fingerprint
-from mara_agents.sweep.jobs import SEED_GROUP_SIZE, Job, episode_seed, row_key, run_job
+from mara_agents.sweep.jobs import SEED_GROUP_SIZE, Job, episode_seed, row_key, run_jobs_together
 from mara_agents.sweep.methods import DEFAULT_METHODS, SweepInputError, make_scheduler, validate
 
 __all__ = [
     "BACKENDS",
+    "BATCH_LANES",
     "QUICK_EPISODES",
     "Progress",
     "SweepConfig",
@@ -33,9 +35,12 @@ __all__ = [
     "read_rows",
     "run_jobs",
     "run_sweep",
+    "work_units",
 ]
 
 BACKENDS = ("local", "ray")
+BATCH_LANES = 256
+"""Most episodes a batched method plays in lockstep in one worker call."""
 QUICK_EPISODES = 4
 """Episodes per seed and cell of ``--quick``: a smoke run of the whole grid."""
 
@@ -197,10 +202,11 @@ def run_jobs(jobs: list[Job], config: SweepConfig, path: Path, stream: TextIO) -
             "they are ignored and the episodes redone.",
             file=stream,
         )
+    units = work_units(todo)
     if config.backend == "ray":
-        results = _run_ray(todo, config.ray_address)
+        results = _run_ray(units, config.ray_address)
     else:
-        results = _run_local(todo, config.workers)
+        results = _run_local(units, config.workers)
     meter = Progress(todo, config.workers if config.backend == "local" else None, stream)
     with path.open("a") as sink:
         for row in results:
@@ -210,31 +216,55 @@ def run_jobs(jobs: list[Job], config: SweepConfig, path: Path, stream: TextIO) -
     print(file=stream)
 
 
-def _run_local(jobs: list[Job], workers: int) -> Iterator[dict]:
+def work_units(jobs: list[Job]) -> list[list[Job]]:
+    """The calls of `run_jobs_together` that play ``jobs``, the longest first.
+
+    A method with a batched form plays a task set's episodes together (up to `BATCH_LANES`), so
+    one policy pass and one predictor cache serve them; any other plays one episode per call,
+    with a fresh scheduler each, as it always has.
+    """
+    batched = {m for m in {job.method for job in jobs} if acts_in_batches(make_scheduler(m))}
+    groups: dict[tuple[str, str], list[Job]] = defaultdict(list)
+    singles = []
+    for job in jobs:
+        if job.method in batched:
+            groups[job.method, job.task_set].append(job)
+        else:
+            singles.append([job])
+    together = [
+        group[start : start + BATCH_LANES]
+        for group in groups.values()
+        for start in range(0, len(group), BATCH_LANES)
+    ]
+    return sorted(together, key=len, reverse=True) + singles
+
+
+def _run_local(units: list[list[Job]], workers: int) -> Iterator[dict]:
     if workers <= 1:
-        yield from map(run_job, jobs)
+        for unit in units:
+            yield from run_jobs_together(unit)
         return
     pool = ProcessPoolExecutor(workers)
     try:
-        futures = [pool.submit(run_job, job) for job in jobs]
+        futures = [pool.submit(run_jobs_together, unit) for unit in units]
         for future in as_completed(futures):
-            yield future.result()
+            yield from future.result()
     finally:  # on an error or Ctrl-C, stop at once instead of finishing the queue
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_ray(jobs: list[Job], address: str | None) -> Iterator[dict]:
+def _run_ray(units: list[list[Job]], address: str | None) -> Iterator[dict]:
     try:
         import ray
     except ImportError as e:
         raise SystemExit("the ray backend needs Ray: pip install 'coreenv[ray]'") from e
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
-    remote = ray.remote(run_job)
-    pending = [remote.remote(job) for job in jobs]
+    remote = ray.remote(run_jobs_together)
+    pending = [remote.remote(unit) for unit in units]
     while pending:
         done, pending = ray.wait(pending, num_returns=1)
-        yield ray.get(done[0])
+        yield from ray.get(done[0])
 
 
 class Progress:

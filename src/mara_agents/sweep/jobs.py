@@ -10,9 +10,8 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from coreenv import CoreEnv, EnvConfig, InvalidActionError
-from mara_agents.evaluation import run_episode
-from mara_agents.schedulers.base import predictor_for
+from coreenv import EnvConfig, InvalidActionError
+from mara_agents.evaluation import run_episodes
 from mara_agents.sweep.methods import make_scheduler
 
 __all__ = [
@@ -23,6 +22,7 @@ __all__ = [
     "episode_seed",
     "row_key",
     "run_job",
+    "run_jobs_together",
 ]
 
 EVAL_SEED_BASE = 1_000_000
@@ -72,19 +72,30 @@ def env_config(job: Job) -> EnvConfig:
 
 
 def run_job(job: Job) -> dict:
-    """Play one episode; the row holds the job, every design §2 metric and the wall time.
+    """Play one episode; the row holds the job, every design §2 metric and the wall time."""
+    return run_jobs_together([job])[0]
 
-    Torch, if a method uses it, gets one thread: sweeps run one episode per worker and core.
+
+def run_jobs_together(jobs: list[Job]) -> list[dict]:
+    """Play episodes of one method with one scheduler, in lockstep if it has a batched form.
+
+    Each row holds its job, every design §2 metric and ``seconds``, the wall time per episode
+    (the whole call's, shared equally). Torch, if a method uses it, gets one thread: sweeps run
+    one call per worker and core.
     """
-    scheduler = make_scheduler(job.method)
+    methods = {job.method for job in jobs}
+    if len(methods) != 1:
+        raise ValueError(f"jobs run together must share one method, got {sorted(methods)}.")
+    method = jobs[0].method
+    scheduler = make_scheduler(method)
     if "torch" in sys.modules:  # imported by the method, if it needs it
         sys.modules["torch"].set_num_threads(1)
-    env = CoreEnv(env_config(job), predictor=predictor_for(scheduler))
     start = time.perf_counter()
     try:
-        metrics = run_episode(scheduler, env, job.seed)
+        rows = run_episodes(scheduler, [(env_config(job), job.seed) for job in jobs])
     except InvalidActionError as e:
-        raise InvalidActionError(
-            f"{job.method} on {job.task_set} at p = {job.load:g}, episode seed {job.seed}: {e}"
-        ) from e
-    return {**asdict(job), **metrics, "seconds": round(time.perf_counter() - start, 3)}
+        cells = sorted({f"{job.task_set} at p = {job.load:g}" for job in jobs})
+        seed = f", episode seed {jobs[0].seed}" if len(jobs) == 1 else ""
+        raise InvalidActionError(f"{method} on {', '.join(cells)}{seed}: {e}") from e
+    seconds = round((time.perf_counter() - start) / len(jobs), 3)
+    return [{**asdict(job), **metrics, "seconds": seconds} for job, metrics in zip(jobs, rows)]

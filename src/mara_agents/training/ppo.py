@@ -140,7 +140,7 @@ class PPOTrainer:
         with torch.no_grad():
             last = self.model.values(torch.from_numpy(self.obs).to(d))
         values.append(self.value_norm.denormalize(last))
-        self.env_steps += c.rollout * len(self.envs.envs)
+        self.env_steps += c.rollout * self.envs.num_envs
         return Rollout(
             obs=torch.stack(obs),
             masks=torch.stack(masks),
@@ -218,14 +218,11 @@ class PPOTrainer:
 
     def state_dict(self) -> dict:
         """Everything needed to continue exactly (the environments' predictor is not included)."""
-        predictors = [env.predictor for env in self.envs.envs]
-        for env in self.envs.envs:
-            env.predictor = None
+        predictor, self.envs.predictor = self.envs.predictor, None
         try:
             envs = pickle.dumps((self.envs, self.obs, self.occupied))
         finally:
-            for env, predictor in zip(self.envs.envs, predictors):
-                env.predictor = predictor
+            self.envs.predictor = predictor
         return {
             "model": self.model.state_dict(),
             "optimizer": self.optimizer.state_dict(),
@@ -239,7 +236,7 @@ class PPOTrainer:
 
     def load_state_dict(self, state: dict) -> None:
         """Continue from `state_dict`; the current environments' predictor is kept."""
-        predictor = self.envs.envs[0].predictor
+        predictor = self.envs.predictor
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.critic_optimizer.load_state_dict(state["critic_optimizer"])
@@ -247,5 +244,4 @@ class PPOTrainer:
         self.generator.set_state(state["generator"])
         self.updates, self.env_steps = state["updates"], state["env_steps"]
         self.envs, self.obs, self.occupied = pickle.loads(state["envs"])
-        for env in self.envs.envs:
-            env.predictor = predictor
+        self.envs.predictor = predictor

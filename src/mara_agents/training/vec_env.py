@@ -1,4 +1,4 @@
-"""Many `CoreEnv` episodes stepped together for rollouts, as arrays, restarting as they end."""
+"""Many episodes stepped together for rollouts, as arrays, restarting as they end."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from coreenv import CoreEnv, Predictor
+from coreenv import BatchedCore, CoreEnv, Predictor
+from coreenv.config import make_config
 from mara_agents.policy.observations import NodeObservations, stack_observations
 
-__all__ = ["VecCoreEnv", "VecObservation", "VecStep"]
+__all__ = ["SeedCounter", "VecCoreEnv", "VecObservation", "VecStep"]
 
 
 @dataclass(frozen=True)
@@ -39,39 +40,91 @@ class VecStep:
     final_obs: np.ndarray  # (E, M, D) float32
 
 
+class SeedCounter:
+    """``seed, seed + 1, …`` without end; unlike `itertools.count` it pickles (for resumption)."""
+
+    def __init__(self, seed: int) -> None:
+        self.next = seed
+
+    def __iter__(self) -> SeedCounter:
+        return self
+
+    def __next__(self) -> int:
+        self.next += 1
+        return self.next - 1
+
+
 class VecCoreEnv:
     """``num_envs`` environments whose observations come back stacked as (E, M, obs_dim).
 
     An episode that ends is restarted at once with the next seed of this vector env (seeds
-    ``seed, seed + 1, …`` in the order episodes start), so rollouts never wait.
+    ``seed, seed + 1, …`` in the order episodes start, environments in index order within a
+    step), so rollouts never wait.
 
     Args:
         num_envs: E.
         seed: the first episode seed.
         predictor: attached to every environment (one shared instance, so its cache is shared).
+        batched: step all episodes as one `coreenv.BatchedCore` (one predictor call per step);
+            False steps one `CoreEnv` per episode, for curve sources the batched core cannot
+            replay. Both give the same steps.
         overrides: `EnvConfig` fields.
     """
 
     def __init__(
-        self, num_envs: int, seed: int, predictor: Predictor | None = None, **overrides: Any
+        self,
+        num_envs: int,
+        seed: int,
+        predictor: Predictor | None = None,
+        batched: bool = True,
+        **overrides: Any,
     ) -> None:
-        self.envs = [CoreEnv(predictor=predictor, **overrides) for _ in range(num_envs)]
-        self.config = self.envs[0].config
-        self.agents = self.envs[0].possible_agents
-        self.next_seed = seed
+        self.config = make_config(None, **overrides)
+        self.num_envs = num_envs
+        self.seeds = SeedCounter(seed)
+        self.core = BatchedCore(self.config, num_envs, predictor) if batched else None
+        sequential = 0 if batched else num_envs
+        self.envs = [CoreEnv(self.config, predictor=predictor) for _ in range(sequential)]
+        self.agents = [f"node_{i}" for i in range(self.config.num_nodes)]
         self.finished: list[dict] = []  # metrics of the episodes ended since last taken
+
+    @property
+    def predictor(self) -> Predictor | None:
+        """The predictor every environment uses."""
+        return self.core.predictor if self.core is not None else self.envs[0].predictor
+
+    @predictor.setter
+    def predictor(self, predictor: Predictor | None) -> None:
+        if self.core is not None:
+            self.core.predictor = predictor
+        for env in self.envs:
+            env.predictor = predictor
 
     def reset(self) -> VecObservation:
         """Start every environment."""
+        if self.core is not None:
+            first = self.core.reset(self.seeds)
+            return VecObservation(first.obs, first.action_mask[:, :-1].astype(bool))
         rows = [self._start(env) for env in self.envs]
         return VecObservation(np.stack([r.obs for r in rows]), np.stack([r.occupied for r in rows]))
 
     def step(self, actions: np.ndarray) -> VecStep:
         """Apply (E, M) actions; an environment whose episode ends starts its next one."""
+        if self.core is not None:
+            step = self.core.step(actions)
+            self.finished += [metrics for _, _, metrics in step.finished]
+            return VecStep(
+                step.obs,
+                step.action_mask[:, :-1].astype(bool),
+                step.rewards.astype(np.float32),
+                step.terminated,
+                step.truncated,
+                step.final_obs,
+            )
         obs, occupied, ended_obs = [], [], {}
-        rewards = np.zeros(len(self.envs), np.float32)
-        terminated = np.zeros(len(self.envs), bool)
-        truncated = np.zeros(len(self.envs), bool)
+        rewards = np.zeros(self.num_envs, np.float32)
+        terminated = np.zeros(self.num_envs, bool)
+        truncated = np.zeros(self.num_envs, bool)
         for e, env in enumerate(self.envs):
             observations, reward, ended, cut, _ = env.step(
                 dict(zip(self.agents, actions[e].tolist()))
@@ -100,6 +153,5 @@ class VecCoreEnv:
         return finished
 
     def _start(self, env: CoreEnv) -> NodeObservations:
-        observations, _ = env.reset(seed=self.next_seed)
-        self.next_seed += 1
+        observations, _ = env.reset(seed=next(self.seeds))
         return stack_observations(observations, self.agents)

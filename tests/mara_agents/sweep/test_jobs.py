@@ -1,8 +1,33 @@
-"""One episode of the sweep: its row carries the job and the fingerprint of what produced it."""
+"""Episodes of the sweep: rows carry the job and its fingerprint; a batched method's episodes of a
+task set play together, others one per call."""
 
-from mara_agents.sweep import Job, run_job
+import pytest
+
+from mara_agents.sweep import BATCH_LANES, Job, run_job, run_jobs_together, work_units
 
 
 def test_rows_carry_the_job_and_its_fingerprint():
     row = run_job(Job("fifo", "synthetic", 0.04, 3, fingerprint="abc"))
     assert row["fingerprint"] == "abc" and row["seed"] == 3 and 0 <= row["completion_rate"] <= 1
+
+
+def test_jobs_played_together_give_the_rows_of_jobs_played_alone():
+    jobs = [Job("fifo", "synthetic", load, seed) for load in (0.04, 0.08) for seed in (1, 2)]
+    drop = lambda row: {k: v for k, v in row.items() if k != "seconds"}  # noqa: E731
+    together = [drop(row) for row in run_jobs_together(jobs)]
+    assert together == [drop(run_job(job)) for job in jobs]
+
+
+def test_jobs_of_two_methods_cannot_run_together():
+    with pytest.raises(ValueError, match="one method"):
+        run_jobs_together([Job("fifo", "synthetic", 0.04, 1), Job("edf", "synthetic", 0.04, 1)])
+
+
+def test_a_batched_method_plays_each_task_set_together_and_others_play_alone():
+    pytest.importorskip("torch")
+    mara = [Job("mara", ts, 0.04, s) for ts in ("id", "rl_ood") for s in range(BATCH_LANES + 1)]
+    fifo = [Job("fifo", "id", 0.04, s) for s in range(3)]
+    units = work_units(fifo + mara)
+    assert [len(unit) for unit in units] == [BATCH_LANES, BATCH_LANES, 1, 1] + [1, 1, 1]
+    assert all(len({job.task_set for job in unit}) == 1 for unit in units)
+    assert sorted(job.seed for unit in units for job in unit if job.method == "fifo") == [0, 1, 2]

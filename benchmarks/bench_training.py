@@ -1,0 +1,67 @@
+"""PPO training throughput: environment steps per second, batched core against the sequential path.
+
+    python benchmarks/bench_training.py                   # FM estimates, 256 batched lanes
+    python benchmarks/bench_training.py --predictor wls --updates 1
+
+Both setups train a fresh MAT with `MARA_PPO` on the training environment (ID training runs,
+p = 0.04, shaped reward) and are measured in the same run: the reference is today's sequential
+path (``--reference-envs`` `CoreEnv`s stepped one by one, `MARA_PPO`'s 32), against the batched
+core with ``--envs`` lanes. FM's futures of every training prefix are sampled once beforehand, as
+`train_mara` does (the time is printed apart). Torch gets ``--threads`` threads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+import torch
+
+from mara_agents.training import MARA_PPO
+from mara_agents.training.recipe import warm_predictor
+from mara_agents.training.throughput import training_throughput
+
+PREDICTORS = ("fm", "wls", "none")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--predictor", choices=PREDICTORS, default="fm")
+    parser.add_argument("--envs", type=int, default=256, help="lanes of the batched core")
+    parser.add_argument("--reference-envs", type=int, default=MARA_PPO.envs)
+    parser.add_argument("--rollout", type=int, default=MARA_PPO.rollout)
+    parser.add_argument("--updates", type=int, default=2, help="timed PPO iterations each")
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    for name in ("envs", "reference_envs", "rollout", "updates", "threads"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}.")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    predictor = None if args.predictor == "none" else warm_predictor(args.predictor)
+    setups = {
+        "sequential": (args.reference_envs, False),
+        "batched": (args.envs, True),
+    }
+    results = {}
+    for name, (envs, batched) in setups.items():
+        ppo = dataclasses.replace(MARA_PPO, envs=envs, rollout=args.rollout)
+        results[name] = training_throughput(predictor, ppo, batched, args.updates)
+    reference = results["sequential"]
+    print(f"predictor {args.predictor}, {args.threads} torch threads, rollout {args.rollout}")
+    print("| setup | envs | rollout steps/s | training steps/s (update included) | ratio |")
+    print("|---|---|---|---|---|")
+    for name, result in results.items():
+        envs = setups[name][0]
+        print(
+            f"| {name} | {envs} | {result.rollout:,.0f} | {result.training:,.0f} | "
+            f"{result.training / reference.training:.1f}x |"
+        )
+
+
+if __name__ == "__main__":
+    main()

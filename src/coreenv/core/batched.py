@@ -1,0 +1,445 @@
+"""`BatchedCore`: B episodes ("lanes") of one `EnvConfig` stepped at once as numpy arrays.
+
+Lane by lane it gives, bit for bit, what `CoreEnv` gives for the same seed and the same actions:
+observations, masks, rewards, successes, episode ends and metrics. It follows `transition`'s step
+order with array operations over all lanes (Python loops run over the K slots or M nodes, never
+over lanes, except for rare events: a lane's episode ending or an invalid action under "raise").
+Each lane's tasks are drawn when its episode starts (`EpisodeDrawer`), which gives the same tasks
+because the dynamics draw nothing themselves; the lanes' state lives in `LaneSlots` and
+`LaneTasks`.
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from coreenv.config import EnvConfig, make_config
+from coreenv.core.episodes import EpisodeDrawer, EpisodeTasks
+from coreenv.core.features import GLOBAL_FEATURES, OBS_BOUND, SlotFeature
+from coreenv.core.lanes import LaneSlots, LaneTasks
+from coreenv.core.masks import resolve_actions
+from coreenv.core.metrics import metrics
+from coreenv.core.scenarios import make_scenario
+from coreenv.core.state import NEVER, Counters
+from coreenv.curves import resolve_task_set
+from coreenv.errors import InvalidActionError
+from coreenv.predictor import Predictor, estimate_many
+
+__all__ = ["BatchedCore", "BatchedObservation", "BatchedStep"]
+
+_COUNTED = (  # `Counters` fields counted step by step, rows of BatchedCore.counts (the others
+    "successes",  # follow from the tasks that arrived and the clock: see BatchedCore._metrics)
+    "failures",
+    "full_queue_steps",
+    "waiting_sum",
+    "busy_node_steps",
+    "conflicts",
+    "ready_delay_sum",
+    "ready_count",
+)
+_SUCCESSES, _FAILURES, _FULL, _WAITING, _BUSY, _CONFLICTS, _READY_DELAY, _READY_COUNT = range(8)
+_EVENTS = np.array([_BUSY, _SUCCESSES, _FAILURES])  # rows counted from slot events each step
+_DONE = object()  # the seeds are exhausted
+_NONE = np.zeros(0, np.int64)
+
+
+@dataclass(frozen=True)
+class BatchedObservation:
+    """What every lane shows: its current episode's observation and mask.
+
+    Attributes:
+        obs: (B, M, D) float32; ``obs[b]`` stacks, in agent order, the ``"observation"`` arrays
+            `CoreEnv` gives its nodes (one-hot node id included). An inactive lane's rows are 0.
+        action_mask: (B, K + 1) int8, the mask every node of the lane shares (only idle when
+            inactive).
+        active: (B,) bool, whether the lane is running an episode.
+        seeds: (B,) int64, the seed of each lane's current episode (-1 when inactive).
+    """
+
+    obs: np.ndarray
+    action_mask: np.ndarray
+    active: np.ndarray
+    seeds: np.ndarray
+
+
+@dataclass(frozen=True)
+class BatchedStep(BatchedObservation):
+    """One step of every lane.
+
+    ``obs``, ``action_mask``, ``active`` and ``seeds`` are after auto-reset: a lane whose episode
+    ended shows its next episode's first observation.
+
+    Attributes:
+        rewards: (B,) float64 team reward (what `CoreEnv.step` gives each agent); 0 if inactive.
+        successes: (B,) int64 tasks completed this step (unshaped).
+        terminated: (B,) bool, the episode that ran in the lane this step terminated.
+        truncated: (B,) bool, it was truncated at ``max_steps``.
+        final_obs: (B, M, D) the observation each ended episode ended in; elsewhere ``obs``'s
+            rows (``final_obs is obs`` when no episode ended).
+        conflicts: (B,) int64 node actions turned into idling (conflicts, empty slots, range).
+        finished: ``(lane, seed, metrics)`` of each episode that ended this step, in lane order.
+    """
+
+    rewards: np.ndarray
+    successes: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    final_obs: np.ndarray
+    conflicts: np.ndarray
+    finished: list[tuple[int, int, dict[str, float]]]
+
+
+class BatchedCore:
+    """``num_envs`` lanes of `CoreEnv` episodes of one config, stepped together, with auto-reset.
+
+    Args:
+        config: the environment settings, shared by every lane.
+        num_envs: B, the number of lanes (>= 1).
+        predictor: fills the estimate features, as `CoreEnv(predictor=...)`; it gets one
+            `estimate_many` call per step for all lanes (lanes in order, then nodes in order), so
+            its answer for a task must not depend on the other tasks of the call.
+
+    Supports both scenarios and every task set whose curves are whole float64 losses arrays
+    (banks, ``synthetic``, user sources); ``task_set="live"`` trains its curves while tasks are
+    served, and raises `ConfigError` at reset: use `CoreEnv` for it.
+    """
+
+    def __init__(
+        self, config: EnvConfig, num_envs: int, predictor: Predictor | None = None
+    ) -> None:
+        if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}.")
+        self.config = cfg = make_config(config)
+        self.num_envs = b = int(num_envs)
+        self._seeds: Iterator | None = None
+        self.predictor = predictor
+        self.source = resolve_task_set(cfg.task_set)
+        self.scenario = make_scenario(cfg, self.source)
+        self.max_steps = cfg.max_steps or self.scenario.step_bound()
+        self.drawer = EpisodeDrawer(cfg, self.scenario, self.source, b)
+        self.agents = [f"node_{i}" for i in range(cfg.num_nodes)]
+        m, k = cfg.num_nodes, cfg.num_slots
+        self.obs_dim = m + len(GLOBAL_FEATURES) + k * len(SlotFeature)
+        self._one_hot = np.eye(m, dtype=np.float32)
+        self._state = np.empty((b, self.obs_dim - m), np.float32)
+        self._global_scales = np.array([cfg.arrival_horizon, k, m], np.int64)[:, None]
+        self._slot_base = np.arange(b, dtype=np.int64)[:, None] * k  # flat index of slot 0
+        self._ones = np.ones(m, np.int64)
+
+    # -- public API -------------------------------------------------------------------------------
+
+    @property
+    def predictor(self) -> Predictor | None:
+        """The predictor filling the estimate features; None: they read ``NO_PREDICTOR``."""
+        return self._predictor
+
+    @predictor.setter
+    def predictor(self, predictor: Predictor | None) -> None:
+        """Attach or detach a predictor; mid-episode, as `CoreEnv.predictor`'s setter does."""
+        if predictor is not None and not isinstance(predictor, Predictor):
+            raise TypeError(
+                "predictor must have an estimate(prefix, target, budget) method, "
+                f"got {predictor!r}."
+            )
+        self._predictor = predictor
+        if self._seeds is not None:
+            self.tasks.set_has_predictor(predictor is not None)
+            self.slots.restart_estimates(self.tasks.new_estimate)
+
+    def reset(self, seeds: Iterable[int]) -> BatchedObservation:
+        """Start lanes on the first ``num_envs`` seeds; later seeds feed the auto-resets.
+
+        Lanes left without a seed are inactive. Seeds are non-negative ints (numpy ints too);
+        lane b's episode on seed s is `CoreEnv.reset(seed=s)`'s.
+        """
+        b = self.num_envs
+        self._seeds = iter(seeds)
+        self.slots = LaneSlots(b, self.config)
+        self.tasks = LaneTasks(b, self.predictor is not None)
+        self.counts = np.zeros((len(_COUNTED), b), np.int64)
+        self.t = np.zeros(b, np.int64)
+        self.potential = np.zeros(b)
+        self.active = np.zeros(b, bool)
+        self.seeds = np.full(b, -1, np.int64)
+        self._start(np.arange(b))
+        return BatchedObservation(
+            self._observe(), self._masks(), self.active.copy(), self.seeds.copy()
+        )
+
+    def step(self, actions: np.ndarray) -> BatchedStep:
+        """Apply (B, M) integer actions (``K`` idles) and advance every active lane one step.
+
+        Actions mean what they mean to `CoreEnv`: an empty slot, a slot an earlier node took or
+        a value outside ``[0, K]`` makes the node idle, or raises `InvalidActionError` under
+        ``invalid_action="raise"``. Inactive lanes' actions are ignored.
+        """
+        if self._seeds is None:
+            raise RuntimeError("BatchedCore.step before reset: call reset(seeds) first.")
+        chosen = self._checked_actions(actions)
+        takes = self.slots.claims(chosen)
+        invalid = ~takes & (chosen != self.config.num_slots)
+        conflicts = np.zeros(self.num_envs, np.int64)
+        if invalid.any():
+            if self.config.invalid_action == "raise":
+                self._raise_invalid(np.asarray(actions), invalid)
+            conflicts = invalid.astype(np.int64) @ self._ones  # (B,): faster than sum(axis=1)
+        successes = self._transition((self._slot_base + chosen)[takes], conflicts)
+        rewards = self._rewards(successes)
+        terminated, truncated = self._ends()
+        obs = final_obs = self._observe()
+        ended = (terminated | truncated).nonzero()[0]
+        finished = []
+        if ended.size:
+            finished = [
+                (lane, int(self.seeds[lane]), self._metrics(lane)) for lane in ended.tolist()
+            ]
+            self._start(ended)
+            obs = obs.copy()
+            obs[ended] = self._observe(ended)
+        return BatchedStep(
+            obs,
+            self._masks(),
+            self.active.copy(),
+            self.seeds.copy(),
+            rewards,
+            successes,
+            terminated,
+            truncated,
+            final_obs,
+            conflicts,
+            finished,
+        )
+
+    def _ends(self) -> tuple[np.ndarray, np.ndarray]:
+        """(terminated, truncated) (B,): `terminal`, or ``max_steps`` reached."""
+        late = self.active & (self.t >= self.drawer.arrival_end)
+        terminated = late & (self.slots.num_occupied + self.tasks.num_waiting == 0)
+        truncated = self.active & ~terminated & (self.t >= self.max_steps)
+        return terminated, truncated
+
+    def metrics(self) -> list[dict[str, float] | None]:
+        """Design §2 metrics of each lane's running episode so far (None for inactive lanes)."""
+        return [self._metrics(lane) if self.active[lane] else None for lane in range(self.num_envs)]
+
+    # -- one step (design §2 order, as `transition`) ----------------------------------------------
+
+    def _transition(self, served: np.ndarray, conflicts: np.ndarray) -> np.ndarray:
+        """Advance every active lane by one step; return each lane's successes (B,).
+
+        ``served``: the flat indices of the slots nodes train, lanes in order, then nodes.
+        """
+        cfg, slots, tasks, counts = self.config, self.slots, self.tasks, self.counts
+        b, k = self.num_envs, cfg.num_slots
+        now = self.t + 1
+        # -- statistics at the decision point
+        counts[_FULL] += slots.num_occupied == k
+        counts[_WAITING] += tasks.num_waiting
+        counts[_CONFLICTS] += conflicts
+
+        # -- steps 2-3: served slots train; those reaching the target succeed and leave
+        won, ready_lanes, delays = slots.train(served, now, self.drawer.store.logs)
+        if ready_lanes.size:
+            np.add.at(counts[_READY_DELAY], ready_lanes, delays)
+            np.add.at(counts[_READY_COUNT], ready_lanes, 1)
+        slots.deadline.reshape(-1)[won] = NEVER  # it leaves before deadlines are looked at
+
+        # -- step 4: tasks whose deadline has come fail and leave, in slots and waiting
+        expired = (slots.deadline <= now[:, None]).reshape(-1).nonzero()[0]
+        leaving = np.concatenate((won, expired))
+        if leaving.size:
+            slots.clear(leaving)
+        tasks.expire(now, counts[_FAILURES])
+        # busy nodes, successes and failures in slots, per lane, in one count
+        events = np.concatenate((served, won + b * k, expired + 2 * b * k)) // k
+        events = np.bincount(events, minlength=3 * b).reshape(3, b)
+        counts[_EVENTS] += events
+
+        # -- step 6's clock, before step 5 (arrivals do not touch the slots)
+        self.t += self.active
+        slots.time_left -= slots.slot_scale
+        # -- step 5: arrivals join the queue; step 6: waiting tasks fill free slots
+        self._enter(now)
+        if self.predictor is not None:
+            self._update_estimates(served[~np.isin(served, won)], now)
+        return events[1]
+
+    def _enter(self, now: np.ndarray) -> None:
+        """Steps 5 and 6: arrivals join their lanes' queues; waiting tasks fill free slots.
+
+        An arrival that finds its queue empty and a slot free takes the lowest free slot at once
+        (what admission gives it: it is the only waiting task of its lane). Lanes where others
+        wait admit in arrival or deadline order, lowest free slot first; the first admission of
+        every lane goes in one `LaneSlots.fill`.
+        """
+        slots, tasks, k = self.slots, self.tasks, self.config.num_slots
+        lanes, picks = tasks.arriving(now)
+        entering, taking = _NONE, _NONE
+        if lanes.size and not tasks.together:  # else several arrive in a lane: admission orders
+            direct = (tasks.num_waiting[lanes] == 0) & (slots.num_occupied[lanes] < k)
+            entering, taking = lanes[direct], picks[direct]
+            lanes, picks = lanes[~direct], picks[~direct]
+        tasks.queue(lanes, picks)
+        lanes = ((tasks.num_waiting > 0) & (slots.num_occupied < k)).nonzero()[0]
+        edf = self.config.admission == "edf"
+        while lanes.size or entering.size:
+            picks = tasks.pick(lanes, edf)
+            slots.fill(
+                np.concatenate((entering, lanes)), tasks, np.concatenate((taking, picks)), now
+            )
+            entering = taking = _NONE
+            if not lanes.size:
+                return
+            left = tasks.take(lanes, picks)
+            lanes = lanes[left & (slots.num_occupied[lanes] < k)]
+
+    def _update_estimates(self, trained: np.ndarray, now: np.ndarray) -> None:
+        """Re-estimate the ready trained tasks still in their slots: one call for all lanes.
+
+        ``trained``: flat slots trained without success, lanes in order, then nodes (the order
+        `dynamics._update_estimates` gives one env's).
+        """
+        slots = self.slots
+        # a task that failed left its slot, whose cursor is 0 even if another task took it
+        ready = trained[slots.cursor(trained) >= self.config.min_prefix]
+        if not ready.size:
+            return
+        lanes = ready // self.config.num_slots
+        tasks, deadlines, targets = slots.task_fields(ready)
+        cursors = slots.cursor(ready)
+        prefixes = [
+            self.tasks.curves[lane][task][: cursor + 1]
+            for lane, task, cursor in zip(lanes.tolist(), tasks.tolist(), cursors.tolist())
+        ]
+        budgets = self.config.batches_per_step * (deadlines - now[lanes])
+        remaining, p_success = estimate_many(self.predictor, prefixes, targets, budgets)
+        slots.record_estimates(ready, remaining, p_success)
+
+    def _rewards(self, successes: np.ndarray) -> np.ndarray:
+        """Team rewards: successes plus beta times the change of the potential.
+
+        The potential is summed over slots left to right, as `transition` sums it.
+        """
+        beta = self.config.shaping_beta
+        if beta == 0.0:
+            return successes.astype(np.float64)
+        progress = self.slots.progress.reshape(self.num_envs, -1)
+        potential = progress[:, 0].copy()
+        for j in range(1, progress.shape[1]):
+            potential += progress[:, j]
+        rewards = successes + beta * (potential - self.potential)
+        self.potential = potential
+        return rewards
+
+    # -- actions ----------------------------------------------------------------------------------
+
+    def _checked_actions(self, actions: np.ndarray) -> np.ndarray:
+        """(B, M) int64 actions: ``K + 1`` stands for out of range; inactive lanes idle."""
+        b, m, k = self.num_envs, self.config.num_nodes, self.config.num_slots
+        actions = np.asarray(actions)
+        if actions.shape != (b, m):
+            raise ValueError(
+                f"actions must have shape (num_envs, num_nodes) = ({b}, {m}), got {actions.shape}."
+            )
+        if actions.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers in [0, {k}], got dtype {actions.dtype}.")
+        chosen = actions.astype(np.int64, copy=False)
+        if chosen.view(np.uint64).max() > k:  # a negative (or wrapped uint64) one is huge here
+            chosen = np.where((actions >= 0) & (actions <= k), chosen, k + 1)
+        if not self._all_active:
+            chosen = np.where(self.active[:, None], chosen, k)
+        return chosen
+
+    def _raise_invalid(self, actions: np.ndarray, invalid: np.ndarray) -> None:
+        """Raise `InvalidActionError` for the first lane with invalid actions, naming its nodes."""
+        lanes = np.flatnonzero(invalid.any(axis=1)).tolist()
+        lane = lanes[0]
+        named = {agent: int(a) for agent, a in zip(self.agents, actions[lane])}
+        _, why = resolve_actions(named, self.agents, self.slots.occupied[lane])
+        reasons = "; ".join(f"{agent}: {text}" for agent, text in why.items())
+        others = f" (lanes {lanes[1:]} too)" if len(lanes) > 1 else ""
+        raise InvalidActionError(
+            f"invalid actions in lane {lane} (seed {self.seeds[lane]}) at t={self.t[lane]}: "
+            f"{reasons}{others}."
+        )
+
+    # -- episodes ---------------------------------------------------------------------------------
+
+    def _start(self, lanes: np.ndarray) -> None:
+        """Start ``lanes``' next episodes from the seeds (or make them inactive), in lane order."""
+        slots, k = self.slots, self.config.num_slots
+        held = np.flatnonzero(slots.occupied[lanes])
+        if held.size:
+            slots.clear(lanes[held // k] * k + held % k)
+        self.counts[:, lanes] = 0
+        self.t[lanes] = 0
+        self.potential[lanes] = 0.0
+        for lane in lanes.tolist():
+            seed = next(self._seeds, _DONE)
+            if seed is _DONE:
+                self.active[lane], self.seeds[lane] = False, -1
+                self.tasks.load(lane, EpisodeTasks.none())
+                continue
+            seed = _checked_seed(seed)
+            episode = self.drawer.draw(lane, seed)
+            if episode.shift is not None:  # the curve store grew: every region moved
+                self.tasks.shift_offsets(episode.shift)
+                slots.shift_offsets(episode.shift)
+            self.tasks.load(lane, episode)
+            if not (episode.log_target < episode.log_initial).all():
+                slots.untrained_guard = True
+            self.active[lane], self.seeds[lane] = True, seed
+        self._all_active = bool(self.active.all())
+
+    def _metrics(self, lane: int) -> dict[str, float]:
+        """`metrics` of ``lane``'s episode: arrivals from its tasks, steps from its clock."""
+        arrivals, feasible, unknown = self.tasks.arrived(lane)
+        counters = Counters(
+            arrivals=arrivals,
+            feasible=feasible,
+            unknown_demand=unknown,
+            steps=int(self.t[lane]),
+            **dict(zip(_COUNTED, self.counts[:, lane].tolist())),
+        )
+        return metrics(counters, self.config.num_nodes)
+
+    # -- observations -----------------------------------------------------------------------------
+
+    def _masks(self) -> np.ndarray:
+        """(B, K + 1) int8: each lane's action mask (occupied slots, then idle)."""
+        return self.slots.mask[:, :-1].copy()
+
+    def _observe(self, lanes: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """(len(lanes), M, D) float32: what `node_observations` gives each lane's nodes."""
+        cfg, slots = self.config, self.slots
+        m, g = cfg.num_nodes, len(GLOBAL_FEATURES)
+        state = self._state  # (B, 3 + K·F) float32: `state_vector` of each lane
+        counts = np.stack((self.t, self.tasks.num_waiting, m - slots.num_occupied))
+        np.maximum(counts[2], 0, out=counts[2])
+        features = counts / self._global_scales  # t / horizon, waiting / K, spare nodes / M
+        np.minimum(features[0], OBS_BOUND, out=features[0])
+        state[:, :g] = features.T
+        state[:, g:] = slots.lane_tables()
+        state = state[lanes]
+        obs = np.empty((state.shape[0], m, self.obs_dim), np.float32)
+        obs[:, :, :m] = self._one_hot
+        obs[:, :, m:] = state[:, None, :]
+        active = self.active[lanes]
+        if not active.all():
+            obs[~active] = 0.0
+        return obs
+
+
+def _checked_seed(seed: object) -> int:
+    """A seed as `CoreEnv.reset` takes it: a non-negative int (numpy integers converted)."""
+    try:
+        value = operator.index(seed)
+    except TypeError:
+        value = -1
+    if isinstance(seed, bool) or value < 0:
+        raise ValueError(f"seeds must be non-negative ints, got {seed!r}.")
+    return value

@@ -1,0 +1,64 @@
+"""How many environment steps per second PPO training sees: rollouts alone, and with the update.
+
+`benchmarks/bench_training.py` prints these for the batched core against one `CoreEnv` per
+episode (the sequential path), measured in the same run.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import torch
+
+from coreenv import Predictor
+from mara_agents.policy.mat import MAT, MATConfig
+from mara_agents.training.ppo import PPOConfig, PPOTrainer
+from mara_agents.training.recipe import TRAINING_ENV
+from mara_agents.training.vec_env import VecCoreEnv
+
+__all__ = ["Throughput", "training_throughput"]
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """Environment steps per second of one training setup."""
+
+    rollout: float
+    """Collecting rollouts only: policy passes, environment steps, predictor estimates."""
+    training: float
+    """Collecting and updating (PPO epochs over each rollout): what a training run sees."""
+    steps: int
+    """Environment steps timed."""
+
+
+def training_throughput(
+    predictor: Predictor | None,
+    ppo: PPOConfig,
+    batched: bool,
+    updates: int = 2,
+    shaping_beta: float = 1.0,
+) -> Throughput:
+    """Time ``updates`` PPO iterations of a fresh MAT on the training environment.
+
+    One untimed iteration first, so one-off costs (allocation, the first predictor calls of a
+    fresh cache region) are not counted; the rollouts' episodes are the same for both backends.
+    """
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = MAT(MATConfig())
+    envs = VecCoreEnv(
+        ppo.envs, 200_000, predictor, batched=batched, shaping_beta=shaping_beta, **TRAINING_ENV
+    )
+    trainer = PPOTrainer(model, envs, ppo)
+    trainer.update(trainer.collect())
+    collecting = updating = 0.0
+    for _ in range(updates):
+        start = time.perf_counter()
+        rollout = trainer.collect()
+        middle = time.perf_counter()
+        trainer.update(rollout)
+        collecting += middle - start
+        updating += time.perf_counter() - middle
+    steps = updates * ppo.envs * ppo.rollout
+    return Throughput(steps / collecting, steps / (collecting + updating), steps)
