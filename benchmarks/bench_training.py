@@ -31,9 +31,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--reference-envs", type=int, default=MARA_PPO.envs)
     parser.add_argument("--rollout", type=int, default=MARA_PPO.rollout)
     parser.add_argument("--updates", type=int, default=2, help="timed PPO iterations each")
+    parser.add_argument(
+        "--epochs", type=int, default=MARA_PPO.epochs, help="PPO epochs over each rollout"
+    )
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
-    for name in ("envs", "reference_envs", "rollout", "updates", "threads"):
+    for name in ("envs", "reference_envs", "rollout", "updates", "epochs", "threads"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}.")
     return args
@@ -49,10 +52,13 @@ def main(argv: list[str] | None = None) -> None:
     }
     results = {}
     for name, (envs, batched) in setups.items():
-        ppo = dataclasses.replace(MARA_PPO, envs=envs, rollout=args.rollout)
+        ppo = dataclasses.replace(MARA_PPO, envs=envs, rollout=args.rollout, epochs=args.epochs)
         results[name] = training_throughput(predictor, ppo, batched, args.updates)
     reference = results["sequential"]
-    print(f"predictor {args.predictor}, {args.threads} torch threads, rollout {args.rollout}")
+    print(
+        f"predictor {args.predictor}, {args.threads} torch threads, rollout {args.rollout}, "
+        f"{args.epochs} PPO epochs"
+    )
     print("| setup | envs | rollout steps/s | training steps/s (update included) | ratio |")
     print("|---|---|---|---|---|")
     for name, result in results.items():

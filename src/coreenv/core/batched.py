@@ -32,18 +32,21 @@ from coreenv.predictor import Predictor, estimate_many
 
 __all__ = ["BatchedCore", "BatchedObservation", "BatchedStep"]
 
-_COUNTED = (  # `Counters` fields counted step by step, rows of BatchedCore.counts (the others
-    "successes",  # follow from the tasks that arrived and the clock: see BatchedCore._metrics)
+# `Counters` fields counted step by step, rows of BatchedCore.counts (the others follow from the
+# tasks that arrived and the clock: see BatchedCore._metrics). The first three are counted from
+# slot events, adjacent so that one in-place add of a (3, B) count updates them.
+_COUNTED = (
+    "busy_node_steps",
+    "successes",
     "failures",
     "full_queue_steps",
     "waiting_sum",
-    "busy_node_steps",
     "conflicts",
     "ready_delay_sum",
     "ready_count",
 )
-_SUCCESSES, _FAILURES, _FULL, _WAITING, _BUSY, _CONFLICTS, _READY_DELAY, _READY_COUNT = range(8)
-_EVENTS = np.array([_BUSY, _SUCCESSES, _FAILURES])  # rows counted from slot events each step
+_BUSY, _SUCCESSES, _FAILURES, _FULL, _WAITING, _CONFLICTS, _READY_DELAY, _READY_COUNT = range(8)
+_EVENTS = slice(_BUSY, _FAILURES + 1)  # rows counted from slot events each step
 _DONE = object()  # the seeds are exhausted
 _NONE = np.zeros(0, np.int64)
 
@@ -127,8 +130,12 @@ class BatchedCore:
         self.obs_dim = m + len(GLOBAL_FEATURES) + k * len(SlotFeature)
         self._one_hot = np.eye(m, dtype=np.float32)
         self._state = np.empty((b, self.obs_dim - m), np.float32)
-        self._global_scales = np.array([cfg.arrival_horizon, k, m], np.int64)[:, None]
-        self._slot_base = np.arange(b, dtype=np.int64)[:, None] * k  # flat index of slot 0
+        scales = np.array([cfg.arrival_horizon, k, m], np.int64)[:, None]
+        self._global_scales = np.repeat(scales, b, axis=1)  # (3, B): not broadcast, faster
+        self._global_counts = np.empty((len(GLOBAL_FEATURES), b), np.int64)  # scratch, per step
+        self._global_values = np.empty((len(GLOBAL_FEATURES), b))
+        # (B, M) flat index of each lane's slot 0, in full: adding a broadcast (B, 1) is slower
+        self._slot_base = np.repeat(np.arange(b, dtype=np.int64)[:, None] * k, m, axis=1)
         self._ones = np.ones(m, np.int64)
 
     # -- public API -------------------------------------------------------------------------------
@@ -182,13 +189,15 @@ class BatchedCore:
             raise RuntimeError("BatchedCore.step before reset: call reset(seeds) first.")
         chosen = self._checked_actions(actions)
         takes = self.slots.claims(chosen)
-        invalid = ~takes & (chosen != self.config.num_slots)
+        invalid = chosen != self.config.num_slots  # not idling, and (a taker never idles)
+        invalid ^= takes  # not taking
         conflicts = np.zeros(self.num_envs, np.int64)
         if invalid.any():
             if self.config.invalid_action == "raise":
                 self._raise_invalid(np.asarray(actions), invalid)
             conflicts = invalid.astype(np.int64) @ self._ones  # (B,): faster than sum(axis=1)
-        successes = self._transition((self._slot_base + chosen)[takes], conflicts)
+            self.counts[_CONFLICTS] += conflicts
+        successes = self._transition((self._slot_base + chosen)[takes])
         rewards = self._rewards(successes)
         terminated, truncated = self._ends()
         obs = final_obs = self._observe()
@@ -228,10 +237,11 @@ class BatchedCore:
 
     # -- one step (design §2 order, as `transition`) ----------------------------------------------
 
-    def _transition(self, served: np.ndarray, conflicts: np.ndarray) -> np.ndarray:
+    def _transition(self, served: np.ndarray) -> np.ndarray:
         """Advance every active lane by one step; return each lane's successes (B,).
 
-        ``served``: the flat indices of the slots nodes train, lanes in order, then nodes.
+        ``served``: the flat indices of the slots nodes train, lanes in order, then nodes. A
+        phase with nothing to do in any lane (no success, no expiry) is skipped as a whole.
         """
         cfg, slots, tasks, counts = self.config, self.slots, self.tasks, self.counts
         b, k = self.num_envs, cfg.num_slots
@@ -239,18 +249,18 @@ class BatchedCore:
         # -- statistics at the decision point
         counts[_FULL] += slots.num_occupied == k
         counts[_WAITING] += tasks.num_waiting
-        counts[_CONFLICTS] += conflicts
 
         # -- steps 2-3: served slots train; those reaching the target succeed and leave
         won, ready_lanes, delays = slots.train(served, now, self.drawer.store.logs)
         if ready_lanes.size:
             np.add.at(counts[_READY_DELAY], ready_lanes, delays)
             np.add.at(counts[_READY_COUNT], ready_lanes, 1)
-        slots.deadline.reshape(-1)[won] = NEVER  # it leaves before deadlines are looked at
+        if won.size:
+            slots.deadline.reshape(-1)[won] = NEVER  # it leaves before deadlines are looked at
 
         # -- step 4: tasks whose deadline has come fail and leave, in slots and waiting
         expired = (slots.deadline <= now[:, None]).reshape(-1).nonzero()[0]
-        leaving = np.concatenate((won, expired))
+        leaving = np.concatenate((won, expired)) if expired.size else won
         if leaving.size:
             slots.clear(leaving)
         tasks.expire(now, counts[_FAILURES])
@@ -281,19 +291,29 @@ class BatchedCore:
         entering, taking = _NONE, _NONE
         if lanes.size and not tasks.together:  # else several arrive in a lane: admission orders
             direct = (tasks.num_waiting[lanes] == 0) & (slots.num_occupied[lanes] < k)
-            entering, taking = lanes[direct], picks[direct]
-            lanes, picks = lanes[~direct], picks[~direct]
+            if direct.all():  # the common case: no split
+                entering, taking, lanes, picks = lanes, picks, _NONE, _NONE
+            elif direct.any():
+                entering, taking = lanes[direct], picks[direct]
+                lanes, picks = lanes[~direct], picks[~direct]
         tasks.queue(lanes, picks)
         lanes = ((tasks.num_waiting > 0) & (slots.num_occupied < k)).nonzero()[0]
+        if lanes.size:
+            picks = tasks.pick(lanes, self.config.admission == "edf")
+            entering, taking = _joined(entering, lanes), _joined(taking, picks)
+        if entering.size:
+            slots.fill(entering, tasks, taking, now)
+        if lanes.size:
+            left = tasks.take(lanes, picks)
+            self._admit(lanes[left & (slots.num_occupied[lanes] < k)], now)
+
+    def _admit(self, lanes: np.ndarray, now: np.ndarray) -> None:
+        """Lanes ``lanes``, with tasks waiting and a slot free, admit until either runs out."""
+        slots, tasks, k = self.slots, self.tasks, self.config.num_slots
         edf = self.config.admission == "edf"
-        while lanes.size or entering.size:
+        while lanes.size:
             picks = tasks.pick(lanes, edf)
-            slots.fill(
-                np.concatenate((entering, lanes)), tasks, np.concatenate((taking, picks)), now
-            )
-            entering = taking = _NONE
-            if not lanes.size:
-                return
+            slots.fill(lanes, tasks, picks, now)
             left = tasks.take(lanes, picks)
             lanes = lanes[left & (slots.num_occupied[lanes] < k)]
 
@@ -413,16 +433,26 @@ class BatchedCore:
         """(B, K + 1) int8: each lane's action mask (occupied slots, then idle)."""
         return self.slots.mask[:, :-1].copy()
 
+    def _global_features(self) -> np.ndarray:
+        """(3, B) float64 t / horizon (at most OBS_BOUND), waiting / K, spare nodes / M.
+
+        Written into preallocated arrays: a step makes no new ones for them.
+        """
+        counts, features = self._global_counts, self._global_values
+        counts[0], counts[1] = self.t, self.tasks.num_waiting
+        spare = counts[2]
+        np.subtract(self.config.num_nodes, self.slots.num_occupied, out=spare)
+        np.maximum(spare, 0, out=spare)
+        np.divide(counts, self._global_scales, out=features)
+        np.minimum(features[0], OBS_BOUND, out=features[0])
+        return features
+
     def _observe(self, lanes: np.ndarray | slice = slice(None)) -> np.ndarray:
         """(len(lanes), M, D) float32: what `node_observations` gives each lane's nodes."""
         cfg, slots = self.config, self.slots
         m, g = cfg.num_nodes, len(GLOBAL_FEATURES)
         state = self._state  # (B, 3 + K·F) float32: `state_vector` of each lane
-        counts = np.stack((self.t, self.tasks.num_waiting, m - slots.num_occupied))
-        np.maximum(counts[2], 0, out=counts[2])
-        features = counts / self._global_scales  # t / horizon, waiting / K, spare nodes / M
-        np.minimum(features[0], OBS_BOUND, out=features[0])
-        state[:, :g] = features.T
+        state[:, :g] = self._global_features().T
         state[:, g:] = slots.lane_tables()
         state = state[lanes]
         obs = np.empty((state.shape[0], m, self.obs_dim), np.float32)
@@ -432,6 +462,13 @@ class BatchedCore:
         if not active.all():
             obs[~active] = 0.0
         return obs
+
+
+def _joined(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``first`` then ``second``, without a copy when one is empty."""
+    if not first.size:
+        return second
+    return np.concatenate((first, second)) if second.size else first
 
 
 def _checked_seed(seed: object) -> int:

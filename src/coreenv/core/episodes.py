@@ -211,17 +211,16 @@ class EpisodeDrawer:
         """`BernoulliArrivals` on a `CurveBank`: its generator calls, in its order."""
         cfg = self.config
         rng = seeding.np_random(seed)[0]
-        self.scenario.reset(rng)
-        steps = sorted(self.scenario.arrival_steps)
+        steps = self._arrival_steps(rng)
         draws = bulk_draws(rng, len(steps), self.ranges) if self.bulk else None
         if draws is None:  # one by one, from the start
             rng = seeding.np_random(seed)[0]
-            self.scenario.reset(rng)
+            self._arrival_steps(rng)
             draws = scalar_draws(rng, len(steps), self.ranges)
         rows, fractions, windows = draws
         target, demand = self.store.targets(rows, fractions)
         offset = 1 + rows * self.store.width
-        arrival = np.array(steps, np.int64) + 1
+        arrival = steps + 1
         return EpisodeTasks(
             arrival=arrival,
             deadline=arrival + windows,
@@ -234,6 +233,15 @@ class EpisodeDrawer:
             log_target=_logs(target),
             curves=RowCurves(self.store, rows),
         )
+
+    def _arrival_steps(self, rng: np.random.Generator) -> np.ndarray:
+        """`BernoulliArrivals.reset`'s draw: its steps with an arrival, ascending, as int64.
+
+        Its very generator call and comparison, without the set it keeps (nothing here reads it).
+        """
+        cfg = self.scenario.config
+        coins = rng.random(cfg.arrival_horizon)
+        return np.flatnonzero(coins < cfg.arrival_prob).astype(np.int64, copy=False)
 
     def _draw_any(self, lane: int, seed: int) -> EpisodeTasks:
         """Any scenario and source: the scenario's own draws, step by step, curves copied."""

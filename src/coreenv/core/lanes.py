@@ -233,9 +233,11 @@ class LaneSlots:
         self.mask[:, k] = 1  # idle is always allowed
         slots = np.arange(b * k)
         self._mask_at = slots + 2 * (slots // k)  # where flat slot i is in the flat mask
-        self._mask_row = np.arange(b)[:, None] * (k + 2)  # where lane b's row starts in it
-        self._claimant = np.repeat(np.arange(m)[None], b, axis=0)  # (B, M) node ids
-        self._owner = np.empty(b * (k + 2), np.int64)  # scratch: which node claims a slot
+        # (B, M) arrays in full, not broadcast (B, 1) ones: adding those is several times slower
+        self._mask_row = np.repeat(np.arange(b)[:, None] * (k + 2), m, axis=1)  # lane's row start
+        self._claimant = np.repeat(np.arange(m)[None], b, axis=0)  # node ids
+        self._apart = b * (k + 2) + np.arange(b * m).reshape(b, m)  # one cell per node, after
+        self._owner = np.empty(b * (k + 2 + m), np.int64)  # scratch: which node claims a cell
         self.num_occupied = np.zeros(b, np.int64)
         self.table = np.zeros((b * k, _F))
         self.ints = np.repeat(_EMPTY_INTS, b * k, axis=1)  # the cursor, then INT_FIELDS
@@ -268,15 +270,13 @@ class LaneSlots:
         claimable = self.mask.reshape(-1).view(bool)
         at = self._mask_row + chosen  # (B, M) into the flat mask
         real = chosen < self.num_slots
-        takes = claimable[at] & real
-        taken = at[takes]
-        if taken.size < 2:
-            return takes
-        # each node writes its id where it claims: two claimants of one slot cannot both read
-        # back their own id, whichever write wins
-        claimant = self._claimant[takes]
-        self._owner[taken] = claimant
-        if not (self._owner[taken] != claimant).any():
+        takes = claimable[at]
+        takes &= real
+        # each node writes its id where it claims (a node that does not claim, in a cell of its
+        # own): two claimants of one slot cannot both read back their own id, whichever write wins
+        cells = np.where(takes, at, self._apart)
+        self._owner[cells] = self._claimant
+        if not (self._owner[cells] != self._claimant).any():
             return takes
         claimable = claimable.copy()
         for i in range(chosen.shape[1]):  # in node order: a claimed slot is claimable no more
