@@ -10,7 +10,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Estimate", "Predictor", "estimate_many"]
+__all__ = ["Estimate", "Predictor", "checked_predictor", "estimate_many"]
 
 
 class Estimate(NamedTuple):
@@ -38,6 +38,15 @@ class Predictor(Protocol):
     def estimate(self, prefix: np.ndarray, target: float, budget: int) -> Estimate:
         """Estimate the remaining batches of a task from its revealed ``prefix``."""
         ...
+
+
+def checked_predictor(predictor: object) -> Predictor | None:
+    """``predictor`` if it is None or a `Predictor`; else a TypeError saying what is needed."""
+    if predictor is not None and not isinstance(predictor, Predictor):
+        raise TypeError(
+            f"predictor must have an estimate(prefix, target, budget) method, got {predictor!r}."
+        )
+    return predictor
 
 
 def estimate_many(

@@ -28,7 +28,7 @@ from coreenv.core.scenarios import make_scenario
 from coreenv.core.state import NEVER, Counters
 from coreenv.curves import resolve_task_set
 from coreenv.errors import InvalidActionError
-from coreenv.predictor import Predictor, estimate_many
+from coreenv.predictor import Predictor, checked_predictor, estimate_many
 
 __all__ = ["BatchedCore", "BatchedObservation", "BatchedStep"]
 
@@ -148,12 +148,7 @@ class BatchedCore:
     @predictor.setter
     def predictor(self, predictor: Predictor | None) -> None:
         """Attach or detach a predictor; mid-episode, as `CoreEnv.predictor`'s setter does."""
-        if predictor is not None and not isinstance(predictor, Predictor):
-            raise TypeError(
-                "predictor must have an estimate(prefix, target, budget) method, "
-                f"got {predictor!r}."
-            )
-        self._predictor = predictor
+        self._predictor = checked_predictor(predictor)
         if self._seeds is not None:
             self.tasks.set_has_predictor(predictor is not None)
             self.slots.restart_estimates(self.tasks.new_estimate)

@@ -20,7 +20,7 @@ from coreenv.core.state import State, initial
 from coreenv.core.views import OracleView, SlotTable
 from coreenv.curves import resolve_task_set
 from coreenv.errors import InvalidActionError
-from coreenv.predictor import Predictor
+from coreenv.predictor import Predictor, checked_predictor
 
 __all__ = ["CoreEnv"]
 
@@ -254,12 +254,7 @@ class CoreEnv(ParallelEnv):
     @predictor.setter
     def predictor(self, predictor: Predictor | None) -> None:
         """Attach or detach a predictor; mid-episode, the estimate features follow at once."""
-        if predictor is not None and not isinstance(predictor, Predictor):
-            raise TypeError(
-                "predictor must have an estimate(prefix, target, budget) method, "
-                f"got {predictor!r}."
-            )
-        self._predictor = predictor
+        self._predictor = checked_predictor(predictor)
         if self._state is not None:
             self._state.set_has_predictor(predictor is not None)
 
