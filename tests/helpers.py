@@ -10,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+from hypothesis import strategies as st
 
 from coreenv import CoreEnv
 from coreenv.core.scenarios import Scenario
@@ -18,6 +19,25 @@ from coreenv.curves import Curve, SyntheticCurves
 from coreenv.curves.targets import demand_of
 
 SMALL_CURVES = SyntheticCurves(length=80)  # short curves keep property tests fast
+
+
+@st.composite
+def env_settings(draw, nodes: int = 5, slots: int = 6, horizon: int = 60, window: int = 40):
+    """Random `EnvConfig` fields for property tests, sizes up to the bounds (task set apart)."""
+    low = draw(st.integers(1, window))
+    f_low = draw(st.floats(0.01, 1.0))
+    return dict(
+        num_nodes=draw(st.integers(1, nodes)),
+        num_slots=draw(st.integers(1, slots)),
+        arrival_prob=draw(st.floats(0.0, 1.0)),
+        arrival_horizon=draw(st.integers(1, horizon)),
+        deadline_window=(low, low + draw(st.integers(0, window))),
+        target_fraction=(f_low, draw(st.floats(f_low, 1.0))),
+        batches_per_step=draw(st.integers(1, 3)),
+        min_prefix=draw(st.integers(1, 5)),
+        shaping_beta=draw(st.sampled_from([0.0, 0.5, draw(st.floats(0.0, 2.0))])),
+        admission=draw(st.sampled_from(["fifo", "edf"])),
+    )
 
 
 def power_curve(length: int = 50, scale: float = 2.0, exponent: float = 0.5) -> Curve:

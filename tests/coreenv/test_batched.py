@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from coreenv import BatchedCore, ConfigError, CoreEnv, EnvConfig, Estimate, InvalidActionError
 from coreenv.curves import Curve, CurveSource
-from helpers import SMALL_CURVES
+from helpers import SMALL_CURVES, env_settings
 
 
 class Prefix:
@@ -124,19 +124,8 @@ def play_both(config, seeds, num_lanes, predictor=None, action_seed=0, max_steps
 
 @st.composite
 def configs(draw):
-    low = draw(st.integers(1, 25))
-    f_low = draw(st.floats(0.01, 1.0))
     return EnvConfig(
-        num_nodes=draw(st.integers(1, 4)),
-        num_slots=draw(st.integers(1, 5)),
-        arrival_prob=draw(st.floats(0.0, 1.0)),
-        arrival_horizon=draw(st.integers(1, 50)),
-        deadline_window=(low, low + draw(st.integers(0, 25))),
-        target_fraction=(f_low, draw(st.floats(f_low, 1.0))),
-        batches_per_step=draw(st.integers(1, 3)),
-        min_prefix=draw(st.integers(1, 5)),
-        shaping_beta=draw(st.sampled_from([0.0, 0.5, draw(st.floats(0.0, 2.0))])),
-        admission=draw(st.sampled_from(["fifo", "edf"])),
+        **draw(env_settings(nodes=4, slots=5, horizon=50, window=25)),
         task_set=draw(st.sampled_from([SMALL_CURVES, "id_train", "id"])),
         max_steps=draw(st.sampled_from([None, None, draw(st.integers(1, 80))])),
     )

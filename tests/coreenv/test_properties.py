@@ -7,26 +7,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import coreenv
-from helpers import SMALL_CURVES
+from helpers import SMALL_CURVES, env_settings
 
 
 @st.composite
 def configs(draw):
-    low = draw(st.integers(1, 40))
-    f_low = draw(st.floats(0.01, 1.0))
-    return dict(
-        num_nodes=draw(st.integers(1, 5)),
-        num_slots=draw(st.integers(1, 6)),
-        arrival_prob=draw(st.floats(0.0, 1.0)),
-        arrival_horizon=draw(st.integers(1, 60)),
-        deadline_window=(low, low + draw(st.integers(0, 40))),
-        target_fraction=(f_low, draw(st.floats(f_low, 1.0))),
-        batches_per_step=draw(st.integers(1, 3)),
-        min_prefix=draw(st.integers(1, 5)),
-        shaping_beta=draw(st.floats(0.0, 2.0)),
-        admission=draw(st.sampled_from(["fifo", "edf"])),
-        task_set=SMALL_CURVES,
-    )
+    return dict(**draw(env_settings()), task_set=SMALL_CURVES)
 
 
 def random_actions(env, observations, rng, masked):
