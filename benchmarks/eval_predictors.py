@@ -1,34 +1,52 @@
 """Judge every predictor by one query protocol on runs it never saw (design §4 metrics).
 
     python benchmarks/eval_predictors.py --out results/predictors
+    python benchmarks/eval_predictors.py --protocol lofo --out results/lofo
 
-Task sets: ``id`` (the ID test runs), ``rl_ood`` and ``vit_ood``. The protocol is
-`mara_agents.predictors.queries` (fixed seed): capped MAE of remaining batches, accuracy of
-"crosses within the budget", and the latency of one call estimating 8 tasks, on one CPU thread.
-Prints the relative MAE reduction of FM over WLS and writes ``predictors.csv`` and
-``predictors.md``.
+``standard``: task sets ``id`` (the ID test runs), ``rl_ood`` and ``vit_ood``, each predictor as
+shipped. ``lofo`` (leave one family out): for each ID family, an FM trained by the chosen recipe on
+the other families' training runs only, judged with WLS on the held-out family's test runs; fold
+models go to ``--work`` (and are reused from there, or resumed), never into the package. The
+protocol is `mara_agents.predictors.queries` (fixed seed): capped MAE of remaining batches,
+accuracy of "crosses within the budget", calibration error of ``p_success`` and the latency of one
+call estimating 8 tasks, on one CPU thread. Writes ``predictors.csv``, ``predictors.md`` and a
+reliability plot ``reliability.png`` to ``--out``.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 from pathlib import Path
 
-import torch
+import matplotlib
 
-from coreenv.curves import named_task_set
-from mara_agents.predictors import HORIZON, PREDICTORS, make_predictor
-from mara_agents.predictors.queries import (
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import torch  # noqa: E402
+
+from coreenv.curves import named_task_set  # noqa: E402
+from mara_agents.predictors import HORIZON, PREDICTORS, make_predictor  # noqa: E402
+from mara_agents.predictors.flow_training import FM_RECIPES  # noqa: E402
+from mara_agents.predictors.lofo import lofo_folds, score_fold  # noqa: E402
+from mara_agents.predictors.queries import (  # noqa: E402
+    PredictorScore,
     QueryConfig,
     compare_scores,
     make_queries,
     score_predictor,
 )
 
+TARGET_RATIO = 0.7
+"""LOFO target: FM's capped MAE at most this share of WLS's on every fold."""
 
-def main(argv: list[str] | None = None) -> None:
+COLUMNS = ["rows", "predictor", "queries", "capped_mae", "success_accuracy", "ece", "latency_ms"]
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--protocol", choices=["standard", "lofo"], default="standard")
     parser.add_argument("--task-sets", nargs="+", default=["id", "rl_ood", "vit_ood"])
     parser.add_argument(
         "--predictors", nargs="+", default=["wls", "fm"], choices=sorted(PREDICTORS)
@@ -37,48 +55,170 @@ def main(argv: list[str] | None = None) -> None:
         "--per-curve", type=int, default=QueryConfig.per_curve, help="queries per recorded run"
     )
     parser.add_argument("--horizon", type=int, default=HORIZON, help="H, the MAE cap")
+    parser.add_argument(
+        "--recipe", choices=sorted(FM_RECIPES), default="shipped", help="lofo: the FM recipe"
+    )
+    parser.add_argument("--families", nargs="+", help="lofo: only these folds (default: all)")
+    parser.add_argument("--steps", type=int, help="lofo: training steps instead of the recipe's")
+    parser.add_argument("--runs", type=int, help="lofo: train on the first runs only (smoke tests)")
+    parser.add_argument("--work", type=Path, default=None, help="lofo: fold models (results/...)")
     parser.add_argument("--out", type=Path, default=Path("results/predictors"))
     args = parser.parse_args(argv)
-    torch.set_num_threads(1)  # latency on one core
-    config = QueryConfig(per_curve=args.per_curve)
+    if args.per_curve < 1 or args.horizon < 1:
+        parser.error(
+            f"--per-curve and --horizon must be >= 1, got {args.per_curve}, {args.horizon}"
+        )
+    if args.steps is not None and args.steps < 1:
+        parser.error(f"--steps must be >= 1, got {args.steps}")
+    if args.runs is not None and args.runs < 2:
+        parser.error(f"--runs must be >= 2, got {args.runs}")
+    for task_set in args.task_sets:
+        try:
+            named_task_set(task_set)
+        except Exception as error:  # the task-set registry's own message names the choices
+            parser.error(f"--task-sets: {error}")
+    families = named_task_set(FM_RECIPES[args.recipe].task_set).families
+    unknown = sorted(set(args.families or ()) - set(families))
+    if unknown:
+        parser.error(f"--families: {unknown} are not ID families; choose from {list(families)}")
+    return args
+
+
+def standard(
+    args: argparse.Namespace, config: QueryConfig
+) -> dict[tuple[str, str], PredictorScore]:
+    """Every predictor as shipped, on every task set."""
     results = {}
     for task_set in args.task_sets:
         queries = make_queries(named_task_set(task_set), config)
         for name in args.predictors:
             results[(task_set, name)] = score_predictor(make_predictor(name), queries, args.horizon)
+    return results
+
+
+def lofo(args: argparse.Namespace, config: QueryConfig) -> dict[tuple[str, str], PredictorScore]:
+    """Every fold of the recipe (FM and WLS), then the shipped FM and WLS on the OOD sets."""
+    recipe = FM_RECIPES[args.recipe]
+    recipe = dataclasses.replace(
+        recipe, steps=args.steps or recipe.steps, runs=args.runs or recipe.runs
+    )
+    work = args.work or Path("results/lofo") / args.recipe
+    results = {}
+    for fold in lofo_folds(recipe):
+        if args.families is None or fold.family in args.families:
+            scored = score_fold(fold, work, config)
+            results[(f"fold {fold.family}", "wls")] = scored.wls
+            results[(f"fold {fold.family}", "fm")] = scored.fm
+    ood = [task_set for task_set in args.task_sets if task_set != "id"]
+    for task_set in ood:
+        queries = make_queries(named_task_set(task_set), config)
+        for name in ("wls", "fm"):
+            results[(task_set, name)] = score_predictor(make_predictor(name), queries, args.horizon)
+    return results
+
+
+def report(results: dict[tuple[str, str], PredictorScore], protocol: str) -> str:
     lines = [
-        "| task set | predictor | queries | capped MAE | success accuracy (%) | latency (ms) |",
-        "|---|---|---|---|---|---|",
+        "| runs | predictor | queries | capped MAE | success accuracy (%) | ECE | latency (ms) |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for (task_set, name), r in results.items():
+    for (rows, name), r in results.items():
         lines.append(
-            f"| {task_set} | {name} | {r.queries} | {r.capped_mae:.1f} | "
-            f"{100 * r.success_accuracy:.1f} | {r.latency_ms:.2f} |"
+            f"| {rows} | {name} | {r.queries} | {r.capped_mae:.1f} | "
+            f"{100 * r.success_accuracy:.1f} | {r.calibration_error:.3f} | {r.latency_ms:.2f} |"
         )
-    if {"wls", "fm"} <= set(args.predictors):
+    groups = [rows for rows, name in results if name == "fm" and (rows, "wls") in results]
+    if groups:
         lines += [
             "",
-            "| task set | MAE reduction FM vs WLS | accuracy gain (points) | latency FM / WLS |",
-            "|---|---|---|---|",
+            "| runs | FM MAE / WLS MAE | MAE reduction | accuracy gain | latency FM / WLS |",
+            "|---|---|---|---|---|",
         ]
-        for task_set in args.task_sets:
-            c = compare_scores(results[(task_set, "fm")], results[(task_set, "wls")])
+        for rows in groups:
+            fm, wls = results[(rows, "fm")], results[(rows, "wls")]
+            c = compare_scores(fm, wls)
             lines.append(
-                f"| {task_set} | {100 * c.mae_reduction:.1f}% | {100 * c.accuracy_gain:+.1f} | "
-                f"{c.latency_ratio:.1f}x |"
+                f"| {rows} | {fm.capped_mae / wls.capped_mae:.2f} | {100 * c.mae_reduction:.1f}% | "
+                f"{100 * c.accuracy_gain:+.1f} | {c.latency_ratio:.1f}x |"
             )
-    report = "\n".join(lines)
-    print(report)
+    folds = [rows for rows in groups if rows.startswith("fold ")]
+    if protocol == "lofo" and folds:
+        ratio = {
+            rows: results[(rows, "fm")].capped_mae / results[(rows, "wls")].capped_mae
+            for rows in folds
+        }
+        worst = max(folds, key=ratio.get)
+        met = sum(
+            ratio[rows] <= TARGET_RATIO
+            and results[(rows, "fm")].success_accuracy >= results[(rows, "wls")].success_accuracy
+            for rows in folds
+        )
+        lines += [
+            "",
+            f"worst fold: {worst.removeprefix('fold ')} (FM MAE / WLS MAE {ratio[worst]:.2f}); "
+            f"{met} of {len(folds)} folds meet MAE ratio <= {TARGET_RATIO} and accuracy >= WLS's",
+        ]
+    return "\n".join(lines)
+
+
+def plot_reliability(results: dict[tuple[str, str], PredictorScore], path: Path) -> None:
+    """One panel per group of runs: observed success share against predicted probability."""
+    groups = list(dict.fromkeys(rows for rows, _ in results))
+    cols = min(4, len(groups))
+    nrows = -(-len(groups) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.2 * cols, 3.0 * nrows), squeeze=False)
+    for ax, rows in zip(axes.flat, groups):
+        ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle="--")
+        for (group, name), r in results.items():
+            if group == rows:
+                d = r.reliability
+                full = d.count > 0
+                ax.plot(
+                    d.predicted[full],
+                    d.observed[full],
+                    marker="o",
+                    markersize=3,
+                    label=f"{name} (ECE {r.calibration_error:.3f})",
+                )
+        ax.set_title(rows, fontsize=9)
+        ax.set_xlabel("predicted P(success)", fontsize=8)
+        ax.set_ylabel("observed share", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=7)
+    for ax in axes.flat[len(groups) :]:
+        ax.axis("off")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    torch.set_num_threads(1)  # latency on one core
+    config = QueryConfig(per_curve=args.per_curve)
+    if args.protocol == "lofo":
+        results = lofo(args, config)
+    else:
+        results = standard(args, config)
+    text = report(results, args.protocol)
+    print(text)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "predictors.md").write_text(report + "\n")
+    (args.out / "predictors.md").write_text(text + "\n")
+    plot_reliability(results, args.out / "reliability.png")
     with (args.out / "predictors.csv").open("w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(
-            ["task_set", "predictor", "queries", "capped_mae", "success_accuracy", "latency_ms"]
-        )
-        for (task_set, name), r in results.items():
+        writer.writerow(COLUMNS)
+        for (rows, name), r in results.items():
             writer.writerow(
-                [task_set, name, r.queries, r.capped_mae, r.success_accuracy, r.latency_ms]
+                [
+                    rows,
+                    name,
+                    r.queries,
+                    r.capped_mae,
+                    r.success_accuracy,
+                    r.calibration_error,
+                    r.latency_ms,
+                ]
             )
 
 

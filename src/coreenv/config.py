@@ -12,10 +12,17 @@ from typing import Any
 
 from coreenv.errors import ConfigError
 
-__all__ = ["INVALID_ACTION_POLICIES", "ADMISSION_RULES", "EnvConfig", "make_config"]
+__all__ = [
+    "INVALID_ACTION_POLICIES",
+    "ADMISSION_RULES",
+    "MAX_QUANTILE_LEVELS",
+    "EnvConfig",
+    "make_config",
+]
 
 INVALID_ACTION_POLICIES = ("idle", "raise")
 ADMISSION_RULES = ("fifo", "edf")
+MAX_QUANTILE_LEVELS = 9  # keeps a slot block at most twice its width without quantiles
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,10 @@ class EnvConfig:
     """Seed used by the first `reset()` that is given none."""
     max_steps: int | None = None
     """Safety truncation; None derives a bound no episode reaches (horizon + longest window + 1)."""
+    estimate_quantiles: tuple[float, ...] = ()
+    """Quantile levels, strictly increasing in (0, 1), at most `MAX_QUANTILE_LEVELS`: each adds a
+    slot feature, the predictor's quantile of the remaining batches (it needs
+    ``estimate_quantiles``). Empty (default): no such features."""
 
     def __post_init__(self) -> None:
         _check_int(self, "num_nodes", minimum=1)
@@ -76,6 +87,7 @@ class EnvConfig:
             _check_int(self, "seed", minimum=0)
         if self.max_steps is not None:
             _check_int(self, "max_steps", minimum=1)
+        _check_levels(self, "estimate_quantiles", MAX_QUANTILE_LEVELS)
 
     def replace(self, **overrides: Any) -> EnvConfig:
         """Return a copy with some fields changed (validated like the constructor)."""
@@ -157,6 +169,22 @@ def _check_pair(
     if problem:
         raise ConfigError(f"EnvConfig.{name} must be {problem}, got {value!r}.")
     object.__setattr__(cfg, name, tuple(kind(v) for v in value))
+
+
+def _check_levels(cfg: EnvConfig, name: str, most: int) -> None:
+    value = getattr(cfg, name)
+    ok = (
+        isinstance(value, (tuple, list))
+        and len(value) <= most
+        and all(_is_real(v) and 0.0 < v < 1.0 for v in value)
+        and all(low < high for low, high in zip(value, value[1:]))
+    )
+    if not ok:
+        raise ConfigError(
+            f"EnvConfig.{name} must be a tuple of at most {most} strictly increasing levels in "
+            f"(0, 1), got {value!r}."
+        )
+    object.__setattr__(cfg, name, tuple(float(v) for v in value))
 
 
 def _check_choice(cfg: EnvConfig, name: str, choices: tuple[str, ...]) -> None:

@@ -1,7 +1,8 @@
 """The predictor hook: how remaining-demand estimates enter the observation (design §2).
 
 A predictor looks at a task's revealed loss prefix and its target and says how many more batches
-it needs and how likely it is to get there within the batches its deadline still allows.
+it needs and how likely it is to get there within the batches its deadline still allows; if
+`EnvConfig.estimate_quantiles` asks for them, also quantiles of the batches it needs.
 """
 
 from __future__ import annotations
@@ -10,7 +11,12 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Estimate", "Predictor", "checked_predictor", "estimate_many"]
+__all__ = ["Estimate", "Predictor", "checked_predictor", "estimate_many", "quantiles_many"]
+
+_QUANTILES_NEEDED = (
+    "EnvConfig.estimate_quantiles needs a predictor with "
+    "estimate_quantiles(prefixes, targets, levels), got {predictor!r}."
+)
 
 
 class Estimate(NamedTuple):
@@ -28,11 +34,16 @@ class Estimate(NamedTuple):
 
 @runtime_checkable
 class Predictor(Protocol):
-    """Anything with ``estimate``; an ``estimate_batch`` method, if present, is used instead.
+    """Anything with ``estimate``; two more methods are optional.
 
-    ``estimate_batch(prefixes, targets, budgets) -> (remaining [B], p_success [B])`` takes a list of
-    prefixes (1-D arrays of losses, ``prefix[0]`` the initial loss) and arrays of targets and
-    budgets.
+    ``estimate_batch(prefixes, targets, budgets) -> (remaining [B], p_success [B])``, if present,
+    is used instead of ``estimate``; it takes a list of prefixes (1-D arrays of losses,
+    ``prefix[0]`` the initial loss) and arrays of targets and budgets.
+
+    ``estimate_quantiles(prefixes, targets, levels) -> quantiles [B, Q]`` is needed only when
+    `EnvConfig.estimate_quantiles` is set: ``quantiles[i, q]`` is the ``levels[q]`` quantile of
+    the batches task ``i`` still needs to reach its target, ``inf`` beyond the predictor's horizon,
+    non-decreasing along the levels (``levels`` (Q,), strictly increasing in (0, 1)).
     """
 
     def estimate(self, prefix: np.ndarray, target: float, budget: int) -> Estimate:
@@ -40,12 +51,16 @@ class Predictor(Protocol):
         ...
 
 
-def checked_predictor(predictor: object) -> Predictor | None:
-    """``predictor`` if it is None or a `Predictor`; else a TypeError saying what is needed."""
-    if predictor is not None and not isinstance(predictor, Predictor):
+def checked_predictor(predictor: object, levels: tuple[float, ...] = ()) -> Predictor | None:
+    """``predictor`` if None or a `Predictor` (with quantiles if ``levels``); else a TypeError."""
+    if predictor is None:
+        return None
+    if not isinstance(predictor, Predictor):
         raise TypeError(
             f"predictor must have an estimate(prefix, target, budget) method, got {predictor!r}."
         )
+    if levels and not hasattr(predictor, "estimate_quantiles"):
+        raise TypeError(_QUANTILES_NEEDED.format(predictor=predictor))
     return predictor
 
 
@@ -76,3 +91,31 @@ def estimate_many(
     if not np.all((p_success >= 0) & (p_success <= 1)):
         raise ValueError(f"predictor {name} returned p_success={p_success}; need values in [0, 1].")
     return remaining, p_success
+
+
+def quantiles_many(
+    predictor: Predictor, prefixes: list[np.ndarray], targets: np.ndarray, levels: np.ndarray
+) -> np.ndarray:
+    """(B, Q) ``predictor.estimate_quantiles`` of B tasks at Q levels, checked."""
+    method = getattr(predictor, "estimate_quantiles", None)
+    if method is None:
+        raise TypeError(_QUANTILES_NEEDED.format(predictor=predictor))
+    quantiles = np.asarray(method(prefixes, targets, levels), dtype=np.float64)
+    name = type(predictor).__name__
+    shape = (len(prefixes), len(levels))
+    if quantiles.shape != shape:
+        raise ValueError(
+            f"predictor {name} returned quantiles of shape {quantiles.shape} for "
+            f"{len(prefixes)} tasks and {len(levels)} levels; need {shape}."
+        )
+    for bad, need in (
+        (np.isnan(quantiles) | (quantiles < 0), "values >= 0 or inf"),
+        (quantiles[:, 1:] < quantiles[:, :-1], f"values non-decreasing along the levels {levels}"),
+    ):
+        if bad.any():
+            i = int(bad.any(axis=1).argmax())
+            raise ValueError(
+                f"predictor {name} returned quantiles {quantiles[i].tolist()} for task {i}; "
+                f"need {need}."
+            )
+    return quantiles

@@ -35,7 +35,37 @@ def test_eval_predictors_prints_the_comparison(tmp_path, capsys):
     load_script("eval_predictors").main(argv)
     out = capsys.readouterr().out
     assert "| vit_ood | wls |" in out and "| vit_ood | fm |" in out and "MAE reduction" in out
-    assert (tmp_path / "predictors.csv").exists() and (tmp_path / "predictors.md").exists()
+    assert "ECE" in out and "worst fold" not in out
+    for name in ("predictors.csv", "predictors.md", "reliability.png"):
+        assert (tmp_path / name).exists()
+
+
+def test_eval_predictors_lofo_trains_the_asked_folds_and_names_the_worst(tmp_path, capsys):
+    argv = ["--protocol", "lofo", "--families", "mlp-wine", "logreg-digits", "--steps", "3"]
+    argv += ["--runs", "8", "--task-sets", "vit_ood", "--per-curve", "1"]
+    argv += ["--work", str(tmp_path / "folds"), "--out", str(tmp_path / "out")]
+    load_script("eval_predictors").main(argv)
+    out = capsys.readouterr().out
+    assert "| fold mlp-wine | fm |" in out and "| fold logreg-digits | wls |" in out
+    assert "| fold cnn-digits |" not in out and "| vit_ood | fm |" in out
+    assert "worst fold: " in out and " of 2 folds meet" in out
+    assert (tmp_path / "folds" / "mlp-wine" / "fm.pt").is_file()
+    assert (tmp_path / "out" / "reliability.png").is_file()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--protocol", "lofo", "--families", "mlp-cifar"], "--families: ['mlp-cifar']"),
+        (["--task-sets", "nope"], "--task-sets"),
+        (["--per-curve", "0"], "--per-curve"),
+        (["--protocol", "lofo", "--steps", "0"], "--steps"),
+    ],
+)
+def test_eval_predictors_refuses_bad_options_before_any_work(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        load_script("eval_predictors").main(argv)
+    assert message in capsys.readouterr().err
 
 
 def test_tune_lara_prints_its_three_tables(capsys):

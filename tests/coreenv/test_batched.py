@@ -20,6 +20,16 @@ class Prefix:
         return Estimate(remaining if len(prefix) % 7 else math.inf, budget / (budget + len(prefix)))
 
 
+class Quantiles(Prefix):
+    """`Prefix` with quantiles: spread around its estimate, the top one inf for some prefixes."""
+
+    def estimate_quantiles(self, prefixes, targets, levels):
+        n = np.array([len(prefix) for prefix in prefixes], np.float64)
+        quantiles = (0.5 * n + 10.0 * targets)[:, None] * (0.5 + levels) ** 2  # (B, Q)
+        quantiles[n % 5 == 0, -1] = math.inf  # beyond the horizon
+        return quantiles
+
+
 def bits(array):
     """The bit pattern of a float32 array: equality here is bit-for-bit (-0.0 != 0.0)."""
     return np.ascontiguousarray(array).view(np.uint32)
@@ -137,11 +147,13 @@ def configs(draw):
     st.lists(st.integers(0, 2**31 - 1), min_size=1, max_size=6),
     st.integers(1, 4),
     st.booleans(),
+    st.sampled_from([(), (), (0.5,), (0.1, 0.5, 0.9)]),
     st.integers(0, 2**16),
 )
-def test_lanes_equal_core_envs_bit_for_bit(config, seeds, num_lanes, predict, action_seed):
+def test_lanes_equal_core_envs_bit_for_bit(config, seeds, num_lanes, predict, levels, action_seed):
     seeds = np.array(seeds, np.int64)  # numpy ints: the same episodes as CoreEnv's int seeds
-    finished = play_both(config, seeds, num_lanes, Prefix() if predict else None, action_seed)
+    config = config.replace(estimate_quantiles=levels)
+    finished = play_both(config, seeds, num_lanes, Quantiles() if predict else None, action_seed)
     assert finished == len(seeds)
 
 
@@ -158,8 +170,15 @@ def test_busy_default_lanes_equal_core_envs():
     assert play_both(config, range(14), 8) == 14
 
 
-def test_attaching_a_predictor_mid_episode_equals_core_envs():
-    config = EnvConfig(task_set=SMALL_CURVES, arrival_prob=0.5, arrival_horizon=40, min_prefix=2)
+@pytest.mark.parametrize("levels", [(), (0.25, 0.75)])
+def test_attaching_a_predictor_mid_episode_equals_core_envs(levels):
+    config = EnvConfig(
+        task_set=SMALL_CURVES,
+        arrival_prob=0.5,
+        arrival_horizon=40,
+        min_prefix=2,
+        estimate_quantiles=levels,
+    )
     core, envs = BatchedCore(config, 2), [CoreEnv(config) for _ in range(2)]
     view = core.reset([5, 6])
     for env, seed in zip(envs, [5, 6]):
@@ -167,7 +186,7 @@ def test_attaching_a_predictor_mid_episode_equals_core_envs():
     rng = np.random.default_rng(1)
     for t in range(60):
         if t in (10, 30, 45):  # attach, detach, attach again
-            predictor = None if t == 30 else Prefix()
+            predictor = None if t == 30 else Quantiles()
             core.predictor = predictor
             for env in envs:
                 env.predictor = predictor
@@ -179,6 +198,11 @@ def test_attaching_a_predictor_mid_episode_equals_core_envs():
             np.testing.assert_array_equal(bits(view.final_obs[lane]), bits(obs), err_msg=f"{t}")
     with pytest.raises(TypeError, match="estimate"):
         core.predictor = object()
+    if levels:
+        with pytest.raises(TypeError, match=r"EnvConfig.estimate_quantiles needs a predictor"):
+            core.predictor = Prefix()
+        with pytest.raises(TypeError, match=r"estimate_quantiles\(prefixes, targets, levels\)"):
+            BatchedCore(config, 2, Prefix())
 
 
 @pytest.mark.parametrize("task_set", ["id", SMALL_CURVES])

@@ -2,6 +2,7 @@
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 import coreenv
@@ -50,6 +51,15 @@ BAD_VALUES = [
     ("task_set", 42),
     ("seed", -3),
     ("max_steps", 0),
+    ("estimate_quantiles", (0.0, 0.5)),
+    ("estimate_quantiles", (0.5, 1.0)),
+    ("estimate_quantiles", (0.9, 0.1)),
+    ("estimate_quantiles", (0.5, 0.5)),
+    ("estimate_quantiles", ("0.5",)),
+    ("estimate_quantiles", (True,)),
+    ("estimate_quantiles", (float("nan"),)),
+    ("estimate_quantiles", 0.5),
+    ("estimate_quantiles", tuple(i / 11 for i in range(1, 11))),  # 10 levels: more than 9
 ]
 
 
@@ -59,6 +69,15 @@ def test_invalid_value_names_field_and_value(field, value):
         EnvConfig(**{field: value})
     assert field in str(info.value)
     assert repr(value) in str(info.value) or str(value) in str(info.value)
+
+
+def test_quantile_levels_are_normalised_to_a_tuple_of_floats():
+    assert EnvConfig().estimate_quantiles == ()
+    levels = EnvConfig(estimate_quantiles=[0.1, np.float32(0.5), 0.9]).estimate_quantiles
+    assert levels == (0.1, float(np.float32(0.5)), 0.9)
+    assert all(type(level) is float for level in levels)
+    with pytest.raises(ConfigError, match=r"estimate_quantiles must be .*levels in \(0, 1\)"):
+        EnvConfig(estimate_quantiles=(0.5, 0.2))
 
 
 def test_config_error_is_also_a_type_error():

@@ -20,7 +20,7 @@ import numpy as np
 
 from coreenv.config import EnvConfig, make_config
 from coreenv.core.episodes import EpisodeDrawer, EpisodeTasks
-from coreenv.core.features import GLOBAL_FEATURES, OBS_BOUND, SlotFeature
+from coreenv.core.features import GLOBAL_FEATURES, OBS_BOUND, slot_width
 from coreenv.core.lanes import LaneSlots, LaneTasks
 from coreenv.core.masks import resolve_actions
 from coreenv.core.metrics import metrics
@@ -28,7 +28,7 @@ from coreenv.core.scenarios import make_scenario
 from coreenv.core.state import NEVER, Counters
 from coreenv.curves import resolve_task_set
 from coreenv.errors import InvalidActionError
-from coreenv.predictor import Predictor, checked_predictor, estimate_many
+from coreenv.predictor import Predictor, checked_predictor, estimate_many, quantiles_many
 
 __all__ = ["BatchedCore", "BatchedObservation", "BatchedStep"]
 
@@ -104,8 +104,9 @@ class BatchedCore:
         config: the environment settings, shared by every lane.
         num_envs: B, the number of lanes (>= 1).
         predictor: fills the estimate features, as `CoreEnv(predictor=...)`; it gets one
-            `estimate_many` call per step for all lanes (lanes in order, then nodes in order), so
-            its answer for a task must not depend on the other tasks of the call.
+            `estimate_many` call per step for all lanes (lanes in order, then nodes in order), and
+            one `quantiles_many` call with ``estimate_quantiles``, so its answer for a task must
+            not depend on the other tasks of the call.
 
     Supports both scenarios and every task set whose curves are whole float64 losses arrays
     (banks, ``synthetic``, user sources); ``task_set="live"`` trains its curves while tasks are
@@ -127,7 +128,7 @@ class BatchedCore:
         self.drawer = EpisodeDrawer(cfg, self.scenario, self.source, b)
         self.agents = [f"node_{i}" for i in range(cfg.num_nodes)]
         m, k = cfg.num_nodes, cfg.num_slots
-        self.obs_dim = m + len(GLOBAL_FEATURES) + k * len(SlotFeature)
+        self.obs_dim = m + len(GLOBAL_FEATURES) + k * slot_width(cfg)
         self._one_hot = np.eye(m, dtype=np.float32)
         self._state = np.empty((b, self.obs_dim - m), np.float32)
         scales = np.array([cfg.arrival_horizon, k, m], np.int64)[:, None]
@@ -148,7 +149,7 @@ class BatchedCore:
     @predictor.setter
     def predictor(self, predictor: Predictor | None) -> None:
         """Attach or detach a predictor; mid-episode, as `CoreEnv.predictor`'s setter does."""
-        self._predictor = checked_predictor(predictor)
+        self._predictor = checked_predictor(predictor, self.config.estimate_quantiles)
         if self._seeds is not None:
             self.tasks.set_has_predictor(predictor is not None)
             self.slots.restart_estimates(self.tasks.new_estimate)
@@ -162,7 +163,7 @@ class BatchedCore:
         b = self.num_envs
         self._seeds = iter(seeds)
         self.slots = LaneSlots(b, self.config)
-        self.tasks = LaneTasks(b, self.predictor is not None)
+        self.tasks = LaneTasks(b, slot_width(self.config), self.predictor is not None)
         self.counts = np.zeros((len(_COUNTED), b), np.int64)
         self.t = np.zeros(b, np.int64)
         self.potential = np.zeros(b)
@@ -333,6 +334,9 @@ class BatchedCore:
         budgets = self.config.batches_per_step * (deadlines - now[lanes])
         remaining, p_success = estimate_many(self.predictor, prefixes, targets, budgets)
         slots.record_estimates(ready, remaining, p_success)
+        if self.config.estimate_quantiles:
+            levels = np.array(self.config.estimate_quantiles)
+            slots.record_quantiles(ready, quantiles_many(self.predictor, prefixes, targets, levels))
 
     def _rewards(self, successes: np.ndarray) -> np.ndarray:
         """Team rewards: successes plus beta times the change of the potential.

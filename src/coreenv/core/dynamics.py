@@ -14,7 +14,7 @@ from coreenv.config import EnvConfig
 from coreenv.core.scenarios import Scenario
 from coreenv.core.state import State
 from coreenv.core.tasks import Task
-from coreenv.predictor import Predictor, estimate_many
+from coreenv.predictor import Predictor, estimate_many, quantiles_many
 
 __all__ = ["StepResult", "terminal", "transition"]
 
@@ -139,7 +139,11 @@ def _update_estimates(state: State, slots: list, config: EnvConfig, predictor: P
     if not ready:
         return
     prefixes = [state.tasks[j].curve.losses[: state.cursor[j] + 1] for j in ready]
+    targets = state.target[ready]
     budgets = config.batches_per_step * (state.deadline[ready] - state.t)
-    remaining, p_success = estimate_many(predictor, prefixes, state.target[ready], budgets)
+    remaining, p_success = estimate_many(predictor, prefixes, targets, budgets)
     for j, r, p in zip(ready, remaining.tolist(), p_success.tolist()):
         state.record_estimate(j, r, p)
+    if config.estimate_quantiles:
+        levels = np.array(config.estimate_quantiles)
+        state.record_quantiles(ready, quantiles_many(predictor, prefixes, targets, levels))

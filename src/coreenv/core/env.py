@@ -45,7 +45,7 @@ class CoreEnv(ParallelEnv):
     says why) or `InvalidActionError` is raised.
 
     ## Observation Space
-    ``{"observation": Box(-1000, 1000, (M + 3 + 9K,), float32),``
+    ``{"observation": Box(-1000, 1000, (M + 3 + F·K,), float32),``
     `` "action_mask": Box(0, 1, (K + 1,), int8)}``
 
     =============  =====================================================  ================
@@ -55,14 +55,16 @@ class CoreEnv(ParallelEnv):
     M + 0          t / arrival_horizon                                    [0, ~1.4]
     M + 1          waiting tasks / K                                      [0, inf)
     M + 2          nodes beyond the occupied slots / M                    [0, 1]
-    M + 3 + 9j …   slot j's block (`SlotFeature`): occupied, log(L/L0),   see SlotFeature
+    M + 3 + Fj …   slot j's block (`SlotFeature`): occupied, log(L/L0),   see SlotFeature
                    log(eps/L0), time left, batches, log-progress q,
-                   ready, predictor's remaining and P(success)
+                   ready, predictor's remaining and P(success), then
+                   its quantiles of the remaining batches
     =============  =====================================================  ================
 
-    Empty slots are all zero. Without an attached predictor both estimate features of an occupied
-    slot read ``NO_PREDICTOR`` (-1), never a value a predictor could give. ``state()`` is the same
-    vector without the one-hot id.
+    ``F = 9 + Q``: one quantile column per level of ``estimate_quantiles`` (Q = 0 by default).
+    Empty slots are all zero. Without an attached predictor every estimate feature of an occupied
+    slot reads ``NO_PREDICTOR`` (-1), never a value a predictor could give. ``state()`` is the
+    same vector without the one-hot id.
 
     ## Action Mask
     int8, 1 for occupied slots and for idle (always allowed). It cannot express conflicts between
@@ -94,6 +96,7 @@ class CoreEnv(ParallelEnv):
       is attached; dynamics, rewards and metrics unchanged. The shaping potential ``Phi`` is a
       left-to-right sum over the slots, not `math.fsum` (so that `BatchedCore` adds it the same
       way): shaped rewards may differ in the last bits; with ``beta = 0`` nothing changes.
+      Optional quantile columns (``estimate_quantiles``); without levels, the same observation.
     """
 
     metadata = {
@@ -254,7 +257,7 @@ class CoreEnv(ParallelEnv):
     @predictor.setter
     def predictor(self, predictor: Predictor | None) -> None:
         """Attach or detach a predictor; mid-episode, the estimate features follow at once."""
-        self._predictor = checked_predictor(predictor)
+        self._predictor = checked_predictor(predictor, self.config.estimate_quantiles)
         if self._state is not None:
             self._state.set_has_predictor(predictor is not None)
 
@@ -283,15 +286,7 @@ class CoreEnv(ParallelEnv):
         return self._masks.copy()
 
     def _initial_state(self) -> State:
-        cfg = self.config
-        return initial(
-            cfg.num_slots,
-            cfg.num_nodes,
-            cfg.min_prefix,
-            cfg.time_scale,
-            cfg.batches_per_step,
-            has_predictor=self.predictor is not None,
-        )
+        return initial(self.config, has_predictor=self.predictor is not None)
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         obs = node_observations(self._state, self.config, self._obs_template)

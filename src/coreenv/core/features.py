@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-__all__ = ["GLOBAL_FEATURES", "NO_PREDICTOR", "OBS_BOUND", "SlotFeature"]
+from coreenv.config import EnvConfig
+
+__all__ = [
+    "ESTIMATES",
+    "GLOBAL_FEATURES",
+    "NO_PREDICTOR",
+    "OBS_BOUND",
+    "QUANTILES",
+    "SlotFeature",
+    "slot_width",
+]
 
 OBS_BOUND = 1000.0  # every feature lies in [-OBS_BOUND, OBS_BOUND]; unbounded ones are clipped
 
 NO_PREDICTOR = -1.0
-"""Both estimate features of an occupied slot when no predictor is attached: never a real value."""
+"""Every estimate feature of an occupied slot when no predictor is attached: never a real value."""
 
 GLOBAL_FEATURES = ("time", "waiting", "spare_nodes")
 """t / arrival_horizon, waiting tasks / K, nodes beyond the occupied slots / M."""
@@ -31,4 +41,17 @@ class SlotFeature(IntEnum):
     READY = 6  # 1 once n_k >= W_min
     EST_REMAINING = 7  # predictor's remaining batches / (B * time_scale); 0 until ready
     EST_P_SUCCESS = 8  # predictor's P(success within the deadline); 0 until ready
-    # without an attached predictor both read NO_PREDICTOR (-1) in every occupied slot
+    # then one column per level of EnvConfig.estimate_quantiles: the predictor's quantile of the
+    # remaining batches / (B * time_scale), 0 until ready. Without an attached predictor every
+    # estimate column reads NO_PREDICTOR (-1) in every occupied slot
+
+
+QUANTILES = len(SlotFeature)
+"""The slot column of the first quantile level (`EnvConfig.estimate_quantiles`)."""
+ESTIMATES = slice(int(SlotFeature.EST_REMAINING), None)
+"""The slot columns a predictor writes: EST_REMAINING, EST_P_SUCCESS and the quantiles."""
+
+
+def slot_width(config: EnvConfig) -> int:
+    """F, the columns of a slot block: the `SlotFeature`s, then one per quantile level."""
+    return len(SlotFeature) + len(config.estimate_quantiles)

@@ -18,7 +18,14 @@ import numpy as np
 
 from coreenv.config import EnvConfig
 from coreenv.core.episodes import SENTINEL, EpisodeTasks
-from coreenv.core.features import NO_PREDICTOR, OBS_BOUND, SlotFeature
+from coreenv.core.features import (
+    ESTIMATES,
+    NO_PREDICTOR,
+    OBS_BOUND,
+    QUANTILES,
+    SlotFeature,
+    slot_width,
+)
 from coreenv.core.state import EMPTY, NEVER
 
 __all__ = ["FLOAT_FIELDS", "INT_FIELDS", "LaneSlots", "LaneTasks"]
@@ -36,7 +43,6 @@ _TARGET, _LOG_INITIAL, _LOG_TARGET, _LOG_SPAN = range(4)
 _EMPTY_INTS = np.array([0, NEVER, 0, SENTINEL, 0, NEVER, EMPTY], np.int64)[:, None]
 _EMPTY_FLOATS = np.array([0.5, 0.0, -1.0, 1.0])[:, None]
 
-_F = len(SlotFeature)
 _OCCUPIED, _LOG_LOSS, _LOG_TARGET = (
     int(SlotFeature.OCCUPIED),
     int(SlotFeature.LOG_LOSS),
@@ -50,7 +56,6 @@ _TIME_LEFT, _BATCHES, _PROGRESS, _READY = (
 )
 _EST_REMAINING, _EST_P = int(SlotFeature.EST_REMAINING), int(SlotFeature.EST_P_SUCCESS)
 _ROW = len(INT_FIELDS) + len(FLOAT_FIELDS)  # where a task record's feature row starts
-_RECORD = _ROW + _F
 _NONE = np.zeros(0, np.int64)
 
 
@@ -66,8 +71,9 @@ class LaneTasks:
     empties), so admission need not update it.
     """
 
-    def __init__(self, num_lanes: int, has_predictor: bool) -> None:
+    def __init__(self, num_lanes: int, features: int, has_predictor: bool) -> None:
         self.num_lanes = num_lanes
+        self.record_size = _ROW + features  # R: features = F, the width of a slot block
         self.new_estimate = 0.0 if has_predictor else NO_PREDICTOR  # a filled slot's estimates
         self.width = 0
         self._allocate(1)
@@ -87,7 +93,7 @@ class LaneTasks:
             "deadline": np.zeros(shape, np.int64),
             "feasible": np.zeros(shape, np.int8),
             "waiting": np.zeros(shape, bool),
-            "records": np.zeros((*shape, _RECORD)),
+            "records": np.zeros((*shape, self.record_size)),
         }
         for name, table in tables.items():
             if old:
@@ -103,7 +109,7 @@ class LaneTasks:
             row = getattr(self, name)[lane]
             row[:n] = getattr(episode, name)
             row[n:] = NEVER if name == "arrival" else 0
-        self.records[lane, :n] = _records(episode, self.new_estimate)
+        self.records[lane, :n] = _records(episode, self.new_estimate, self.record_size)
         self.records[lane, n:] = 0.0
         self.together = self.together or bool((np.diff(episode.arrival) == 0).any())
         self.waiting[lane] = False
@@ -121,8 +127,7 @@ class LaneTasks:
         """A predictor was attached or detached: slots filled from now on start without one."""
         self.new_estimate = 0.0 if attached else NO_PREDICTOR
         tasks = self.records[:, :, _ROW + _OCCUPIED] == 1.0  # not the padding
-        self.records[tasks, _ROW + _EST_REMAINING] = self.new_estimate
-        self.records[tasks, _ROW + _EST_P] = self.new_estimate
+        self.records[tasks, _ROW + ESTIMATES.start :] = self.new_estimate  # the row ends a record
 
     def arriving(self, now: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Step 5: the tasks whose arrival step is ``now`` (B,), as (lanes, task indices).
@@ -193,10 +198,10 @@ class LaneTasks:
         return int(feasible.size), int((feasible == 1).sum()), int((feasible < 0).sum())
 
 
-def _records(episode: EpisodeTasks, estimate: float) -> np.ndarray:
-    """(n, R) the records of ``episode``'s tasks (see `LaneTasks`)."""
+def _records(episode: EpisodeTasks, estimate: float, size: int) -> np.ndarray:
+    """(n, R = ``size``) the records of ``episode``'s tasks (see `LaneTasks`)."""
     n = len(episode.arrival)
-    records = np.zeros((n, _RECORD))
+    records = np.zeros((n, size))
     for i, name in enumerate(INT_FIELDS[:_INDEX]):
         records[:, i] = getattr(episode, name)
     records[:, _INDEX] = np.arange(n)
@@ -207,7 +212,7 @@ def _records(episode: EpisodeTasks, estimate: float) -> np.ndarray:
     row = records[:, _ROW:]  # what `State.fill_slot` writes into the table
     row[:, _OCCUPIED] = 1.0
     row[:, _LOG_TARGET] = episode.log_target - episode.log_initial
-    row[:, _EST_REMAINING] = row[:, _EST_P] = estimate
+    row[:, ESTIMATES] = estimate
     return records
 
 
@@ -239,7 +244,7 @@ class LaneSlots:
         self._apart = b * (k + 2) + np.arange(b * m).reshape(b, m)  # one cell per node, after
         self._owner = np.empty(b * (k + 2 + m), np.int64)  # scratch: which node claims a cell
         self.num_occupied = np.zeros(b, np.int64)
-        self.table = np.zeros((b * k, _F))
+        self.table = np.zeros((b * k, slot_width(config)))
         self.ints = np.repeat(_EMPTY_INTS, b * k, axis=1)  # the cursor, then INT_FIELDS
         self.floats = np.repeat(_EMPTY_FLOATS, b * k, axis=1)
         self.untrained_guard = False  # set when a task's target is not below its initial loss
@@ -363,7 +368,7 @@ class LaneSlots:
     def restart_estimates(self, value: float) -> None:
         """Every occupied slot's estimates restart from ``value`` (`State.set_has_predictor`)."""
         occupied = self.occupied.reshape(-1)
-        self.table[occupied, _EST_REMAINING] = self.table[occupied, _EST_P] = value
+        self.table[occupied, ESTIMATES] = value
 
     def record_estimates(
         self, flat: np.ndarray, remaining: np.ndarray, p_success: np.ndarray
@@ -371,6 +376,10 @@ class LaneSlots:
         """Slots ``flat`` have new predictor estimates (`State.record_estimate`)."""
         self.table[flat, _EST_REMAINING] = np.minimum(remaining / self.batch_scale, OBS_BOUND)
         self.table[flat, _EST_P] = p_success
+
+    def record_quantiles(self, flat: np.ndarray, quantiles: np.ndarray) -> None:
+        """Slots ``flat`` have new predictor quantiles (`State.record_quantiles`)."""
+        self.table[flat, QUANTILES:] = np.minimum(quantiles / self.batch_scale, OBS_BOUND)
 
     def lane_tables(self) -> np.ndarray:
         """(B, K·F) each lane's slot table, as `state_vector` lays it out after the globals."""

@@ -6,7 +6,7 @@ import numpy as np
 from gymnasium import spaces
 
 from coreenv.config import EnvConfig
-from coreenv.core.features import GLOBAL_FEATURES, OBS_BOUND, SlotFeature
+from coreenv.core.features import GLOBAL_FEATURES, OBS_BOUND, SlotFeature, slot_width
 from coreenv.core.state import State
 
 __all__ = ["node_observations", "observation_space", "state_space", "state_vector"]
@@ -36,13 +36,13 @@ def _observed_vector(state: State, config: EnvConfig) -> np.ndarray:
     vector[1] = len(state.waiting) / config.num_slots
     vector[2] = max(config.num_nodes - state.num_occupied, 0) / config.num_nodes
     # time to deadline changes every step for every task: written here rather than kept in the table
-    vector[len(GLOBAL_FEATURES) + _TIME_LEFT :: len(SlotFeature)] = state.time_left
+    vector[len(GLOBAL_FEATURES) + _TIME_LEFT :: slot_width(config)] = state.time_left
     return vector
 
 
 def state_space(config: EnvConfig) -> spaces.Box:
     """Box of `state_vector`."""
-    size = len(GLOBAL_FEATURES) + config.num_slots * len(SlotFeature)
+    size = len(GLOBAL_FEATURES) + config.num_slots * slot_width(config)
     return spaces.Box(-OBS_BOUND, OBS_BOUND, (size,), np.float32)
 
 

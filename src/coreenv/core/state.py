@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from coreenv.core.features import GLOBAL_FEATURES, NO_PREDICTOR, OBS_BOUND, SlotFeature
+from coreenv.config import EnvConfig
+from coreenv.core.features import (
+    ESTIMATES,
+    GLOBAL_FEATURES,
+    NO_PREDICTOR,
+    OBS_BOUND,
+    QUANTILES,
+    SlotFeature,
+    slot_width,
+)
 from coreenv.core.tasks import Task
 
 __all__ = ["EMPTY", "NEVER", "Counters", "State", "initial"]
@@ -117,9 +126,7 @@ class State:
         self.has_predictor = attached
         for j in np.flatnonzero(self.occupied):
             self.est_remaining[j] = self.est_p_success[j] = 0.0
-            self.table[j, _EST_REMAINING] = self.table[j, _EST_P] = (
-                0.0 if attached else NO_PREDICTOR
-            )
+            self.table[j, ESTIMATES] = 0.0 if attached else NO_PREDICTOR
 
     def clear_slot(self, j: int) -> None:
         """Free slot j, restoring the neutral values."""
@@ -150,7 +157,7 @@ class State:
         self.table[j] = 0.0
         self.table[j, SlotFeature.OCCUPIED] = present
         if present and not self.has_predictor:
-            self.table[j, _EST_REMAINING] = self.table[j, _EST_P] = NO_PREDICTOR
+            self.table[j, ESTIMATES] = NO_PREDICTOR
         self.version += 1
 
     def train(self, slots: list[int], batches: int) -> tuple[list[int], list[int]]:
@@ -212,27 +219,24 @@ class State:
         self.table[j, _EST_REMAINING] = min(remaining / self.batch_scale, OBS_BOUND)
         self.table[j, _EST_P] = p_success
 
+    def record_quantiles(self, slots: list[int], quantiles: np.ndarray) -> None:
+        """Slots ``slots`` have new predictor quantiles, (len(slots), Q) remaining batches."""
+        self.table[slots, QUANTILES:] = np.minimum(quantiles / self.batch_scale, OBS_BOUND)
 
-def initial(
-    num_slots: int,
-    num_nodes: int,
-    min_prefix: int,
-    time_scale: int,
-    batches_per_step: int,
-    has_predictor: bool = False,
-) -> State:
+
+def initial(config: EnvConfig, has_predictor: bool = False) -> State:
     """An empty system at t = 0: every slot free, nobody waiting."""
-    k = num_slots
+    k, width = config.num_slots, slot_width(config)
     mask = np.zeros(k + 1, np.int8)
     mask[k] = 1  # idle is always allowed
-    vector = np.zeros(len(GLOBAL_FEATURES) + k * len(SlotFeature), np.float32)
-    table = vector[len(GLOBAL_FEATURES) :].reshape(k, len(SlotFeature))
+    vector = np.zeros(len(GLOBAL_FEATURES) + k * width, np.float32)
+    table = vector[len(GLOBAL_FEATURES) :].reshape(k, width)
     return State(
         t=0,
-        min_prefix=min_prefix,
+        min_prefix=config.min_prefix,
         has_predictor=has_predictor,
-        time_scale=float(time_scale),
-        batch_scale=float(time_scale * batches_per_step),
+        time_scale=float(config.time_scale),
+        batch_scale=float(config.time_scale * config.batches_per_step),
         tasks=[None] * k,
         mask=mask,
         occupied=mask[:k].view(bool),
@@ -252,5 +256,5 @@ def initial(
         vector=vector,
         table=table,
         rows=list(table),
-        served=[EMPTY] * num_nodes,
+        served=[EMPTY] * config.num_nodes,
     )

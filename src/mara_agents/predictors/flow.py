@@ -39,6 +39,8 @@ __all__ = [
     "FMPredictor",
     "VelocityNet",
     "context_features",
+    "context_matrix",
+    "crossings",
     "decode",
     "flow_matching_loss",
     "future_offsets",
@@ -102,14 +104,22 @@ def future_offsets(horizon: int) -> np.ndarray:
 
 def context_features(prefix: np.ndarray, config: FMConfig) -> np.ndarray:
     """(C,) float32 features of a prefix ``L[0..n]`` (n >= 1), see the module docstring."""
-    n = len(prefix) - 1
-    log_prefix = np.log(np.asarray(prefix, np.float64))
-    recent = np.clip(np.arange(n - config.recent + 1, n + 1), 0, n)
-    spread = np.round(np.geomspace(1, n + 1, config.spread)).astype(np.int64) - 1
-    positions = np.concatenate([recent, spread])
-    features = np.empty(config.context_size, np.float32)
-    features[:-1] = log_prefix[positions] - log_prefix[n]
-    features[-1] = math.log1p(n) / math.log1p(config.horizon)
+    log_losses = np.log(np.asarray(prefix, np.float64))
+    return context_matrix(log_losses, np.array([len(prefix) - 1]), config)[0]
+
+
+def context_matrix(log_losses: np.ndarray, ends: np.ndarray, config: FMConfig) -> np.ndarray:
+    """(N, C) float32 `context_features` of the prefixes ``log_losses[: n + 1]`` for n in ``ends``.
+
+    One curve's prefixes at once (training builds every prefix of every run this way).
+    """
+    ends = np.asarray(ends, np.int64)
+    recent = np.clip(ends[:, None] + np.arange(1 - config.recent, 1), 0, None)
+    spread = np.round(np.geomspace(1, ends + 1, config.spread, axis=1)).astype(np.int64) - 1
+    positions = np.concatenate([recent, spread], axis=1)  # (N, recent + spread)
+    features = np.empty((len(ends), config.context_size), np.float32)
+    features[:, :-1] = log_losses[positions] - log_losses[ends, None]
+    features[:, -1] = np.log1p(ends) / math.log1p(config.horizon)
     return features
 
 
@@ -186,16 +196,13 @@ def sample_futures(
     return z.reshape(batch, samples, -1)
 
 
-def decode(
-    futures: np.ndarray, log_target: np.ndarray, offsets: np.ndarray, budgets: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Remaining batches (median over samples) and P(crossing within budget), per task.
+def crossings(futures: np.ndarray, log_target: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """(B, S) batches until each sampled trajectory first reaches its target (``inf``: never).
 
     Args:
         futures: (B, S, G) sampled ``z`` on the grid ``offsets``.
         log_target: (B,) ``log(ε / L_n)`` (negative: the target lies below the current loss).
         offsets: (G,) the future offsets, in batches, of the grid.
-        budgets: (B,) batches available.
     """
     below = futures <= log_target[:, None, None]  # (B, S, G)
     crossed = below.any(axis=2)
@@ -208,7 +215,18 @@ def decode(
     at_t = offsets[first]
     share = np.clip((before_z - log_target[:, None]) / np.maximum(before_z - at_z, 1e-12), 0.0, 1.0)
     crossing = np.ceil(before_t + share * (at_t - before_t) - 1e-9)
-    remaining = np.where(crossed, np.maximum(crossing, 1.0), np.inf)  # (B, S)
+    return np.where(crossed, np.maximum(crossing, 1.0), np.inf)
+
+
+def decode(
+    futures: np.ndarray, log_target: np.ndarray, offsets: np.ndarray, budgets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Remaining batches (median over samples) and P(crossing within budget), per task.
+
+    ``futures``, ``log_target`` and ``offsets`` as in `crossings`; ``budgets`` (B,) batches
+    available.
+    """
+    remaining = crossings(futures, log_target, offsets)  # (B, S)
     p_success = np.mean(remaining <= budgets[:, None], axis=1)
     return np.median(remaining, axis=1), p_success
 
@@ -260,11 +278,27 @@ class FMPredictor:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Remaining batches (``inf`` beyond H) and success probabilities of several tasks."""
         futures = self.futures(prefixes)
-        last = np.array([float(p[-1]) for p in prefixes])
-        log_target = np.log(np.asarray(targets, np.float64) / last)
+        log_target = self._log_targets(prefixes, targets)
         remaining, p_success = decode(futures, log_target, self.offsets, np.asarray(budgets))
         remaining[remaining > self.config.horizon] = np.inf
         return remaining, p_success
+
+    def estimate_quantiles(
+        self, prefixes: list[np.ndarray], targets: np.ndarray, levels: np.ndarray
+    ) -> np.ndarray:
+        """(B, Q) quantiles of remaining batches over the sampled futures (``inf`` beyond H).
+
+        Each quantile is one of the S sampled crossings (the inverted empirical CDF), so a level
+        never interpolates between a crossing and ``inf``.
+        """
+        remaining = crossings(
+            self.futures(prefixes), self._log_targets(prefixes, targets), self.offsets
+        )
+        remaining[remaining > self.config.horizon] = np.inf
+        quantiles = np.quantile(
+            remaining, np.asarray(levels, np.float64), axis=1, method="inverted_cdf"
+        )
+        return quantiles.T
 
     def futures(self, prefixes: list[np.ndarray]) -> np.ndarray:
         """(B, S, G) sampled futures of each prefix, from the cache where possible.
@@ -312,6 +346,11 @@ class FMPredictor:
         )
         for start in range(0, len(prefixes), chunk):
             self.futures(prefixes[start : start + chunk])
+
+    def _log_targets(self, prefixes: list[np.ndarray], targets: np.ndarray) -> np.ndarray:
+        """(B,) ``log(ε / L_n)`` of each task."""
+        last = np.array([float(p[-1]) for p in prefixes])
+        return np.log(np.asarray(targets, np.float64) / last)
 
     def _key(self, prefix: np.ndarray) -> bytes:
         data = np.ascontiguousarray(prefix, np.float64).tobytes()

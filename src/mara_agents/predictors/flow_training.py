@@ -27,14 +27,81 @@ from mara_agents.predictors.flow import (
     FMConfig,
     FMPredictor,
     VelocityNet,
-    context_features,
+    context_matrix,
     flow_matching_loss,
     future_offsets,
 )
 
-__all__ = ["Examples", "FMRun", "FMTrainConfig", "RunSplit", "examples", "split_runs", "train_fm"]
+__all__ = [
+    "FM_RECIPES",
+    "Augmentation",
+    "Examples",
+    "FMRun",
+    "FMTrainConfig",
+    "RunSplit",
+    "examples",
+    "split_runs",
+    "train_fm",
+]
 
 _flush_print = functools.partial(print, flush=True)
+
+
+FUTURES = ("loss", "best")
+"""The future representations `FMTrainConfig.futures` can train on."""
+
+
+@dataclass(frozen=True)
+class Augmentation:
+    """Warped copies of every training run, so the predictor meets fewer kinds of curve first.
+
+    The copies show more speeds, depths and noise levels than the recorded families do.
+    A copy of a run's log-losses ``ℓ(t)`` is ``ℓ'(t) = ℓ(0) + a·(ℓ(s·t) − ℓ(0)) + σ·ξ_t``
+    (``ℓ`` linear between batches, ``ξ_t`` standard normal), cut where the run ends: ``s`` is
+    drawn log-uniform over ``time_warp`` (s > 1 trains faster), ``a`` log-uniform over ``depth``
+    (how far the loss falls, in log), ``σ`` uniform over ``noise``.
+    """
+
+    copies: int = 0
+    """Warped copies per training run (0: the recorded runs only)."""
+    time_warp: tuple[float, float] = (0.5, 1.9)
+    """Range of the speed factor s."""
+    depth: tuple[float, float] = (0.5, 2.0)
+    """Range of the depth factor a."""
+    noise: tuple[float, float] = (0.0, 0.03)
+    """Range of σ, the log-loss noise per batch."""
+    seed: int = 0
+    """Seeds the draws of the copies."""
+
+    def __post_init__(self) -> None:
+        if self.copies < 0:
+            raise ValueError(f"Augmentation.copies must be >= 0, got {self.copies!r}.")
+        for name in ("time_warp", "depth"):
+            low, high = getattr(self, name)
+            if not 0 < low <= high:
+                raise ValueError(
+                    f"Augmentation.{name} must be (low, high) with 0 < low <= high, got "
+                    f"{getattr(self, name)!r}."
+                )
+        if not 0 <= self.noise[0] <= self.noise[1]:
+            raise ValueError(
+                f"Augmentation.noise must be (low, high) with 0 <= low <= high, got {self.noise!r}."
+            )
+
+    def copies_of(self, log_losses: np.ndarray, rng: np.random.Generator) -> list[np.ndarray]:
+        """The warped copies of one run's log-losses (see the class docstring)."""
+        out = []
+        last = len(log_losses) - 1
+        for _ in range(self.copies):
+            speed, depth = (math.exp(rng.uniform(*np.log(r))) for r in (self.time_warp, self.depth))
+            sigma = rng.uniform(*self.noise)
+            warped = np.interp(
+                np.arange(int(last / speed) + 1) * speed, np.arange(last + 1), log_losses
+            )
+            warped = warped[: last + 1]
+            warped = log_losses[0] + depth * (warped - log_losses[0])
+            out.append(warped + sigma * rng.standard_normal(len(warped)))
+        return out
 
 
 @dataclass(frozen=True)
@@ -55,6 +122,15 @@ class FMTrainConfig:
     """The named split trained on: never a test or OOD split."""
     runs: int | None = None
     """Use only the first runs of the split (smoke tests); None: all of them."""
+    exclude_families: tuple[str, ...] = ()
+    """Families of the split left out of training (the leave-one-family-out folds)."""
+    augmentation: Augmentation = Augmentation()
+    """Warped copies of the training runs (never of the held-out ones)."""
+    futures: str = "loss"
+    """What the network learns to sample: ``"loss"``, the loss at each future offset, or
+    ``"best"``, the lowest loss reached by then. A task succeeds the first time its loss reaches
+    the target, so the crossing of the best loss *is* the demand; the loss itself may dip
+    between grid points and cross earlier than its grid values show."""
     holdout: int = 10
     """One run in ``holdout`` (by bank row) is held out for validation."""
     min_prefix: int = EnvConfig().min_prefix
@@ -72,8 +148,21 @@ class FMTrainConfig:
             raise ValueError(f"FMTrainConfig.holdout must be >= 2, got {self.holdout!r}.")
         if not self.lr > 0:
             raise ValueError(f"FMTrainConfig.lr must be > 0, got {self.lr!r}.")
+        if self.futures not in FUTURES:
+            raise ValueError(
+                f"FMTrainConfig.futures must be one of {FUTURES}, got {self.futures!r}."
+            )
         if self.runs is not None and self.runs < 2:
             raise ValueError(f"FMTrainConfig.runs must be None or >= 2, got {self.runs!r}.")
+
+
+FM_RECIPES: dict[str, FMTrainConfig] = {
+    "recorded": FMTrainConfig(augmentation=Augmentation(copies=0)),
+    "shipped": FMTrainConfig(),
+}
+"""Named training recipes compared on the leave-one-family-out folds (docs/predictors.md):
+``recorded`` trains on the recorded runs only (the recipe of package 0.2.0), ``shipped`` is the
+recipe of the shipped checkpoint (the defaults)."""
 
 
 @dataclass(frozen=True)
@@ -104,16 +193,37 @@ class FMRun:
     """One entry per validation: ``{"step", "train", "validation"}`` losses."""
 
 
-def examples(bank: CurveBank, config: FMConfig, min_prefix: int) -> Examples:
-    """Every usable (run, prefix length) of ``bank``: ``min_prefix <= n <= length - 1 - H``."""
+def examples(
+    bank: CurveBank,
+    config: FMConfig,
+    min_prefix: int,
+    augmentation: Augmentation = Augmentation(),
+    futures_kind: str = "loss",
+) -> Examples:
+    """Every usable (run, prefix length) of ``bank`` and of its warped copies.
+
+    Usable: ``min_prefix <= n <= length - 1 - H``, so the whole future up to the cap is known.
+    ``futures_kind`` is `FMTrainConfig.futures`.
+    """
     offsets = future_offsets(config.horizon)
+    rng = np.random.default_rng(augmentation.seed)
     contexts, futures = [], []
     for row in range(len(bank)):
-        log_losses = np.log(bank.curve(row).losses)
-        for n in range(min_prefix, len(log_losses) - 1 - config.horizon + 1):
-            contexts.append(context_features(np.exp(log_losses[: n + 1]), config))
-            futures.append(log_losses[n + offsets] - log_losses[n])
-    return Examples(np.array(contexts, np.float32), np.array(futures, np.float32))
+        recorded = np.log(bank.curve(row).losses.astype(np.float64))
+        for log_losses in [recorded, *augmentation.copies_of(recorded, rng)]:
+            ends = np.arange(min_prefix, len(log_losses) - config.horizon)
+            if len(ends) == 0:
+                continue
+            contexts.append(context_matrix(log_losses, ends, config))
+            if futures_kind == "best":  # lowest loss over the next 1..t_h batches
+                ahead = log_losses[ends[:, None] + np.arange(1, config.horizon + 1)]
+                reached = np.minimum.accumulate(ahead, axis=1)[:, offsets - 1]
+            else:
+                reached = log_losses[ends[:, None] + offsets]
+            futures.append(reached - log_losses[ends, None])
+    return Examples(
+        np.concatenate(contexts).astype(np.float32), np.concatenate(futures).astype(np.float32)
+    )
 
 
 def split_runs(bank: CurveBank, holdout: int) -> RunSplit:
@@ -131,11 +241,21 @@ def train_fm(config: FMTrainConfig, work: Path, log: Callable[[str], None] = _fl
     """
     device = config.device
     bank = named_task_set(config.task_set)
+    unknown = set(config.exclude_families) - set(bank.families)
+    if unknown:
+        raise ValueError(
+            f"FMTrainConfig.exclude_families names {sorted(unknown)}, not families of "
+            f"{config.task_set!r}; its families are {list(bank.families)}."
+        )
+    bank = bank.subset(np.flatnonzero(~np.isin(bank.family, config.exclude_families)))
     if config.runs is not None:
         bank = bank.subset(np.arange(min(config.runs, len(bank))))
     split = split_runs(bank, config.holdout)
-    train, validation = (
-        examples(part, config.model, config.min_prefix) for part in (split.train, split.validation)
+    train = examples(
+        split.train, config.model, config.min_prefix, config.augmentation, config.futures
+    )
+    validation = examples(
+        split.validation, config.model, config.min_prefix, Augmentation(), config.futures
     )
     train_x, train_y = (torch.from_numpy(a).to(device) for a in (train.contexts, train.futures))
     val_x, val_y = (

@@ -11,8 +11,10 @@ draws tasks (the bounds are the environment's own defaults, read from `coreenv.E
 3. the budget is uniform over the deadline-window range (batches left before the deadline).
 
 Metrics (`score_predictor`): **capped MAE** = mean |min(R̂, H) − min(R* − n, H)|; **success
-accuracy** = accuracy of ``p_success >= 0.5`` against ``R* − n <= budget``; **latency**: the
-median time of one call estimating 8 queries at once (new prefixes: nothing cached).
+accuracy** = accuracy of ``p_success >= 0.5`` against ``R* − n <= budget``; **calibration
+error** (ECE) = the share-weighted mean, over 10 equal-width bins of ``p_success``, of
+|mean ``p_success`` − share of successes| (`reliability`); **latency**: the median time of one
+call estimating 8 queries at once (new prefixes: nothing cached).
 """
 
 from __future__ import annotations
@@ -32,11 +34,16 @@ __all__ = [
     "PredictorScore",
     "Queries",
     "QueryConfig",
+    "Reliability",
     "ScoreComparison",
     "compare_scores",
     "make_queries",
+    "reliability",
     "score_predictor",
 ]
+
+CALIBRATION_BINS = 10
+"""Equal-width bins of ``p_success`` over [0, 1] for the calibration error."""
 
 _ENV = EnvConfig()  # the environment's defaults: queries are what its default scenario asks
 
@@ -98,10 +105,54 @@ class PredictorScore:
     """Mean |min(R̂, H) − min(R* − n, H)| in batches."""
     success_accuracy: float
     """Share of queries where ``p_success >= 0.5`` agrees with ``R* − n <= budget``."""
+    calibration_error: float
+    """Expected calibration error of ``p_success`` against success within the budget."""
     latency_ms: float
     """Median milliseconds of one call estimating a batch of queries."""
     queries: int
     """How many queries were scored."""
+    reliability: Reliability
+    """The reliability diagram behind ``calibration_error``."""
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """A reliability diagram: per bin of predicted probability, predicted against observed.
+
+    Empty bins hold ``count`` 0 and NaN means.
+    """
+
+    edges: np.ndarray  # (bins + 1,) bin edges over [0, 1]
+    count: np.ndarray  # (bins,) queries per bin
+    predicted: np.ndarray  # (bins,) mean predicted probability
+    observed: np.ndarray  # (bins,) share of queries that succeeded
+
+    @property
+    def calibration_error(self) -> float:
+        """ECE: sum over bins of (count / total) · |predicted − observed|."""
+        full = self.count > 0
+        gaps = np.abs(self.predicted[full] - self.observed[full])
+        return float(np.sum(self.count[full] * gaps) / np.sum(self.count))
+
+
+def reliability(
+    probabilities: np.ndarray, outcomes: np.ndarray, bins: int = CALIBRATION_BINS
+) -> Reliability:
+    """Bin predicted probabilities (the last bin includes 1) and compare with the outcomes."""
+    probabilities = np.asarray(probabilities, np.float64)
+    outcomes = np.asarray(outcomes, np.float64)
+    if probabilities.shape != outcomes.shape or probabilities.size == 0:
+        raise ValueError(
+            f"reliability needs as many outcomes as probabilities (at least one), got shapes "
+            f"{probabilities.shape} and {outcomes.shape}."
+        )
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    index = np.clip(np.searchsorted(edges, probabilities, side="right") - 1, 0, bins - 1)
+    count = np.bincount(index, minlength=bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        predicted = np.bincount(index, probabilities, bins) / count
+        observed = np.bincount(index, outcomes, bins) / count
+    return Reliability(edges, count, predicted, observed)
 
 
 @dataclass(frozen=True)
@@ -173,10 +224,13 @@ def score_predictor(
     estimate = np.minimum(np.concatenate(estimates), horizon)
     truth = np.minimum(queries.remaining, horizon)
     success = queries.remaining <= queries.budgets
-    predicted = np.concatenate(probabilities) >= 0.5
+    probability = np.concatenate(probabilities)
+    diagram = reliability(probability, success)
     return PredictorScore(
         capped_mae=float(np.mean(np.abs(estimate - truth))),
-        success_accuracy=float(np.mean(predicted == success)),
+        success_accuracy=float(np.mean((probability >= 0.5) == success)),
+        calibration_error=diagram.calibration_error,
         latency_ms=1000.0 * float(np.median(seconds)),
         queries=len(queries),
+        reliability=diagram,
     )

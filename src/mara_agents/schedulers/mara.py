@@ -101,6 +101,12 @@ class MARA(Scheduler):
 
     def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """One decoder pass per node, in node order, masked to a feasible matching."""
+        if obs.shape[-1] != self.policy.config.obs_dim:
+            raise ValueError(
+                f"MARA's policy reads observations of {self.policy.config.obs_dim} features, got "
+                f"{obs.shape[-1]}: it was trained on another layout (num_nodes, num_slots, or "
+                f"EnvConfig.estimate_quantiles, which the shipped policies leave off)."
+            )
         out = self.policy.act(
             torch.from_numpy(obs),  # (E, M, D)
             torch.from_numpy(action_mask[:, :-1].astype(bool)),  # (E, K) occupied slots

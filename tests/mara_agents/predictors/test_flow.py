@@ -12,6 +12,7 @@ from mara_agents.predictors.flow import (  # noqa: E402
     FMPredictor,
     VelocityNet,
     context_features,
+    crossings,
     decode,
     flow_matching_loss,
     future_offsets,
@@ -76,6 +77,29 @@ def test_decoding_is_exact_on_hand_built_trajectories():
     per_sample = [4, 6, 1, math.inf]
     assert remaining[0] == np.median(per_sample) == 5.0
     assert p_success[0] == 0.5  # offsets 4 and 1 are within a budget of 5
+
+
+def test_quantiles_are_sampled_crossings_and_beyond_the_horizon_is_inf():
+    predictor = FMPredictor(
+        VelocityNet(
+            FMConfig(
+                horizon=20, recent=2, spread=2, hidden=8, context_dim=4, time_dim=4, samples=16
+            )
+        )
+    )
+    prefixes = [2.0 * (1.0 + np.arange(n + 1.0)) ** -0.5 for n in (5, 9, 14)]
+    targets = np.array([p[-1] * f for p, f in zip(prefixes, (0.99, 0.9, 0.5))])
+    levels = np.array([0.1, 0.25, 0.5, 0.75, 0.9])
+    quantiles = predictor.estimate_quantiles(prefixes, targets, levels)
+    assert quantiles.shape == (3, 5)
+    assert np.all(np.diff(quantiles, axis=1) >= 0) and np.all(quantiles >= 1)
+    log_targets = np.log(targets / np.array([p[-1] for p in prefixes]))
+    samples = crossings(predictor.futures(prefixes), log_targets, predictor.offsets)
+    samples[samples > 20] = np.inf
+    for row in range(3):  # each quantile is one of the task's sampled crossings
+        assert set(quantiles[row]) <= set(samples[row])
+        share_at_or_below = [np.mean(samples[row] <= q) for q in quantiles[row]]
+        assert np.all(np.array(share_at_or_below) >= levels)
 
 
 def test_context_features_are_shift_and_scale_invariant():

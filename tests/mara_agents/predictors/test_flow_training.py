@@ -8,6 +8,8 @@ torch = pytest.importorskip("torch")
 from coreenv.curves import bank_from_arrays  # noqa: E402
 from mara_agents.predictors.flow import FMConfig, FMPredictor, future_offsets  # noqa: E402
 from mara_agents.predictors.flow_training import (  # noqa: E402
+    FM_RECIPES,
+    Augmentation,
     FMTrainConfig,
     examples,
     split_runs,
@@ -27,6 +29,57 @@ def test_examples_are_every_prefix_whose_whole_future_is_recorded():
     n = 7  # the third example of the first curve
     expected = np.log(curves[0][n + offsets]) - np.log(curves[0][n])
     np.testing.assert_allclose(made.futures[2], expected, rtol=1e-6)
+
+
+def test_best_futures_are_the_lowest_loss_reached_by_each_offset():
+    curve = np.array([4.0, 3.0, 3.5, 2.0, 2.5, 2.2, 1.5, 1.8, 1.6, 1.2] + [1.0] * 25)
+    config = FMConfig(horizon=20, recent=2, spread=2, hidden=16, context_dim=8, time_dim=8)
+    made = examples(bank_from_arrays([curve]), config, min_prefix=2, futures_kind="best")
+    offsets = future_offsets(config.horizon)
+    n = 2  # the first example: prefix 4.0, 3.0, 3.5
+    best = np.minimum.accumulate(curve[n + 1 : n + 1 + config.horizon])[offsets - 1]
+    np.testing.assert_allclose(made.futures[0], np.log(best / curve[n]), rtol=1e-6)
+    assert np.all(np.diff(made.futures, axis=1) <= 0)  # never rises
+    loss = examples(bank_from_arrays([curve]), config, min_prefix=2)
+    assert np.all(made.futures <= loss.futures + 1e-7) and np.any(made.futures < loss.futures)
+
+
+def test_a_neutral_copy_is_the_run_itself_and_depth_scales_the_fall():
+    log_losses = np.log(2.0 * (1.0 + np.arange(101.0)) ** -0.5)
+    rng = np.random.default_rng(0)
+    (same,) = Augmentation(1, (1.0, 1.0), (1.0, 1.0), (0.0, 0.0)).copies_of(log_losses, rng)
+    np.testing.assert_allclose(same, log_losses)
+    (deeper,) = Augmentation(1, (1.0, 1.0), (2.0, 2.0), (0.0, 0.0)).copies_of(log_losses, rng)
+    np.testing.assert_allclose(deeper - deeper[0], 2.0 * (log_losses - log_losses[0]))
+
+
+def test_a_faster_copy_is_the_run_sampled_at_a_higher_rate_and_ends_with_it():
+    log_losses = np.log(2.0 * (1.0 + np.arange(101.0)) ** -0.5)
+    rng = np.random.default_rng(0)
+    (faster,) = Augmentation(1, (2.0, 2.0), (1.0, 1.0), (0.0, 0.0)).copies_of(log_losses, rng)
+    assert len(faster) == 51
+    np.testing.assert_allclose(faster, log_losses[::2])
+    (slower,) = Augmentation(1, (0.5, 0.5), (1.0, 1.0), (0.0, 0.0)).copies_of(log_losses, rng)
+    assert len(slower) == 101  # cut where the run ends
+    np.testing.assert_allclose(slower[::2], log_losses[:51])
+    np.testing.assert_allclose(slower[1], 0.5 * (log_losses[0] + log_losses[1]))
+
+
+def test_copies_add_examples_of_their_own_and_are_seeded():
+    curves = [2.0 * (1.0 + np.arange(61.0)) ** -0.5, 3.0 * (1.0 + np.arange(61.0)) ** -0.3]
+    bank = bank_from_arrays(curves)
+    plain = examples(bank, SMALL, min_prefix=5)
+    augmented = examples(bank, SMALL, 5, Augmentation(copies=2, time_warp=(0.6, 1.0)))
+    assert len(augmented) == 3 * len(plain)  # slower copies are cut to the run's length
+    again = examples(bank, SMALL, 5, Augmentation(copies=2, time_warp=(0.6, 1.0)))
+    np.testing.assert_array_equal(again.futures, augmented.futures)
+
+
+def test_the_named_recipes_differ_only_in_what_they_train_on():
+    recorded, shipped = FM_RECIPES["recorded"], FM_RECIPES["shipped"]
+    assert shipped == FMTrainConfig()
+    assert recorded.augmentation.copies == 0 and recorded.futures == "loss"
+    assert recorded.model == shipped.model and recorded.steps == shipped.steps
 
 
 def test_one_run_in_holdout_is_held_out():
@@ -72,8 +125,29 @@ def test_an_interrupted_run_resumes_bit_for_bit(tmp_path):
         ({"holdout": 1}, "FMTrainConfig.holdout must be >= 2, got 1"),
         ({"lr": 0.0}, "FMTrainConfig.lr must be > 0, got 0.0"),
         ({"runs": 1}, "FMTrainConfig.runs must be None or >= 2, got 1"),
+        ({"futures": "mean"}, "FMTrainConfig.futures must be one of"),
     ],
 )
 def test_bad_training_config_is_refused(fields, message):
     with pytest.raises(ValueError, match=message):
         FMTrainConfig(**fields)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"copies": -1}, "Augmentation.copies must be >= 0"),
+        ({"time_warp": (0.0, 2.0)}, "Augmentation.time_warp must be"),
+        ({"depth": (2.0, 1.0)}, "Augmentation.depth must be"),
+        ({"noise": (-0.1, 0.0)}, "Augmentation.noise must be"),
+    ],
+)
+def test_bad_augmentation_is_refused(fields, message):
+    with pytest.raises(ValueError, match=message):
+        Augmentation(**fields)
+
+
+def test_excluding_a_family_that_is_not_there_is_refused(tmp_path):
+    config = FMTrainConfig(model=SMALL, steps=1, exclude_families=("mlp-cifar",))
+    with pytest.raises(ValueError, match="mlp-cifar.*not families of 'id_train'"):
+        train_fm(config, tmp_path, log=lambda _: None)

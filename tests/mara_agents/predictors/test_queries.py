@@ -11,6 +11,7 @@ from mara_agents.predictors.queries import (
     QueryConfig,
     compare_scores,
     make_queries,
+    reliability,
     score_predictor,
 )
 
@@ -43,12 +44,43 @@ def test_the_truth_scores_perfectly():
     assert score_predictor(WLSPredictor(), queries).capped_mae > 0
 
 
+def score(capped_mae, success_accuracy, latency_ms):
+    diagram = reliability(np.array([0.5]), np.array([1.0]))
+    return PredictorScore(capped_mae, success_accuracy, 0.5, latency_ms, 10, diagram)
+
+
 def test_a_score_compared_with_a_baseline():
-    baseline = PredictorScore(capped_mae=100.0, success_accuracy=0.6, latency_ms=0.5, queries=10)
-    better = PredictorScore(capped_mae=25.0, success_accuracy=0.9, latency_ms=2.0, queries=10)
+    baseline = score(capped_mae=100.0, success_accuracy=0.6, latency_ms=0.5)
+    better = score(capped_mae=25.0, success_accuracy=0.9, latency_ms=2.0)
     comparison = compare_scores(better, baseline)
     assert comparison.mae_reduction == 0.75 and comparison.latency_ratio == 4.0
     assert comparison.accuracy_gain == pytest.approx(0.3)
+
+
+def test_calibration_error_weighs_each_bins_gap_by_its_share():
+    # bin [0.1, 0.2): predicted 0.15, observed 1/2; bin [0.9, 1.0]: predicted 0.95 and 1.0, all 1
+    probabilities = np.array([0.1, 0.2 - 1e-9, 0.9, 1.0])
+    outcomes = np.array([0.0, 1.0, 1.0, 1.0])
+    diagram = reliability(probabilities, outcomes)
+    assert diagram.count.tolist() == [0, 2, 0, 0, 0, 0, 0, 0, 0, 2]
+    assert diagram.observed[1] == 0.5 and diagram.observed[9] == 1.0
+    expected = 0.5 * abs(0.15 - 0.5) + 0.5 * abs(0.95 - 1.0)
+    assert diagram.calibration_error == pytest.approx(expected)
+    assert np.isnan(diagram.predicted[0])  # an empty bin
+
+
+def test_a_calibrated_predictor_scores_a_small_error_and_a_biased_one_a_large_error():
+    rng = np.random.default_rng(0)
+    p = rng.uniform(size=20_000)
+    outcome = rng.uniform(size=p.size) < p
+    assert reliability(p, outcome).calibration_error < 0.02
+    assert reliability(p, outcome).calibration_error < reliability(p / 2, outcome).calibration_error
+    assert reliability(p / 2, outcome).calibration_error == pytest.approx(0.25, abs=0.02)
+
+
+def test_reliability_refuses_mismatched_inputs():
+    with pytest.raises(ValueError, match="as many outcomes as probabilities"):
+        reliability(np.array([0.5, 0.2]), np.array([1.0]))
 
 
 @pytest.mark.parametrize(
