@@ -5,8 +5,10 @@
 
 ``standard``: task sets ``id`` (the ID test runs), ``rl_ood`` and ``vit_ood``, each predictor as
 shipped. ``lofo`` (leave one family out): for each ID family, an FM trained by the chosen recipe on
-the other families' training runs only, judged with WLS on the held-out family's test runs; fold
-models go to ``--work`` (and are reused from there, or resumed), never into the package. The
+the other families' training runs only, judged with WLS on the held-out family's test runs, and
+read through a calibration fitted on the other folds (``--no-calibrate``: raw); fold models go
+to ``--work`` (reused from there, or resumed: ``train_fm.py`` trains the same), never into the
+package. The
 protocol is `mara_agents.predictors.queries` (fixed seed): capped MAE of remaining batches,
 accuracy of "crosses within the budget", calibration error of ``p_success`` and the latency of one
 call estimating 8 tasks, on one CPU thread. Writes ``predictors.csv``, ``predictors.md`` and a
@@ -29,7 +31,11 @@ import torch  # noqa: E402
 from coreenv.curves import named_task_set  # noqa: E402
 from mara_agents.predictors import HORIZON, PREDICTORS, make_predictor  # noqa: E402
 from mara_agents.predictors.flow_training import FM_RECIPES  # noqa: E402
-from mara_agents.predictors.lofo import lofo_folds, score_fold  # noqa: E402
+from mara_agents.predictors.lofo import (  # noqa: E402
+    cross_fitted_calibrations,
+    lofo_folds,
+    score_fold,
+)
 from mara_agents.predictors.queries import (  # noqa: E402
     PredictorScore,
     QueryConfig,
@@ -58,10 +64,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--recipe", choices=sorted(FM_RECIPES), default="shipped", help="lofo: the FM recipe"
     )
-    parser.add_argument("--families", nargs="+", help="lofo: only these folds (default: all)")
+    parser.add_argument("--families", nargs="+", help="lofo: only these folds (calibration still uses every fold)")
     parser.add_argument("--steps", type=int, help="lofo: training steps instead of the recipe's")
     parser.add_argument("--runs", type=int, help="lofo: train on the first runs only (smoke tests)")
-    parser.add_argument("--work", type=Path, default=None, help="lofo: fold models (results/...)")
+    parser.add_argument(
+        "--calibrate",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="lofo: read each fold through a calibration fitted on the other folds",
+    )
+    parser.add_argument("--work", type=Path, help="lofo: fold models; default results/fm/<recipe>")
     parser.add_argument("--out", type=Path, default=Path("results/predictors"))
     args = parser.parse_args(argv)
     if args.per_curve < 1 or args.horizon < 1:
@@ -102,11 +114,13 @@ def lofo(args: argparse.Namespace, config: QueryConfig) -> dict[tuple[str, str],
     recipe = dataclasses.replace(
         recipe, steps=args.steps or recipe.steps, runs=args.runs or recipe.runs
     )
-    work = args.work or Path("results/lofo") / args.recipe
+    work = args.work or Path("results/fm") / args.recipe
+    folds = lofo_folds(recipe)
+    calibrations = cross_fitted_calibrations(folds, work) if args.calibrate else {}
     results = {}
-    for fold in lofo_folds(recipe):
+    for fold in folds:
         if args.families is None or fold.family in args.families:
-            scored = score_fold(fold, work, config)
+            scored = score_fold(fold, work, config, calibrations.get(fold.family))
             results[(f"fold {fold.family}", "wls")] = scored.wls
             results[(f"fold {fold.family}", "fm")] = scored.fm
     ood = [task_set for task_set in args.task_sets if task_set != "id"]

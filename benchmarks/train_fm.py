@@ -1,67 +1,68 @@
-"""Train the flow-matching predictor on the ID training runs only, and ship the checkpoint.
+"""Train the flow-matching predictor on the ID training runs only, calibrate it, ship it.
 
-    python benchmarks/train_fm.py                       # ~3 min on 2 CPU cores
-    python benchmarks/train_fm.py --device cuda --steps 40000
+    python benchmarks/train_fm.py                 # the shipped recipe: 9 models on 2 CPU cores
+    python benchmarks/train_fm.py --no-calibrate  # one model, its raw sampled shares
+    python benchmarks/train_fm.py --device cuda
 
-A command line over `mara_agents.predictors.flow_training.train_fm` (every default is the shipped
-run's, `FMTrainConfig`). Examples are every (run, prefix length n) of the bundled bank's
-``id_train`` split with ``W_min <= n <= length - 1 - H``; one run in ten is held out to watch for
-over-fitting; test runs, RL and ViT runs are never read. Checkpoints (model, optimiser, step,
-generator) go to ``--work`` every ``--every`` steps and a rerun resumes from the last; the final
-network is written to ``--out`` (the shipped checkpoint) by `FMPredictor.save`.
+A command line over `mara_agents.predictors.lofo.train_calibrated` (every default is the shipped
+run's, `FMTrainConfig`; ``--recipe`` picks another named recipe, `FM_RECIPES`). It trains one
+model per leave-one-family-out fold (``--work/<family>``), fits the `Calibration` on each fold's
+predictions for the family it never saw (their ``id_train`` runs), then trains the model of all
+eight families (``--work/all``) and writes it with the calibration to ``--out``. Test runs, RL
+and ViT runs are never read. Every model checkpoints to its folder every ``--every`` steps and a
+rerun resumes; finished fold models are reused (also by ``eval_predictors.py --protocol lofo``).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 from pathlib import Path
 
 from mara_agents.predictors.flow import PRETRAINED
-from mara_agents.predictors.flow_training import FMTrainConfig, train_fm
-
-DEFAULTS = FMTrainConfig()
+from mara_agents.predictors.flow_training import FM_RECIPES, train_fm
+from mara_agents.predictors.lofo import train_calibrated
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=DEFAULTS.steps)
-    parser.add_argument("--batch", type=int, default=DEFAULTS.batch)
-    parser.add_argument("--lr", type=float, default=DEFAULTS.lr)
+    parser.add_argument("--recipe", choices=sorted(FM_RECIPES), default="shipped")
+    parser.add_argument("--steps", type=int, help="default: the recipe's")
+    parser.add_argument("--batch", type=int, help="default: the recipe's")
+    parser.add_argument("--lr", type=float, help="default: the recipe's")
+    parser.add_argument("--every", type=int, help="checkpoint and validation period")
+    parser.add_argument("--device", help="default: the recipe's (cpu); cuda works")
+    parser.add_argument("--seed", type=int, help="default: the recipe's")
+    parser.add_argument("--runs", type=int, help="use only the first runs (smoke tests)")
     parser.add_argument(
-        "--every", type=int, default=DEFAULTS.every, help="checkpoint and validation period"
+        "--calibrate",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="fit the calibration on the leave-one-family-out folds (8 more models)",
     )
-    parser.add_argument("--device", default=DEFAULTS.device)
-    parser.add_argument("--seed", type=int, default=DEFAULTS.seed)
-    parser.add_argument("--work", type=Path, default=Path("results/fm"))
+    parser.add_argument("--work", type=Path, help="default: results/fm/<recipe>")
     parser.add_argument("--out", type=Path, default=PRETRAINED)
-    parser.add_argument("--task-set", default=DEFAULTS.task_set, help="never a test or OOD split")
-    parser.add_argument(
-        "--runs", type=int, default=DEFAULTS.runs, help="use only the first runs (smoke tests)"
-    )
-    parser.add_argument("--hidden", type=int, default=DEFAULTS.model.hidden)
-    parser.add_argument("--layers", type=int, default=DEFAULTS.model.layers)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    overrides = {
+        name: getattr(args, name)
+        for name in ("steps", "batch", "lr", "every", "device", "seed", "runs")
+        if getattr(args, name) is not None
+    }
+    try:
+        args.config = dataclasses.replace(FM_RECIPES[args.recipe], **overrides)
+    except ValueError as error:  # FMTrainConfig names the field and the value
+        parser.error(str(error))
+    args.work = args.work or Path("results/fm") / args.recipe
+    return args
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    if args.task_set != DEFAULTS.task_set:
-        print(f"note: training on {args.task_set!r}, not the ID training split", file=sys.stderr)
-    config = FMTrainConfig(
-        model=dataclasses.replace(DEFAULTS.model, hidden=args.hidden, layers=args.layers),
-        steps=args.steps,
-        batch=args.batch,
-        lr=args.lr,
-        every=args.every,
-        task_set=args.task_set,
-        runs=args.runs,
-        seed=args.seed,
-        device=args.device,
-    )
-    run = train_fm(config, args.work)
-    run.predictor.save(args.out)
+    if args.calibrate:
+        predictor = train_calibrated(args.config, args.work)
+    else:
+        predictor = train_fm(args.config, args.work / "all").predictor
+    predictor.save(args.out)
     print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
 
 

@@ -9,25 +9,32 @@ from mara_agents.predictors.flow import FMPredictor  # noqa: E402
 
 
 def test_train_fm_writes_a_checkpoint_and_resumes(tmp_path, capsys):
-    argv = [
-        "--runs",
-        "12",
-        "--batch",
-        "64",
-        "--every",
-        "10",
-        "--work",
-        str(tmp_path / "w"),
-        "--out",
-        str(tmp_path / "fm.pt"),
-    ]
+    argv = ["--no-calibrate", "--runs", "12", "--batch", "64", "--every", "10"]
+    argv += ["--work", str(tmp_path / "w"), "--out", str(tmp_path / "fm.pt")]
     train_fm = load_script("train_fm")
     train_fm.main([*argv, "--steps", "20"])
     train_fm.main([*argv, "--steps", "30"])
     out = capsys.readouterr().out
     assert "resumed from" in out and "at step 20" in out and "step 30/30" in out
     predictor = FMPredictor.pretrained(tmp_path / "fm.pt")
-    assert predictor.net.config.layers == 2
+    assert predictor.net.config.layers == 2 and predictor.calibration is None
+    assert sorted(p.name for p in (tmp_path / "w").iterdir()) == ["all"]
+
+
+def test_train_fm_calibrates_on_the_eight_folds_and_ships_the_calibration(tmp_path, capsys):
+    argv = ["--runs", "8", "--batch", "32", "--steps", "2", "--every", "2"]
+    argv += ["--work", str(tmp_path / "w"), "--out", str(tmp_path / "fm.pt")]
+    load_script("train_fm").main(argv)
+    assert "calibrated on the folds" in capsys.readouterr().out
+    assert len(list((tmp_path / "w").iterdir())) == 9  # eight folds and all
+    assert FMPredictor.pretrained(tmp_path / "fm.pt").calibration is not None
+
+
+def test_train_fm_refuses_a_bad_setting_before_any_work(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        load_script("train_fm").main(["--steps", "0", "--work", str(tmp_path / "w")])
+    assert "FMTrainConfig.steps must be >= 1" in capsys.readouterr().err
+    assert not (tmp_path / "w").exists()
 
 
 def test_eval_predictors_prints_the_comparison(tmp_path, capsys):
@@ -41,7 +48,7 @@ def test_eval_predictors_prints_the_comparison(tmp_path, capsys):
 
 
 def test_eval_predictors_lofo_trains_the_asked_folds_and_names_the_worst(tmp_path, capsys):
-    argv = ["--protocol", "lofo", "--families", "mlp-wine", "logreg-digits", "--steps", "3"]
+    argv = ["--protocol", "lofo", "--families", "mlp-wine", "logreg-digits", "--steps", "2"]
     argv += ["--runs", "8", "--task-sets", "vit_ood", "--per-curve", "1"]
     argv += ["--work", str(tmp_path / "folds"), "--out", str(tmp_path / "out")]
     load_script("eval_predictors").main(argv)

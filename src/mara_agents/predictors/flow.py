@@ -15,8 +15,9 @@ on the straight path ``z_u = (1 − u) z_0 + u z_1``, ``z_0 ~ N(0, I)``:
 
 Decoding: each sampled trajectory's first crossing of ``log(ε / L_n)`` (linear between grid points)
 gives remaining batches; the estimate is their median and ``p_success`` the share that cross
-within the budget. Samples depend only on the prefix, so they are cached per prefix and decoded
-against any target and budget.
+within the budget, or, for a predictor with a `Calibration`, a lower quantile and the share
+mapped through the calibration. Samples depend
+only on the prefix, so they are cached per prefix and decoded against any target and budget.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import torch
 from torch import nn
 
 from mara_agents.checks import require
+from mara_agents.predictors.calibration import Calibration, point_estimates
 from mara_agents.predictors.horizon import HORIZON
 
 __all__ = [
@@ -237,11 +239,18 @@ class FMPredictor:
     Args:
         net: the trained velocity network (its config fixes the representation).
         config: sampler settings to use instead of the network's (samples, steps, solver, seed).
+        calibration: maps the sampled success share to ``p_success``; None: the share itself.
     """
 
-    def __init__(self, net: VelocityNet, config: FMConfig | None = None) -> None:
+    def __init__(
+        self,
+        net: VelocityNet,
+        config: FMConfig | None = None,
+        calibration: Calibration | None = None,
+    ) -> None:
         self.net = net.eval()
         self.config = config or net.config
+        self.calibration = calibration
         self.offsets = future_offsets(self.config.horizon)
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
 
@@ -258,13 +267,28 @@ class FMPredictor:
         config = FMConfig(**stored)
         net = VelocityNet(config)
         net.load_state_dict(state["model"])
-        return cls(net, FMConfig(**{**asdict(config), **overrides}) if overrides else None)
+        stored = state.get("calibration")  # absent in checkpoints of package 0.2.0
+        calibration = None
+        if stored is not None:
+            calibration = Calibration(
+                stored["knots"].numpy(), stored["values"].numpy(), float(stored["level"])
+            )
+        return cls(
+            net, FMConfig(**{**asdict(config), **overrides}) if overrides else None, calibration
+        )
 
     def save(self, path: str | Path) -> None:
-        """Write the network and its config: the one writer of the format `pretrained` reads."""
+        """Write the network, its config and calibration: the format `pretrained` reads."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        torch.save({"config": asdict(self.net.config), "model": self.net.state_dict()}, path)
+        state = {"config": asdict(self.net.config), "model": self.net.state_dict()}
+        if self.calibration is not None:
+            state["calibration"] = {
+                "knots": torch.from_numpy(self.calibration.knots),
+                "values": torch.from_numpy(self.calibration.values),
+                "level": self.calibration.level,
+            }
+        torch.save(state, path)
 
     def estimate(self, prefix: np.ndarray, target: float, budget: int):
         """`coreenv.Predictor.estimate` for one task."""
@@ -277,11 +301,15 @@ class FMPredictor:
         self, prefixes: list[np.ndarray], targets: np.ndarray, budgets: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Remaining batches (``inf`` beyond H) and success probabilities of several tasks."""
-        futures = self.futures(prefixes)
-        log_target = self._log_targets(prefixes, targets)
-        remaining, p_success = decode(futures, log_target, self.offsets, np.asarray(budgets))
-        remaining[remaining > self.config.horizon] = np.inf
-        return remaining, p_success
+        if self.calibration is None:
+            futures = self.futures(prefixes)
+            log_target = self._log_targets(prefixes, targets)
+            remaining, p_success = decode(futures, log_target, self.offsets, np.asarray(budgets))
+            remaining[remaining > self.config.horizon] = np.inf
+            return remaining, p_success
+        sampled = self.sampled_crossings(prefixes, targets)
+        share = np.mean(sampled <= np.asarray(budgets)[:, None], axis=1)
+        return point_estimates(sampled, self.calibration.level), self.calibration.p_success(share)
 
     def estimate_quantiles(
         self, prefixes: list[np.ndarray], targets: np.ndarray, levels: np.ndarray
@@ -291,14 +319,16 @@ class FMPredictor:
         Each quantile is one of the S sampled crossings (the inverted empirical CDF), so a level
         never interpolates between a crossing and ``inf``.
         """
-        remaining = crossings(
+        sampled = self.sampled_crossings(prefixes, targets)
+        return np.stack([point_estimates(sampled, level) for level in levels], axis=1)
+
+    def sampled_crossings(self, prefixes: list[np.ndarray], targets: np.ndarray) -> np.ndarray:
+        """(B, S) batches until each sampled future reaches its task's target (``inf`` beyond H)."""
+        sampled = crossings(
             self.futures(prefixes), self._log_targets(prefixes, targets), self.offsets
         )
-        remaining[remaining > self.config.horizon] = np.inf
-        quantiles = np.quantile(
-            remaining, np.asarray(levels, np.float64), axis=1, method="inverted_cdf"
-        )
-        return quantiles.T
+        sampled[sampled > self.config.horizon] = np.inf
+        return sampled
 
     def futures(self, prefixes: list[np.ndarray]) -> np.ndarray:
         """(B, S, G) sampled futures of each prefix, from the cache where possible.

@@ -14,7 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from coreenv.curves import CurveBank, named_task_set
+from mara_agents.predictors.calibration import Calibration, fit_calibration
 from mara_agents.predictors.flow import FMPredictor
 from mara_agents.predictors.flow_training import FMTrainConfig, train_fm
 from mara_agents.predictors.queries import (
@@ -25,7 +28,20 @@ from mara_agents.predictors.queries import (
 )
 from mara_agents.predictors.wls import WLSPredictor
 
-__all__ = ["Fold", "FoldScore", "fold_predictor", "lofo_folds", "score_fold"]
+__all__ = [
+    "Fold",
+    "FoldScore",
+    "cross_fitted_calibrations",
+    "fold_predictor",
+    "lofo_folds",
+    "score_fold",
+    "train_calibrated",
+]
+
+CALIBRATION_SET = "id_train"
+"""The split whose runs of a fold's held-out family fit the calibration (never test runs)."""
+CALIBRATION_QUERIES = QueryConfig(per_curve=16, seed=1)
+"""Queries for fitting calibrations: more per run than for scoring, and other draws."""
 
 TEST_SET = "id"
 """The split whose runs of the held-out family are the fold's test runs."""
@@ -102,11 +118,65 @@ def score_fold(
     fold: Fold,
     work: Path,
     queries: QueryConfig | None = None,
+    calibration: Calibration | None = None,
     log: Callable[[str], None] = print,
 ) -> FoldScore:
-    """Train (or load) the fold's predictor and score it and WLS on the held-out family."""
+    """Train (or load) the fold's predictor and score it and WLS on the held-out family.
+
+    ``calibration`` maps the fold model's success share; it must not have been fitted on the
+    held-out family (`cross_fitted_calibrations` gives such maps).
+    """
     asked = make_queries(fold.test, queries or QueryConfig())
     fm = fold_predictor(fold, work, log)
-    return FoldScore(
-        fold.family, score_predictor(fm, asked), score_predictor(WLSPredictor(), asked)
-    )
+    fm.calibration = calibration
+    wls = score_predictor(WLSPredictor(), asked)
+    return FoldScore(fold.family, score_predictor(fm, asked), wls)
+
+
+def cross_fitted_calibrations(
+    folds: list[Fold],
+    work: Path,
+    queries: QueryConfig = CALIBRATION_QUERIES,
+    log: Callable[[str], None] = print,
+) -> dict[str | None, Calibration]:
+    """Calibrations fitted on out-of-family predictions, by family left out of the fit.
+
+    Key ``None``: fitted on every fold's pairs (the shipped predictor's); key ``f``: on every
+    fold's but ``f``'s, to judge fold ``f`` without its own family. A fold contributes its
+    model's sampled crossings on queries of the `CALIBRATION_SET` runs of its held-out family.
+    """
+    bank = named_task_set(CALIBRATION_SET)
+    asked = {}
+    for fold in folds:
+        queries_f = make_queries(bank.subset(bank.family == fold.family), queries)
+        fm = fold_predictor(fold, work, log)
+        sampled = fm.sampled_crossings(queries_f.prefixes, queries_f.targets)
+        asked[fold.family] = (queries_f, sampled)
+
+    def fitted(families: list[str]) -> Calibration:
+        q = [asked[f][0] for f in families]
+        sampled = np.concatenate([asked[f][1] for f in families])
+        budgets = np.concatenate([x.budgets for x in q])
+        remaining = np.concatenate([x.remaining for x in q])
+        share = np.mean(sampled <= budgets[:, None], axis=1)
+        return fit_calibration(share, remaining <= budgets, sampled, remaining)
+
+    calibrations: dict[str | None, Calibration] = {None: fitted(list(asked))}
+    for family in asked:
+        calibrations[family] = fitted([f for f in asked if f != family])
+    return calibrations
+
+
+def train_calibrated(
+    recipe: FMTrainConfig, work: Path, log: Callable[[str], None] = print
+) -> FMPredictor:
+    """The shipped predictor's training: fold models, their calibration, the model of all families.
+
+    Fold models go to ``work/<family>``, the calibration is cross-fitted on them, and the model
+    trained on every family (``work/all``) is returned wearing it.
+    """
+    calibration = cross_fitted_calibrations(lofo_folds(recipe), work, log=log)[None]
+    log(f"calibrated on the folds: point estimate at the {calibration.level:.2f} quantile")
+    predictor = train_fm(recipe, Path(work) / "all", log).predictor
+    predictor.calibration = calibration
+    return predictor
