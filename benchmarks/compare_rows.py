@@ -1,9 +1,12 @@
-"""Check that two sweeps gave the same results for the same episodes (e.g. before and after).
+"""Compare two sweeps of the same episodes (e.g. before and after a change).
 
     python benchmarks/compare_rows.py results/before/rows.jsonl results/after/rows.jsonl
+    python benchmarks/compare_rows.py before/rows.jsonl after/rows.jsonl --paired completion_rate
 
-Episodes are matched by (method, task set, load, seed); every design §2 metric must be equal
-(wall time is ignored). Exits 1 and lists the differences if there are any.
+Episodes are matched by (method, task set, load, seed). By default every design §2 metric must
+be equal (wall time is ignored): exits 1 and lists the differences if there are any. With
+``--paired METRIC``: prints the paired difference of that metric per cell (mean ± standard
+error, shares better and worse) instead.
 """
 
 from __future__ import annotations
@@ -11,19 +14,24 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from coreenv.core.metrics import METRIC_KEYS
 from mara_agents.sweep import read_rows
-from mara_agents.sweep.report import row_differences
+from mara_agents.sweep.report import paired_differences, row_differences
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before", type=Path, help="a rows.jsonl file")
     parser.add_argument("after", type=Path, help="another rows.jsonl file")
+    parser.add_argument("--paired", choices=METRIC_KEYS, help="print this metric's differences")
     args = parser.parse_args(argv)
     for path in (args.before, args.after):
         if not path.is_file():
             parser.error(f"no rows file at {path}.")
     before, after = read_rows(args.before), read_rows(args.after)
+    if args.paired:
+        print("\n".join(paired_differences(before, after, args.paired)))
+        return
     differences = row_differences(before, after)
     for line in differences:
         print(line)

@@ -64,7 +64,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--recipe", choices=sorted(FM_RECIPES), default="shipped", help="lofo: the FM recipe"
     )
-    parser.add_argument("--families", nargs="+", help="lofo: only these folds (calibration still uses every fold)")
+    parser.add_argument(
+        "--families", nargs="+", help="lofo: only these folds (calibration still uses every fold)"
+    )
     parser.add_argument("--steps", type=int, help="lofo: training steps instead of the recipe's")
     parser.add_argument("--runs", type=int, help="lofo: train on the first runs only (smoke tests)")
     parser.add_argument(

@@ -293,3 +293,18 @@ def test_compare_rows_finds_no_difference_in_a_rerun_and_names_a_changed_metric(
     with pytest.raises(SystemExit):
         compare_rows.main([str(a), str(b)])
     assert "successes" in capsys.readouterr().out
+
+
+def test_compare_rows_prints_paired_differences_with_their_standard_error(tmp_path, capsys):
+    compare_rows = load_script("compare_rows")
+    sweep_load.main([*TINY, "--methods", "fifo", "--out", str(tmp_path / "a")])
+    a, b = tmp_path / "a" / "rows.jsonl", tmp_path / "b.jsonl"
+    rows = rows_of(tmp_path / "a")
+    assert len(rows) == 2
+    rows[0]["completion_rate"] += 0.1
+    rows[1]["completion_rate"] += 0.3
+    b.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    capsys.readouterr()
+    compare_rows.main([str(a), str(b), "--paired", "completion_rate"])
+    out = capsys.readouterr().out
+    assert "| fifo | synthetic | 0.04 | 2 | +0.2000 ± 0.1000 | 100% | 0% |" in out

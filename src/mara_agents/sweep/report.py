@@ -19,6 +19,7 @@ __all__ = [
     "invalid_action_warnings",
     "margin_table",
     "operational_table",
+    "paired_differences",
     "plot",
     "report",
     "row_differences",
@@ -259,4 +260,33 @@ def row_differences(before: list[dict], after: list[dict]) -> list[str]:
             x, y = a[key].get(metric), b[key].get(metric)
             if x != y and not (x != x and y != y):  # NaN == NaN here
                 lines.append(f"{key} {metric}: {x!r} != {y!r}")
+    return lines
+
+
+def paired_differences(before: list[dict], after: list[dict], metric: str) -> list[str]:
+    """A Markdown table of ``metric`` in ``after`` minus ``before``, paired by episode seed.
+
+    One line per (method, task set, load) found in both: the mean difference ± its standard
+    error over the shared seeds, and the shares of episodes that got better and worse.
+    """
+    values: dict[tuple, dict] = defaultdict(dict)
+    for which, rows in (("before", before), ("after", after)):
+        for r in rows:
+            values[(r["method"], r["task_set"], r["load"])].setdefault(which, {})[r["seed"]] = r[
+                metric
+            ]
+    lines = [
+        f"| method | task set | load | episodes | {metric}: after − before | better | worse |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for (method, task_set, load), both in sorted(values.items()):
+        seeds = sorted(set(both.get("before", {})) & set(both.get("after", {})))
+        if not seeds:
+            continue
+        diff = np.array([both["after"][s] - both["before"][s] for s in seeds], float)
+        se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
+        lines.append(
+            f"| {method} | {task_set} | {load:g} | {len(diff)} | {diff.mean():+.4f} ± {se:.4f} | "
+            f"{np.mean(diff > 0):.0%} | {np.mean(diff < 0):.0%} |"
+        )
     return lines
