@@ -51,6 +51,11 @@ __all__ = [
 
 PRETRAINED = Path(__file__).resolve().parent.parent / "checkpoints" / "fm.pt"
 
+WLS_OFFSETS = (4, 16, 64, 250, 500)
+"""Future offsets at which `wls_context` gives the power-law fit's extrapolated log-loss."""
+WLS_WIDTH = 2 + len(WLS_OFFSETS)
+"""Columns of `wls_context`: slope, residual spread, one per offset."""
+
 
 @dataclass(frozen=True)
 class FMConfig:
@@ -76,6 +81,10 @@ class FMConfig:
     """Integration steps from noise (u = 0) to a sample (u = 1)."""
     solver: str = "heun"
     """"euler" or "heun" (second order, two network calls per step)."""
+    wls_context: bool = False
+    """Also give the network LARA's power-law fit of the prefix (`wls_context`): its slope, its
+    residual spread and where it extrapolates the loss, so the network can learn when to trust
+    the fit rather than replace it."""
     seed: int = 0
     """Seeds the sampling noise (mixed with a hash of the prefix, so estimates are reproducible)."""
     cache_size: int = 65536
@@ -94,7 +103,7 @@ class FMConfig:
     @property
     def context_size(self) -> int:
         """Width of `context_features`."""
-        return self.recent + self.spread + 1
+        return self.recent + self.spread + 1 + (WLS_WIDTH if self.wls_context else 0)
 
 
 def future_offsets(horizon: int) -> np.ndarray:
@@ -120,9 +129,40 @@ def context_matrix(log_losses: np.ndarray, ends: np.ndarray, config: FMConfig) -
     spread = np.round(np.geomspace(1, ends + 1, config.spread, axis=1)).astype(np.int64) - 1
     positions = np.concatenate([recent, spread], axis=1)  # (N, recent + spread)
     features = np.empty((len(ends), config.context_size), np.float32)
-    features[:, :-1] = log_losses[positions] - log_losses[ends, None]
-    features[:, -1] = np.log1p(ends) / math.log1p(config.horizon)
+    shape = config.recent + config.spread
+    features[:, :shape] = log_losses[positions] - log_losses[ends, None]
+    features[:, shape] = np.log1p(ends) / math.log1p(config.horizon)
+    if config.wls_context:
+        features[:, shape + 1 :] = wls_context(log_losses, ends)
     return features
+
+
+def wls_context(log_losses: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """(N, `WLS_WIDTH`) LARA's discounted power-law fit (`WLSConfig` defaults) of each prefix.
+
+    Columns: the slope ``θ₁`` of ``ln L = θ₁ ln s + θ₂``, the weighted residual spread, and the
+    fit's ``ln(L̂(n + t) / L_n)`` at each `WLS_OFFSETS` ``t``; each clipped to a sane range.
+    """
+    from mara_agents.predictors.wls import WLSConfig
+
+    discount = WLSConfig().discount
+    window = math.ceil(math.log(1e-12) / math.log(discount))  # older points weigh < 1e-12
+    batches = ends[:, None] - np.arange(window)[None, :]  # (N, W) s = n, n-1, ...
+    weights = discount ** np.arange(window)[None, :] * (batches >= 1)
+    log_s = np.log(np.maximum(batches, 1))
+    log_l = log_losses[np.maximum(batches, 0)]
+    s0, s1, s2 = weights.sum(1), (weights * log_s).sum(1), (weights * log_s**2).sum(1)
+    t0, t1 = (weights * log_l).sum(1), (weights * log_s * log_l).sum(1)
+    det = np.maximum(s2 * s0 - s1 * s1, 1e-12)
+    slope = (s0 * t1 - s1 * t0) / det
+    intercept = (s2 * t0 - s1 * t1) / det
+    residual = log_l - slope[:, None] * log_s - intercept[:, None]
+    spread = np.sqrt((weights * residual**2).sum(1) / s0)
+    ahead = np.log(ends[:, None] + np.array(WLS_OFFSETS)[None, :])
+    extrapolated = slope[:, None] * ahead + intercept[:, None] - log_losses[ends, None]
+    return np.column_stack(
+        [np.clip(slope, -5.0, 1.0), np.clip(spread, 0.0, 1.0), np.clip(extrapolated, -10.0, 2.0)]
+    )
 
 
 class VelocityNet(nn.Module):

@@ -8,6 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from mara_agents.predictors.flow import (  # noqa: E402
+    WLS_OFFSETS,  # noqa: E402
     FMConfig,
     FMPredictor,
     VelocityNet,
@@ -17,7 +18,9 @@ from mara_agents.predictors.flow import (  # noqa: E402
     flow_matching_loss,
     future_offsets,
     sample_futures,
+    wls_context,
 )
+from mara_agents.predictors.wls import WLSPredictor  # noqa: E402
 
 TOY = FMConfig(
     horizon=20,
@@ -100,6 +103,23 @@ def test_quantiles_are_sampled_crossings_and_beyond_the_horizon_is_inf():
         assert set(quantiles[row]) <= set(samples[row])
         share_at_or_below = [np.mean(samples[row] <= q) for q in quantiles[row]]
         assert np.all(np.array(share_at_or_below) >= levels)
+
+
+def test_the_wls_context_is_laras_fit_and_extends_the_plain_context():
+    losses = 2.0 * (1.0 + np.arange(301.0)) ** -0.4 * (1 + 0.02 * np.sin(np.arange(301.0)))
+    ends = np.array([10, 57, 300])
+    features = wls_context(np.log(losses), ends)
+    for n, row in zip(ends, features):
+        fit = WLSPredictor().fit(losses[: n + 1])
+        assert row[0] == pytest.approx(fit.slope, rel=1e-9)
+        ahead = [
+            fit.slope * math.log(n + t) + fit.intercept - math.log(losses[n]) for t in WLS_OFFSETS
+        ]
+        np.testing.assert_allclose(row[2:], ahead, rtol=1e-9, atol=1e-12)
+    plain, with_fit = FMConfig(), FMConfig(wls_context=True)
+    assert with_fit.context_size == plain.context_size + 2 + len(WLS_OFFSETS)
+    both = context_features(losses[:58], with_fit)
+    np.testing.assert_array_equal(both[: plain.context_size], context_features(losses[:58], plain))
 
 
 def test_context_features_are_shift_and_scale_invariant():
