@@ -1,13 +1,13 @@
-"""Reading sampled futures on new families: a calibrated ``p_success`` and a point-estimate level.
+"""Reading sampled futures on new families: a calibrated ``p_success`` and a blended estimate.
 
 The flow-matching predictor errs in one direction on families it never saw: tasks it gives a
-success share of 5% succeed more often than not, and some futures it samples never reach the
-target while the task does. So the shipped predictor reads its samples through a `Calibration`:
-its success share goes through an isotonic (monotone, piecewise-linear) map, and the remaining
-batches are a lower quantile of the sampled crossings instead of the median. Both are fitted by
-cross-fitting on the leave-one-family-out folds (`mara_agents.predictors.lofo`): each fold's model
-predicts the *training* runs of the family it never saw, so the fit shows how the predictor errs
-on a new family, and no test run is read.
+success share of 5% succeed more often than not, and its remaining batches err where LARA's
+power-law fit (WLS) errs the other way. So the shipped predictor reads its samples through a
+`Calibration`: the success share goes through an isotonic (monotone, piecewise-linear) map, and
+the remaining batches are a geometric blend of a quantile of the sampled crossings and the WLS
+estimate. Both are fitted by cross-fitting on the leave-one-family-out folds
+(`mara_agents.predictors.lofo`): each fold's model predicts the *training* runs of the family it
+never saw, so the fit shows how the predictor errs on a new family, and no test run is read.
 """
 
 from __future__ import annotations
@@ -18,19 +18,30 @@ import numpy as np
 
 from mara_agents.predictors.horizon import HORIZON
 
-__all__ = ["LEVELS", "Calibration", "fit_calibration", "point_estimates"]
+__all__ = [
+    "LEVELS",
+    "WLS_WEIGHTS",
+    "Calibration",
+    "OutOfFamily",
+    "blend",
+    "fit_calibration",
+    "point_estimates",
+]
 
-LEVELS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
-"""Quantile levels `fit_calibration` chooses the point estimate from."""
+LEVELS = (0.2, 0.3, 0.4, 0.5)
+"""Quantile levels of the sampled crossings `fit_calibration` chooses from."""
+WLS_WEIGHTS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6)
+"""Weights of the WLS estimate in the blend `fit_calibration` chooses from (0: FM alone)."""
 
 
 @dataclass(frozen=True)
 class Calibration:
-    """How to read a task's sampled crossings: a map of the success share, a quantile level."""
+    """How to read a task's sampled crossings: a map of the success share, and the blend."""
 
     knots: np.ndarray  # (J,) increasing success shares, knots[0] = 0, knots[-1] = 1
     values: np.ndarray  # (J,) calibrated probabilities at the knots, non-decreasing in [0, 1]
-    level: float = 0.5  # the quantile of the sampled crossings read as remaining batches
+    level: float = 0.5  # the quantile of the sampled crossings that enters the blend
+    wls_weight: float = 0.0  # the WLS estimate's weight in the (geometric) blend
 
     def __post_init__(self) -> None:
         knots, values = np.asarray(self.knots, np.float64), np.asarray(self.values, np.float64)
@@ -50,12 +61,41 @@ class Calibration:
             )
         if not 0.0 < self.level < 1.0:
             raise ValueError(f"Calibration.level must be in (0, 1), got {self.level!r}.")
+        if not 0.0 <= self.wls_weight < 1.0:
+            raise ValueError(f"Calibration.wls_weight must be in [0, 1), got {self.wls_weight!r}.")
         object.__setattr__(self, "knots", knots)
         object.__setattr__(self, "values", values)
 
     def p_success(self, share: np.ndarray) -> np.ndarray:
         """Calibrated probabilities of the success shares ``share``."""
         return np.interp(share, self.knots, self.values)
+
+    def remaining(
+        self, crossings: np.ndarray, wls: np.ndarray, horizon: int = HORIZON
+    ) -> np.ndarray:
+        """(B,) remaining batches from sampled crossings (B, S) and WLS estimates (B,)."""
+        return blend(point_estimates(crossings, self.level), wls, self.wls_weight, horizon)
+
+
+@dataclass(frozen=True)
+class OutOfFamily:
+    """Predictions of fold models on the family each never saw, with the truth."""
+
+    family: np.ndarray  # (N,) the held-out family of each query
+    crossings: np.ndarray  # (N, S) the fold model's sampled crossings (inf: never within H)
+    wls: np.ndarray  # (N,) the WLS estimate (inf: never within H)
+    budgets: np.ndarray  # (N,)
+    remaining: np.ndarray  # (N,) true remaining batches
+
+    @property
+    def share(self) -> np.ndarray:
+        """(N,) sampled success share: crossings within the budget."""
+        return np.mean(self.crossings <= self.budgets[:, None], axis=1)
+
+    @property
+    def success(self) -> np.ndarray:
+        """(N,) whether each task reaches its target within its budget."""
+        return self.remaining <= self.budgets
 
 
 def point_estimates(crossings: np.ndarray, level: float) -> np.ndarray:
@@ -66,46 +106,42 @@ def point_estimates(crossings: np.ndarray, level: float) -> np.ndarray:
     return np.quantile(crossings, level, axis=1, method="inverted_cdf")
 
 
-def fit_calibration(
-    shares: np.ndarray,
-    outcomes: np.ndarray,
-    crossings: np.ndarray,
-    remaining: np.ndarray,
-    horizon: int = HORIZON,
-) -> Calibration:
+def blend(fm: np.ndarray, wls: np.ndarray, wls_weight: float, horizon: int = HORIZON) -> np.ndarray:
+    """``fm^(1 − w) · wls^w`` with both capped just past H; a blend past H is ``inf``."""
+    cap = horizon + 1.0
+    fm, wls = np.minimum(fm, cap), np.minimum(wls, cap)
+    mixed = np.exp((1.0 - wls_weight) * np.log(fm) + wls_weight * np.log(wls))
+    return np.where(mixed > horizon, np.inf, mixed)
+
+
+def fit_calibration(data: OutOfFamily, horizon: int = HORIZON) -> Calibration:
     """Fit a `Calibration` on out-of-family queries.
 
-    Args:
-        shares: (N,) sampled success shares (crossings within the budget).
-        outcomes: (N,) whether each task succeeded within its budget.
-        crossings: (N, S) sampled crossings (``inf``: never within the horizon).
-        remaining: (N,) true remaining batches.
-        horizon: H, the cap of the capped MAE the level minimises.
-
-    The map is the isotonic regression of the outcomes on the shares; the level is the one of
-    `LEVELS` whose point estimates have the lowest capped MAE.
+    The map is the isotonic regression of success on the sampled share. The blend (a level of
+    `LEVELS`, a weight of `WLS_WEIGHTS`) is the one whose capped MAE, relative to WLS's, is lowest
+    on its worst family: the target is to beat WLS on every new family, not on average.
     """
     from sklearn.isotonic import IsotonicRegression
 
-    shares = np.asarray(shares, np.float64)
-    outcomes = np.asarray(outcomes, np.float64)
-    if shares.shape != outcomes.shape or shares.ndim != 1 or len(shares) < 2:
-        raise ValueError(
-            f"fit_calibration needs as many outcomes as shares (at least 2), got shapes "
-            f"{shares.shape} and {outcomes.shape}."
-        )
-    if crossings.shape[0] != len(shares) or remaining.shape != shares.shape:
-        raise ValueError(
-            f"fit_calibration needs one row of crossings and one remaining per share, got "
-            f"{crossings.shape} and {remaining.shape} for {len(shares)} shares."
-        )
+    if len(data.remaining) < 2:
+        raise ValueError(f"fit_calibration needs at least 2 queries, got {len(data.remaining)}.")
     isotonic = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
-    isotonic.fit(shares, outcomes)
+    isotonic.fit(data.share, data.success.astype(np.float64))
     knots = np.unique(np.concatenate([[0.0], isotonic.X_thresholds_, [1.0]]))
     values = np.clip(isotonic.predict(knots), 0.0, 1.0)
-    truth = np.minimum(remaining, horizon)
-    errors = [
-        np.mean(np.abs(np.minimum(point_estimates(crossings, level), horizon) - truth))
-        for level in LEVELS
-    ]
-    return Calibration(knots, values, LEVELS[int(np.argmin(errors))])
+    truth = np.minimum(data.remaining, horizon)
+    wls_error = np.abs(np.minimum(data.wls, horizon) - truth)
+    families = np.unique(data.family)
+
+    def worst_ratio(level: float, weight: float) -> float:
+        estimate = blend(point_estimates(data.crossings, level), data.wls, weight, horizon)
+        error = np.abs(np.minimum(estimate, horizon) - truth)
+        return max(
+            error[data.family == f].mean() / wls_error[data.family == f].mean() for f in families
+        )
+
+    level, weight = min(
+        ((level, weight) for level in LEVELS for weight in WLS_WEIGHTS),
+        key=lambda choice: worst_ratio(*choice),
+    )
+    return Calibration(knots, values, level, weight)

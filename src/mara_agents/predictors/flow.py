@@ -15,8 +15,8 @@ on the straight path ``z_u = (1 − u) z_0 + u z_1``, ``z_0 ~ N(0, I)``:
 
 Decoding: each sampled trajectory's first crossing of ``log(ε / L_n)`` (linear between grid points)
 gives remaining batches; the estimate is their median and ``p_success`` the share that cross
-within the budget, or, for a predictor with a `Calibration`, a lower quantile and the share
-mapped through the calibration. Samples depend
+within the budget, or, for a predictor with a `Calibration`, a blend of a quantile and LARA's
+estimate, and the share mapped through the calibration. Samples depend
 only on the prefix, so they are cached per prefix and decoded against any target and budget.
 """
 
@@ -35,6 +35,7 @@ from torch import nn
 from mara_agents.checks import require
 from mara_agents.predictors.calibration import Calibration, point_estimates
 from mara_agents.predictors.horizon import HORIZON
+from mara_agents.predictors.wls import WLSConfig, WLSPredictor
 
 __all__ = [
     "FMConfig",
@@ -143,8 +144,6 @@ def wls_context(log_losses: np.ndarray, ends: np.ndarray) -> np.ndarray:
     Columns: the slope ``θ₁`` of ``ln L = θ₁ ln s + θ₂``, the weighted residual spread, and the
     fit's ``ln(L̂(n + t) / L_n)`` at each `WLS_OFFSETS` ``t``; each clipped to a sane range.
     """
-    from mara_agents.predictors.wls import WLSConfig
-
     discount = WLSConfig().discount
     window = math.ceil(math.log(1e-12) / math.log(discount))  # older points weigh < 1e-12
     batches = ends[:, None] - np.arange(window)[None, :]  # (N, W) s = n, n-1, ...
@@ -311,7 +310,10 @@ class FMPredictor:
         calibration = None
         if stored is not None:
             calibration = Calibration(
-                stored["knots"].numpy(), stored["values"].numpy(), float(stored["level"])
+                stored["knots"].numpy(),
+                stored["values"].numpy(),
+                float(stored["level"]),
+                float(stored["wls_weight"]),
             )
         return cls(
             net, FMConfig(**{**asdict(config), **overrides}) if overrides else None, calibration
@@ -327,6 +329,7 @@ class FMPredictor:
                 "knots": torch.from_numpy(self.calibration.knots),
                 "values": torch.from_numpy(self.calibration.values),
                 "level": self.calibration.level,
+                "wls_weight": self.calibration.wls_weight,
             }
         torch.save(state, path)
 
@@ -349,7 +352,11 @@ class FMPredictor:
             return remaining, p_success
         sampled = self.sampled_crossings(prefixes, targets)
         share = np.mean(sampled <= np.asarray(budgets)[:, None], axis=1)
-        return point_estimates(sampled, self.calibration.level), self.calibration.p_success(share)
+        wls = np.ones(len(prefixes))  # unused at weight 0
+        if self.calibration.wls_weight > 0:
+            wls, _ = WLSPredictor().estimate_batch(prefixes, targets, budgets)
+        remaining = self.calibration.remaining(sampled, wls, self.config.horizon)
+        return remaining, self.calibration.p_success(share)
 
     def estimate_quantiles(
         self, prefixes: list[np.ndarray], targets: np.ndarray, levels: np.ndarray

@@ -11,13 +11,13 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
 
 from coreenv.curves import CurveBank, named_task_set
-from mara_agents.predictors.calibration import Calibration, fit_calibration
+from mara_agents.predictors.calibration import Calibration, OutOfFamily, fit_calibration
 from mara_agents.predictors.flow import FMPredictor
 from mara_agents.predictors.flow_training import FMTrainConfig, train_fm
 from mara_agents.predictors.queries import (
@@ -146,25 +146,27 @@ def cross_fitted_calibrations(
     model's sampled crossings on queries of the `CALIBRATION_SET` runs of its held-out family.
     """
     bank = named_task_set(CALIBRATION_SET)
-    asked = {}
+    parts = []
     for fold in folds:
-        queries_f = make_queries(bank.subset(bank.family == fold.family), queries)
+        asked = make_queries(bank.subset(bank.family == fold.family), queries)
         fm = fold_predictor(fold, work, log)
-        sampled = fm.sampled_crossings(queries_f.prefixes, queries_f.targets)
-        asked[fold.family] = (queries_f, sampled)
+        wls, _ = WLSPredictor().estimate_batch(asked.prefixes, asked.targets, asked.budgets)
+        parts.append(
+            OutOfFamily(
+                asked.families,
+                fm.sampled_crossings(asked.prefixes, asked.targets),
+                wls,
+                asked.budgets,
+                asked.remaining,
+            )
+        )
 
-    def fitted(families: list[str]) -> Calibration:
-        q = [asked[f][0] for f in families]
-        sampled = np.concatenate([asked[f][1] for f in families])
-        budgets = np.concatenate([x.budgets for x in q])
-        remaining = np.concatenate([x.remaining for x in q])
-        share = np.mean(sampled <= budgets[:, None], axis=1)
-        return fit_calibration(share, remaining <= budgets, sampled, remaining)
+    def fitted(excluded: str | None) -> Calibration:
+        kept = [part for fold, part in zip(folds, parts) if fold.family != excluded]
+        columns = (np.concatenate([getattr(p, f.name) for p in kept]) for f in fields(OutOfFamily))
+        return fit_calibration(OutOfFamily(*columns))
 
-    calibrations: dict[str | None, Calibration] = {None: fitted(list(asked))}
-    for family in asked:
-        calibrations[family] = fitted([f for f in asked if f != family])
-    return calibrations
+    return {None: fitted(None), **{fold.family: fitted(fold.family) for fold in folds}}
 
 
 def train_calibrated(

@@ -8,39 +8,52 @@ torch = pytest.importorskip("torch")
 
 from mara_agents.predictors.calibration import (  # noqa: E402
     LEVELS,
+    WLS_WEIGHTS,
     Calibration,
+    OutOfFamily,
+    blend,
     fit_calibration,
     point_estimates,
 )
 from mara_agents.predictors.flow import FMConfig, FMPredictor, VelocityNet  # noqa: E402
 from mara_agents.predictors.queries import reliability  # noqa: E402
+from mara_agents.predictors.wls import WLSPredictor  # noqa: E402
 
 
 def pessimistic_queries(n=4000, samples=32, seed=0):
-    """Sampled crossings twice as slow as the truth, which is ~ exponential around 100 batches."""
+    """Sampled crossings twice as slow as the truth (~ exponential around 100 batches), and a WLS
+    estimate that is close on family "b" and far off on family "a"."""
     rng = np.random.default_rng(seed)
     scale = rng.uniform(50, 150, n)
     truth = np.ceil(rng.exponential(scale))
     crossings = np.ceil(2 * rng.exponential(scale[:, None], (n, samples)))
-    budgets = rng.integers(50, 300, n)
-    share = np.mean(crossings <= budgets[:, None], axis=1)
-    return share, truth <= budgets, crossings, truth
+    family = np.where(np.arange(n) % 2 == 0, "a", "b")
+    wls = np.where(family == "b", truth * rng.lognormal(0, 0.2, n), 4 * truth + 50)
+    return OutOfFamily(family, crossings, wls, rng.integers(50, 300, n), truth)
 
 
-def test_a_fitted_calibration_removes_a_pessimistic_bias_and_lowers_the_level():
-    share, success, crossings, truth = pessimistic_queries()
-    calibration = fit_calibration(share, success, crossings, truth)
-    assert np.all(np.diff(calibration.values) >= 0) and calibration.level < 0.5
-    assert calibration.level in LEVELS
+def test_a_fitted_calibration_removes_a_pessimistic_bias():
+    data = pessimistic_queries()
+    calibration = fit_calibration(data)
+    assert np.all(np.diff(calibration.values) >= 0)
     fresh = pessimistic_queries(seed=1)
-    calibrated = calibration.p_success(fresh[0])
-    assert reliability(calibrated, fresh[1]).calibration_error < 0.03
-    assert reliability(fresh[0], fresh[1]).calibration_error > 0.1
-    mae = [
-        np.mean(np.abs(point_estimates(fresh[2], level) - fresh[3]))
-        for level in (0.5, calibration.level)
-    ]
-    assert mae[1] < mae[0]
+    calibrated = calibration.p_success(fresh.share)
+    assert reliability(calibrated, fresh.success).calibration_error < 0.03
+    assert reliability(fresh.share, fresh.success).calibration_error > 0.1
+
+
+def test_the_blend_is_chosen_for_the_worst_family():
+    data = pessimistic_queries()
+    calibration = fit_calibration(data)
+    # FM alone is best on family "a" (WLS is far off there) but WLS is close on family "b", where
+    # FM is five times worse: the worst family asks for the most WLS in the blend
+    assert calibration.level in LEVELS and calibration.wls_weight == max(WLS_WEIGHTS)
+
+
+def test_a_blend_is_geometric_and_past_the_horizon_is_inf():
+    np.testing.assert_allclose(blend(np.array([100.0]), np.array([400.0]), 0.5), [200.0])
+    assert blend(np.array([np.inf]), np.array([np.inf]), 0.3)[0] == np.inf
+    np.testing.assert_allclose(blend(np.array([7.0]), np.array([np.inf]), 0.0), [7.0])
 
 
 def test_point_estimates_are_sampled_crossings():
@@ -61,23 +74,26 @@ def test_point_estimates_are_sampled_crossings():
 def test_a_bad_calibration_is_refused(knots, values, level):
     with pytest.raises(ValueError, match="Calibration"):
         Calibration(np.array(knots), np.array(values), level)
+    with pytest.raises(ValueError, match="Calibration.wls_weight must be in"):
+        Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]), 0.5, 1.0)
 
 
 def test_a_calibrated_predictor_reads_its_samples_through_it_and_saves_it(tmp_path):
     config = FMConfig(horizon=20, recent=2, spread=2, hidden=8, context_dim=4, time_dim=4)
     raw = FMPredictor(VelocityNet(config))
-    calibration = Calibration(np.array([0.0, 0.5, 1.0]), np.array([0.3, 0.6, 0.9]), 0.25)
+    calibration = Calibration(np.array([0.0, 0.5, 1.0]), np.array([0.3, 0.6, 0.9]), 0.25, 0.4)
     calibrated = FMPredictor(raw.net, calibration=calibration)
     prefixes = [2.0 * (1.0 + np.arange(n + 1.0)) ** -0.5 for n in (5, 9, 14)]
     targets = np.array([p[-1] * 0.95 for p in prefixes])
     budgets = np.array([3, 10, 20])
     sampled = raw.sampled_crossings(prefixes, targets)
     remaining, p_success = calibrated.estimate_batch(prefixes, targets, budgets)
-    np.testing.assert_array_equal(remaining, point_estimates(sampled, 0.25))
+    wls, _ = WLSPredictor().estimate_batch(prefixes, targets, budgets)
+    np.testing.assert_array_equal(remaining, blend(point_estimates(sampled, 0.25), wls, 0.4, 20))
     share = np.mean(sampled <= budgets[:, None], axis=1)
     np.testing.assert_allclose(p_success, np.interp(share, [0, 0.5, 1], [0.3, 0.6, 0.9]))
     calibrated.save(tmp_path / "fm.pt")
     loaded = FMPredictor.pretrained(tmp_path / "fm.pt")
-    assert loaded.calibration.level == 0.25
+    assert (loaded.calibration.level, loaded.calibration.wls_weight) == (0.25, 0.4)
     np.testing.assert_array_equal(loaded.calibration.values, calibration.values)
     np.testing.assert_array_equal(loaded.estimate_batch(prefixes, targets, budgets)[1], p_success)
