@@ -5,7 +5,7 @@ success share of 5% succeed more often than not, and its remaining batches err w
 power-law fit (WLS) errs the other way. So the shipped predictor reads its samples through a
 `Calibration`: the success share goes through an isotonic (monotone, piecewise-linear) map, and
 the remaining batches are a geometric blend of a quantile of the sampled crossings and the WLS
-estimate. Both are fitted by cross-fitting on the leave-one-family-out folds
+estimate (where WLS has one). Both are fitted by cross-fitting on the leave-one-family-out folds
 (`mara_agents.predictors.lofo`): each fold's model predicts the *training* runs of the family it
 never saw, so the fit shows how the predictor errs on a new family, and no test run is read.
 """
@@ -107,10 +107,14 @@ def point_estimates(crossings: np.ndarray, level: float) -> np.ndarray:
 
 
 def blend(fm: np.ndarray, wls: np.ndarray, wls_weight: float, horizon: int = HORIZON) -> np.ndarray:
-    """``fm^(1 − w) · wls^w`` with both capped just past H; a blend past H is ``inf``."""
-    cap = horizon + 1.0
-    fm, wls = np.minimum(fm, cap), np.minimum(wls, cap)
-    mixed = np.exp((1.0 - wls_weight) * np.log(fm) + wls_weight * np.log(wls))
+    """``fm^(1 − w) · wls^w``; ``fm`` alone where WLS sees no crossing within H.
+
+    A flat or rising WLS fit carries no estimate, so it does not enter. FM's ``inf`` counts as
+    just past H; a blend past H is ``inf``.
+    """
+    weight = np.where(np.isfinite(wls), wls_weight, 0.0)
+    fm = np.minimum(fm, horizon + 1.0)
+    mixed = np.exp((1.0 - weight) * np.log(fm) + weight * np.log(np.where(weight > 0, wls, 1.0)))
     return np.where(mixed > horizon, np.inf, mixed)
 
 

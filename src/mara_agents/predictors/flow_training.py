@@ -157,12 +157,14 @@ class FMTrainConfig:
 
 
 FM_RECIPES: dict[str, FMTrainConfig] = {
-    "recorded": FMTrainConfig(augmentation=Augmentation(copies=0)),
     "shipped": FMTrainConfig(),
+    "augmented": FMTrainConfig(futures="best", augmentation=Augmentation(copies=3)),
+    "wls_context": FMTrainConfig(model=FMConfig(wls_context=True)),
 }
 """Named training recipes compared on the leave-one-family-out folds (docs/predictors.md):
-``recorded`` trains on the recorded runs only (the recipe of package 0.2.0), ``shipped`` is the
-recipe of the shipped checkpoint (the defaults)."""
+``shipped`` is the shipped checkpoint's (the defaults: the recorded runs, the loss itself);
+``augmented`` samples the best loss and adds three warped copies of every run; ``wls_context``
+gives the network LARA's power-law fit of the prefix."""
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,8 @@ def test_the_blend_is_chosen_for_the_worst_family():
 def test_a_blend_is_geometric_and_past_the_horizon_is_inf():
     np.testing.assert_allclose(blend(np.array([100.0]), np.array([400.0]), 0.5), [200.0])
     assert blend(np.array([np.inf]), np.array([np.inf]), 0.3)[0] == np.inf
-    np.testing.assert_allclose(blend(np.array([7.0]), np.array([np.inf]), 0.0), [7.0])
+    np.testing.assert_allclose(blend(np.array([7.0]), np.array([np.inf]), 0.3), [7.0])  # no WLS
+    assert blend(np.array([np.inf]), np.array([300.0]), 0.5)[0] == pytest.approx(np.sqrt(501 * 300))
 
 
 def test_point_estimates_are_sampled_crossings():

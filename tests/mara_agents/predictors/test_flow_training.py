@@ -76,10 +76,13 @@ def test_copies_add_examples_of_their_own_and_are_seeded():
 
 
 def test_the_named_recipes_differ_only_in_what_they_train_on():
-    recorded, shipped = FM_RECIPES["recorded"], FM_RECIPES["shipped"]
-    assert shipped == FMTrainConfig()
-    assert recorded.augmentation.copies == 0 and recorded.futures == "loss"
-    assert recorded.model == shipped.model and recorded.steps == shipped.steps
+    shipped = FM_RECIPES["shipped"]
+    assert shipped == FMTrainConfig() and shipped.augmentation.copies == 0
+    for name, recipe in FM_RECIPES.items():
+        assert recipe.steps == shipped.steps and recipe.task_set == "id_train", name
+        assert recipe.model.hidden == shipped.model.hidden, name
+    assert FM_RECIPES["augmented"].futures == "best"
+    assert FM_RECIPES["wls_context"].model.wls_context
 
 
 def test_one_run_in_holdout_is_held_out():
