@@ -4,14 +4,15 @@
     python benchmarks/eval_predictors.py --protocol lofo --out results/lofo
 
 ``standard``: task sets ``id`` (the ID test runs), ``rl_ood`` and ``vit_ood``, each predictor as
-shipped. ``lofo`` (leave one family out): for each ID family, an FM trained by the chosen recipe on
-the other families' training runs only, judged with WLS on the held-out family's test runs, and
-read through a calibration fitted on the other folds (``--no-calibrate``: raw); fold models go
-to ``--work`` (reused from there, or resumed: ``train_fm.py`` trains the same), never into the
-package. The
-protocol is `mara_agents.predictors.queries` (fixed seed): capped MAE of remaining batches,
-accuracy of "crosses within the budget", calibration error of ``p_success`` and the latency of one
-call estimating 8 tasks, on one CPU thread. Writes ``predictors.csv``, ``predictors.md`` and a
+shipped (``--reference-fm PATH`` also scores another FM checkpoint in the same run, e.g. a
+release's, so that latencies compare on one machine). ``lofo`` (leave one family out): for each
+ID family, an FM trained by the chosen recipe on the other families' training runs only, judged
+with WLS on the held-out family's test runs and read through a calibration fitted on the other
+folds (``--no-calibrate``: raw); fold models go to ``--work`` (reused from there, or resumed:
+``train_fm.py`` trains the same), never into the package. The protocol is
+`mara_agents.predictors.queries` (fixed seed): capped MAE of remaining batches, accuracy of
+"crosses within the budget", calibration error of ``p_success`` and the latency of one call
+estimating 8 tasks, on one CPU thread. Writes ``predictors.csv``, ``predictors.md`` and a
 reliability plot ``reliability.png`` to ``--out``.
 """
 
@@ -29,7 +30,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
 
 from coreenv.curves import named_task_set  # noqa: E402
-from mara_agents.predictors import HORIZON, PREDICTORS, make_predictor  # noqa: E402
+from mara_agents.predictors import HORIZON, PREDICTORS, FMPredictor, make_predictor  # noqa: E402
 from mara_agents.predictors.flow_training import FM_RECIPES  # noqa: E402
 from mara_agents.predictors.lofo import (  # noqa: E402
     cross_fitted_calibrations,
@@ -47,7 +48,8 @@ from mara_agents.predictors.queries import (  # noqa: E402
 TARGET_RATIO = 0.7
 """LOFO target: FM's capped MAE at most this share of WLS's on every fold."""
 
-COLUMNS = ["rows", "predictor", "queries", "capped_mae", "success_accuracy", "ece", "latency_ms"]
+COLUMNS = ["rows", "predictor", "queries", "capped_mae", "success_accuracy", "success_share"]
+COLUMNS += ["ece", "latency_ms"]
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -76,8 +78,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="lofo: read each fold through a calibration fitted on the other folds",
     )
     parser.add_argument("--work", type=Path, help="lofo: fold models; default results/fm/<recipe>")
+    parser.add_argument(
+        "--reference-fm",
+        type=Path,
+        help="standard: also score this FM checkpoint, as fm_reference (e.g. an earlier release's)",
+    )
     parser.add_argument("--out", type=Path, default=Path("results/predictors"))
     args = parser.parse_args(argv)
+    if args.reference_fm is not None and not args.reference_fm.is_file():
+        parser.error(f"--reference-fm: no checkpoint at {args.reference_fm}")
     if args.per_curve < 1 or args.horizon < 1:
         parser.error(
             f"--per-curve and --horizon must be >= 1, got {args.per_curve}, {args.horizon}"
@@ -101,12 +110,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def standard(
     args: argparse.Namespace, config: QueryConfig
 ) -> dict[tuple[str, str], PredictorScore]:
-    """Every predictor as shipped, on every task set."""
+    """Every predictor as shipped (and the reference FM, if given), on every task set."""
+    predictors = {name: make_predictor(name) for name in args.predictors}
+    if args.reference_fm is not None:
+        predictors["fm_reference"] = FMPredictor.pretrained(args.reference_fm)
     results = {}
     for task_set in args.task_sets:
         queries = make_queries(named_task_set(task_set), config)
-        for name in args.predictors:
-            results[(task_set, name)] = score_predictor(make_predictor(name), queries, args.horizon)
+        for name, predictor in predictors.items():
+            results[(task_set, name)] = score_predictor(predictor, queries, args.horizon)
     return results
 
 
@@ -135,13 +147,15 @@ def lofo(args: argparse.Namespace, config: QueryConfig) -> dict[tuple[str, str],
 
 def report(results: dict[tuple[str, str], PredictorScore], protocol: str) -> str:
     lines = [
-        "| runs | predictor | queries | capped MAE | success accuracy (%) | ECE | latency (ms) |",
-        "|---|---|---|---|---|---|---|",
+        "| runs | predictor | queries | capped MAE | success accuracy (%) | successes (%) | ECE "
+        "| latency (ms) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for (rows, name), r in results.items():
         lines.append(
             f"| {rows} | {name} | {r.queries} | {r.capped_mae:.1f} | "
-            f"{100 * r.success_accuracy:.1f} | {r.calibration_error:.3f} | {r.latency_ms:.2f} |"
+            f"{100 * r.success_accuracy:.1f} | {100 * r.success_share:.1f} | "
+            f"{r.calibration_error:.3f} | {r.latency_ms:.2f} |"
         )
     groups = [rows for rows, name in results if name == "fm" and (rows, "wls") in results]
     if groups:

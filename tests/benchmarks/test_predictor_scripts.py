@@ -5,7 +5,7 @@ import pytest
 pytest.importorskip("torch")
 
 from helpers import load_script  # noqa: E402
-from mara_agents.predictors.flow import FMPredictor  # noqa: E402
+from mara_agents.predictors.flow import PRETRAINED, FMPredictor  # noqa: E402
 
 
 def test_train_fm_writes_a_checkpoint_and_resumes(tmp_path, capsys):
@@ -39,10 +39,11 @@ def test_train_fm_refuses_a_bad_setting_before_any_work(tmp_path, capsys):
 
 def test_eval_predictors_prints_the_comparison(tmp_path, capsys):
     argv = ["--task-sets", "vit_ood", "--per-curve", "1", "--out", str(tmp_path)]
+    argv += ["--reference-fm", str(PRETRAINED)]
     load_script("eval_predictors").main(argv)
     out = capsys.readouterr().out
     assert "| vit_ood | wls |" in out and "| vit_ood | fm |" in out and "MAE reduction" in out
-    assert "ECE" in out and "worst fold" not in out
+    assert "ECE" in out and "worst fold" not in out and "| vit_ood | fm_reference |" in out
     for name in ("predictors.csv", "predictors.md", "reliability.png"):
         assert (tmp_path / name).exists()
 
@@ -66,6 +67,7 @@ def test_eval_predictors_lofo_trains_the_asked_folds_and_names_the_worst(tmp_pat
         (["--protocol", "lofo", "--families", "mlp-cifar"], "--families: ['mlp-cifar']"),
         (["--task-sets", "nope"], "--task-sets"),
         (["--per-curve", "0"], "--per-curve"),
+        (["--reference-fm", "nowhere.pt"], "--reference-fm: no checkpoint at nowhere.pt"),
         (["--protocol", "lofo", "--steps", "0"], "--steps"),
     ],
 )

@@ -107,6 +107,8 @@ class PredictorScore:
     """Share of queries where ``p_success >= 0.5`` agrees with ``R* − n <= budget``."""
     calibration_error: float
     """Expected calibration error of ``p_success`` against success within the budget."""
+    success_share: float
+    """Share of queries that do succeed within the budget (the accuracy of always saying yes)."""
     latency_ms: float
     """Median milliseconds of one call estimating a batch of queries."""
     queries: int
@@ -230,6 +232,7 @@ def score_predictor(
         capped_mae=float(np.mean(np.abs(estimate - truth))),
         success_accuracy=float(np.mean((probability >= 0.5) == success)),
         calibration_error=diagram.calibration_error,
+        success_share=float(np.mean(success)),
         latency_ms=1000.0 * float(np.median(seconds)),
         queries=len(queries),
         reliability=diagram,

@@ -46,7 +46,7 @@ def test_the_truth_scores_perfectly():
 
 def score(capped_mae, success_accuracy, latency_ms):
     diagram = reliability(np.array([0.5]), np.array([1.0]))
-    return PredictorScore(capped_mae, success_accuracy, 0.5, latency_ms, 10, diagram)
+    return PredictorScore(capped_mae, success_accuracy, 0.5, 0.8, latency_ms, 10, diagram)
 
 
 def test_a_score_compared_with_a_baseline():
