@@ -33,8 +33,21 @@ def _pretrained_fm() -> Predictor:
     return FMPredictor.pretrained()
 
 
-PREDICTORS: dict[str, Callable[[], Predictor]] = {"wls": WLSPredictor, "fm": _pretrained_fm}
-"""Realisable predictors by name: ``"wls"`` (LARA's power-law fit) and ``"fm"`` (pretrained)."""
+def _raw_fm() -> Predictor:
+    """The shipped flow-matching network read without its calibration (needs torch)."""
+    from mara_agents.predictors.flow import FMPredictor
+
+    return FMPredictor.pretrained(calibrated=False)
+
+
+PREDICTORS: dict[str, Callable[[], Predictor]] = {
+    "wls": WLSPredictor,
+    "fm": _pretrained_fm,
+    "fm_raw": _raw_fm,
+}
+"""Realisable predictors by name: ``"wls"`` (LARA's power-law fit), ``"fm"`` (pretrained, with its
+calibration) and ``"fm_raw"`` (the same network read raw: median and sampled share, as package
+0.2.0 read it; what the shipped MARA policies were trained on)."""
 
 
 def make_predictor(name: str) -> Predictor:

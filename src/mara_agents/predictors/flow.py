@@ -294,8 +294,14 @@ class FMPredictor:
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
 
     @classmethod
-    def pretrained(cls, path: str | Path | None = None, **overrides) -> FMPredictor:
-        """The shipped checkpoint (trained on the ID training runs only); no network needed."""
+    def pretrained(
+        cls, path: str | Path | None = None, *, calibrated: bool = True, **overrides
+    ) -> FMPredictor:
+        """The shipped checkpoint (trained on the ID training runs only); no network needed.
+
+        ``calibrated=False`` leaves out the checkpoint's `Calibration` (the raw reading);
+        ``overrides`` are sampler settings (`FMConfig` fields).
+        """
         path = Path(path) if path is not None else PRETRAINED
         if not path.is_file():
             raise FileNotFoundError(
@@ -308,7 +314,7 @@ class FMPredictor:
         net.load_state_dict(state["model"])
         stored = state.get("calibration")  # absent in checkpoints of package 0.2.0
         calibration = None
-        if stored is not None:
+        if stored is not None and calibrated:
             calibration = Calibration(
                 stored["knots"].numpy(),
                 stored["values"].numpy(),

@@ -42,8 +42,11 @@ class MARAVariant:
 
 
 VARIANTS: dict[str, MARAVariant] = {
-    "mara": MARAVariant(predictor="fm", shaping_beta=1.0, checkpoint="mara.pt"),
+    "mara": MARAVariant(predictor="fm_raw", shaping_beta=1.0, checkpoint="mara.pt"),
     "mara_wls": MARAVariant(predictor="wls", shaping_beta=1.0, checkpoint="mara_wls.pt"),
-    "mara_noshape": MARAVariant(predictor="fm", shaping_beta=0.0, checkpoint="mara_noshape.pt"),
+    "mara_noshape": MARAVariant(predictor="fm_raw", shaping_beta=0.0, checkpoint="mara_noshape.pt"),
 }
-"""The shipped variants by name: one entry each, read by `MARA.pretrained` and by training."""
+"""The shipped variants by name: one entry each, read by `MARA.pretrained` and by training.
+
+The FM variants read ``fm_raw``: their policies were trained on the uncalibrated estimates of
+package 0.2.0; fed the calibrated ones they complete 0.7–1.6 points less (docs/predictors.md)."""

@@ -142,7 +142,7 @@ def warm_predictor(name: str, log: Callable[[str], None] = _flush_print) -> Pred
     order of queries.
     """
     predictor = make_predictor(name)
-    if name == "fm":
+    if hasattr(predictor, "warm"):  # a flow-matching predictor
         bank = named_task_set(TRAINING_ENV["task_set"])
         shortest = EnvConfig(**TRAINING_ENV).min_prefix
         prefixes = [

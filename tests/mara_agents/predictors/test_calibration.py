@@ -98,3 +98,15 @@ def test_a_calibrated_predictor_reads_its_samples_through_it_and_saves_it(tmp_pa
     assert (loaded.calibration.level, loaded.calibration.wls_weight) == (0.25, 0.4)
     np.testing.assert_array_equal(loaded.calibration.values, calibration.values)
     np.testing.assert_array_equal(loaded.estimate_batch(prefixes, targets, budgets)[1], p_success)
+
+
+def test_the_shipped_checkpoint_is_calibrated_and_can_be_read_raw():
+    from mara_agents.predictors import make_predictor
+
+    shipped, raw = make_predictor("fm"), make_predictor("fm_raw")
+    assert shipped.calibration is not None and raw.calibration is None
+    prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
+    np.testing.assert_array_equal(shipped.futures([prefix]), raw.futures([prefix]))
+    p_raw = raw.estimate_batch([prefix], np.array([prefix[-1] * 0.9]), np.array([200]))[1]
+    p_shipped = shipped.estimate_batch([prefix], np.array([prefix[-1] * 0.9]), np.array([200]))[1]
+    np.testing.assert_allclose(p_shipped, shipped.calibration.p_success(p_raw))
