@@ -6,12 +6,15 @@ stays a numpy-only import.
 
 from mara_agents.schedulers.base import Scheduler, serve_in_order
 from mara_agents.schedulers.heuristics import EDF, FIFO, RandomScheduler
+from mara_agents.schedulers.hop import HOP, HOPConfig
 from mara_agents.schedulers.lara import LARA
 from mara_agents.schedulers.oracle import Oracle
 
 __all__ = [
     "EDF",
     "FIFO",
+    "HOP",
+    "HOPConfig",
     "LARA",
     "MARA",
     "Oracle",

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterable
 
 from coreenv.curves import TASK_SETS, resolve_task_set
-from mara_agents.schedulers import EDF, FIFO, LARA, Oracle, RandomScheduler, Scheduler
+from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, RandomScheduler, Scheduler
 from mara_agents.schedulers.base import predictor_for
 from mara_agents.schedulers.variants import VARIANTS
 
@@ -20,6 +20,20 @@ def _lara_fm() -> Scheduler:
     from mara_agents.predictors import make_predictor
 
     return LARA(predictor=make_predictor("fm"))
+
+
+def _hop_fm() -> Scheduler:
+    """HOP on the flow-matching predictor's sampled futures (needs torch: imported on use)."""
+    from mara_agents.predictors import make_predictor
+
+    return HOP(predictor=make_predictor("fm"))
+
+
+def _hop_wls() -> Scheduler:
+    """HOP on WLS: one sample per task, its point estimate (a LARA-like planner)."""
+    from mara_agents.predictors import WLSPredictor
+
+    return HOP(predictor=WLSPredictor())
 
 
 def _mara(variant: str) -> Callable[[], Scheduler]:
@@ -39,6 +53,8 @@ METHODS: dict[str, Callable[[], Scheduler]] = {
     "random": RandomScheduler,
     "lara": LARA,
     "lara_fm": _lara_fm,
+    "hop_fm": _hop_fm,
+    "hop_wls": _hop_wls,
     **{variant: _mara(variant) for variant in VARIANTS},
     "oracle": Oracle,
 }

@@ -1,0 +1,204 @@
+"""HOP: hindsight-optimisation planning over sampled futures of each task's remaining demand.
+
+LARA (`mara_agents.schedulers.lara`) plans once, on a point estimate of every task's remaining
+batches. HOP plans once per *sampled future* and serves what the plans agree on:
+
+1. **Explore** as LARA: a task is served first until it has trained ``explore`` batches
+   (earliest deadline first).
+2. **Sample** S futures of the remaining batches of every ready task: the predictor's
+   ``sampled_crossings(prefixes, targets) -> (B, S)`` (``inf``: never within its horizon), as
+   `FMPredictor` has. A predictor without it (`WLSPredictor`) gives one sample, its point
+   estimate (`coreenv.predictor.estimate_many`), so HOP-WLS is a LARA-like planner.
+3. **Plan in hindsight**: for each sample s, convert batches to steps as LARA does
+   (``ceil(batches / batches_per_step)``) and take the Moore–Hodgson feasible set
+   (`planning.select_feasible`) on the nodes left after exploration. A task's *score* is the
+   share of samples in whose feasible set it lies.
+4. **Allocate**: tasks scoring above ``min_share``, by descending score (ties: earliest deadline,
+   then fewest estimated steps); then, on nodes that would otherwise idle, the others as LARA fills
+   them: first those whose point estimate (the median sample) could still finish alone, least
+   slack first, then the rest, fewest estimated batches first. Re-plan every step.
+
+With every sample equal to the true demand, HOP serves what LARA with the true demand serves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from coreenv import CoreEnv, Predictor
+from coreenv.predictor import estimate_many
+from mara_agents.schedulers.base import Scheduler, serve_in_order
+
+__all__ = ["HOP", "HOPConfig", "select_feasible_many"]
+
+
+def select_feasible_many(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) -> np.ndarray:
+    """(R, S) `planning.select_feasible` of each of S samples of the steps of R tasks, at once.
+
+    Args:
+        steps: (R, S) remaining steps of R tasks in S samples (``inf``: never).
+        time_left: (R,) steps to each task's deadline, shared by the samples.
+        num_nodes: nodes to plan on.
+
+    The same Moore–Hodgson rule, sample by sample (tasks by deadline, then fewest steps; on
+    overload the chosen task needing the most steps leaves, the lowest index among equals), on
+    one set of checkpoints: every sample's bends. Extra checkpoints are harmless, since each
+    condition is necessary (`planning.work_due`), so the masks equal ``select_feasible``'s.
+    """
+    tasks, samples = steps.shape
+    chosen = np.zeros((tasks, samples), bool)
+    alone = steps <= time_left[:, None]  # (R, S)
+    if not alone.any():
+        return chosen
+    ends = np.where(alone, time_left[:, None] - steps, 0.0)  # (R, S) latest start of each
+    points = np.unique(np.concatenate([time_left, ends.ravel()]))
+    points = points[points > 0]  # (P,)
+    slack = np.maximum(0.0, time_left[None, :] - points[:, None])  # (P, R)
+    due = np.maximum(0.0, np.where(alone, steps, 0.0)[None] - slack[:, :, None])  # (P, R, S)
+    capacity = num_nodes * points[:, None]  # (P, 1)
+    deadlines = np.broadcast_to(time_left[:, None], steps.shape)
+    order = np.lexsort((steps, deadlines), axis=0)  # (R, S) each sample's task order
+    lanes = np.arange(samples)
+    total = np.zeros((points.size, samples))  # (P, S)
+    for position in range(tasks):
+        task = order[position]  # (S,)
+        take = alone[task, lanes]
+        chosen[task[take], lanes[take]] = True
+        total += np.where(take, due[:, task, lanes], 0.0)
+        over = np.any(total > capacity, axis=0)  # (S,)
+        while over.any():
+            need = np.where(chosen[:, over], steps[:, over], -np.inf)  # (R, S_over)
+            drop = np.argmax(need, axis=0)
+            where = lanes[over]
+            chosen[drop, where] = False
+            total[:, where] -= due[:, drop, where]
+            over = np.any(total > capacity, axis=0)
+    return chosen
+
+
+@dataclass(frozen=True)
+class HOPConfig:
+    """Settings of `HOP`. Not yet tuned: the defaults are LARA's and the loosest threshold."""
+
+    explore: int = 3
+    """Batches a task is served before its samples are used (LARA's 3: the fewest WLS needs)."""
+    min_share: float = 0.0
+    """A task enters the planned tier when its share of samples feasible exceeds this, in [0, 1)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.explore, bool) or not isinstance(self.explore, (int, np.integer)):
+            raise ValueError(f"HOPConfig.explore must be an int, got {self.explore!r}.")
+        if self.explore < 1:
+            raise ValueError(f"HOPConfig.explore must be >= 1 batch, got {self.explore!r}.")
+        if isinstance(self.min_share, bool) or not isinstance(
+            self.min_share, (int, float, np.floating)
+        ):
+            raise ValueError(f"HOPConfig.min_share must be a number, got {self.min_share!r}.")
+        if not 0.0 <= self.min_share < 1.0:
+            raise ValueError(f"HOPConfig.min_share must be in [0, 1), got {self.min_share!r}.")
+
+
+class HOP(Scheduler):
+    """Serve the tasks that most sampled futures say belong to a feasible set.
+
+    Args:
+        predictor: gives the samples; ``sampled_crossings`` if it has one, else one sample, its
+            point estimate. None: the shipped calibrated `FMPredictor.pretrained()` (needs torch;
+            its ``sampled_crossings`` are the raw samples, uncalibrated).
+        config: `HOPConfig` (default: explore 3 batches, any share above 0).
+    """
+
+    observation_predictor = None  # reads no estimates from the observation
+
+    name = "hop"
+
+    def __init__(self, predictor: Predictor | None = None, config: HOPConfig | None = None) -> None:
+        if predictor is None:
+            from mara_agents.predictors.flow import FMPredictor
+
+            predictor = FMPredictor.pretrained()
+        if config is None:
+            config = HOPConfig()
+        if not isinstance(config, HOPConfig):
+            raise ValueError(f"HOP config must be a HOPConfig, got {type(config).__name__}.")
+        self.predictor = predictor
+        self.config = config
+
+    def reset(self, env: CoreEnv) -> None:
+        """Start an episode with no cached samples."""
+        super().reset(env)
+        self._samples_cache: dict[tuple[int, int], np.ndarray] = {}  # (uid, batches) -> (S,)
+
+    def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
+        """Exploring tasks first, then by share of feasible samples (see the module docstring)."""
+        table = self.env.slot_table()
+        occupied = np.flatnonzero(table.occupied)
+        batches = table.batches[occupied]
+        exploring = occupied[batches < self.config.explore]
+        exploring = exploring[np.argsort(table.deadline[exploring], kind="stable")]
+        ready = occupied[batches >= self.config.explore]
+        free = self.env.config.num_nodes - exploring.size
+        if ready.size == 0 or free <= 0:
+            return serve_in_order(self.env, exploring)
+        per_step = self.env.config.batches_per_step
+        samples = self._samples(table, ready)  # (R, S) remaining batches
+        time_left = (table.deadline[ready] - table.t).astype(np.float64)  # (R,)
+        score = self.scores(np.ceil(samples / per_step), time_left, free)  # (R,)
+        point = np.quantile(samples, 0.5, axis=1, method="inverted_cdf")  # (R,) a sample
+        point_steps = np.ceil(point / per_step)
+        # planned tier, by descending share (ties: earliest deadline, fewest steps)
+        planned = np.flatnonzero(score > self.config.min_share)
+        planned = planned[np.lexsort((point_steps[planned], time_left[planned], -score[planned]))]
+        # fill as LARA: could finish alone (least slack first), then fewest batches first
+        rest = np.ones(ready.size, bool)
+        rest[planned] = False
+        alone = np.flatnonzero(rest & (point_steps <= time_left))
+        alone = alone[np.argsort(time_left[alone] - point_steps[alone], kind="stable")]
+        dropped = np.flatnonzero(rest & ~(point_steps <= time_left))
+        dropped = dropped[np.argsort(point[dropped], kind="stable")]
+        order = np.concatenate([planned, alone, dropped])
+        return serve_in_order(self.env, np.concatenate([exploring, ready[order]]))
+
+    @staticmethod
+    def scores(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) -> np.ndarray:
+        """(R,) share of the S samples in whose Moore–Hodgson feasible set each task lies.
+
+        Args:
+            steps: (R, S) sampled remaining steps of R tasks (``inf``: never).
+            time_left: (R,) steps to each task's deadline.
+            num_nodes: nodes to plan on.
+        """
+        return select_feasible_many(steps, time_left, num_nodes).mean(axis=1)
+
+    def _samples(self, table, slots: np.ndarray) -> np.ndarray:
+        """(len(slots), S) sampled remaining batches, computed once per (task, prefix)."""
+        keys = [(int(table.uid[j]), int(table.batches[j])) for j in slots]
+        missing = [i for i, key in enumerate(keys) if key not in self._samples_cache]
+        if missing:
+            todo = slots[missing]
+            prefixes = [table.prefix(int(j)) for j in todo]
+            targets = np.asarray(table.target[todo], np.float64)
+            sampler = getattr(self.predictor, "sampled_crossings", None)
+            if sampler is None:
+                budgets = self.env.config.batches_per_step * (table.deadline[todo] - table.t)
+                remaining, _ = estimate_many(self.predictor, prefixes, targets, budgets)
+                sampled = remaining[:, None]  # one sample: the point estimate
+            else:
+                sampled = np.asarray(sampler(prefixes, targets), np.float64)
+                name = type(self.predictor).__name__
+                if sampled.ndim != 2 or sampled.shape[0] != len(prefixes) or sampled.shape[1] < 1:
+                    raise ValueError(
+                        f"predictor {name}.sampled_crossings returned shape {sampled.shape} for "
+                        f"{len(prefixes)} tasks; need (tasks, samples >= 1)."
+                    )
+                if np.isnan(sampled).any() or (sampled < 0).any():
+                    raise ValueError(
+                        f"predictor {name}.sampled_crossings returned values outside "
+                        "[0, inf]; need remaining batches >= 0 or inf."
+                    )
+            for i, row in zip(missing, sampled):
+                self._samples_cache[keys[i]] = row
+        return np.stack([self._samples_cache[key] for key in keys])
