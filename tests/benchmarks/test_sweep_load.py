@@ -308,3 +308,9 @@ def test_compare_rows_prints_paired_differences_with_their_standard_error(tmp_pa
     compare_rows.main([str(a), str(b), "--paired", "completion_rate"])
     out = capsys.readouterr().out
     assert "| fifo | synthetic | 0.04 | 2 | +0.2000 ± 0.1000 | 100% | 0% |" in out
+    for r in rows:
+        r["method"] = "edf"
+    b.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    compare_rows.main([str(a), str(b), "--paired", "completion_rate", "--methods", "fifo", "edf"])
+    out = capsys.readouterr().out
+    assert "| edf vs fifo | synthetic | 0.04 | 2 | +0.2000 ± 0.1000 | 100% | 0% |" in out
