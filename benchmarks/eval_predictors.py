@@ -107,6 +107,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def shipped(
+    task_sets: list[str], predictors: dict, config: QueryConfig, horizon: int
+) -> dict[tuple[str, str], PredictorScore]:
+    """Each predictor of ``predictors`` (name -> predictor) on the queries of every task set."""
+    results = {}
+    for task_set in task_sets:
+        queries = make_queries(named_task_set(task_set), config)
+        for name, predictor in predictors.items():
+            results[(task_set, name)] = score_predictor(predictor, queries, horizon)
+    return results
+
+
 def standard(
     args: argparse.Namespace, config: QueryConfig
 ) -> dict[tuple[str, str], PredictorScore]:
@@ -114,12 +126,7 @@ def standard(
     predictors = {name: make_predictor(name) for name in args.predictors}
     if args.reference_fm is not None:
         predictors["fm_reference"] = FMPredictor.pretrained(args.reference_fm)
-    results = {}
-    for task_set in args.task_sets:
-        queries = make_queries(named_task_set(task_set), config)
-        for name, predictor in predictors.items():
-            results[(task_set, name)] = score_predictor(predictor, queries, args.horizon)
-    return results
+    return shipped(args.task_sets, predictors, config, args.horizon)
 
 
 def lofo(args: argparse.Namespace, config: QueryConfig) -> dict[tuple[str, str], PredictorScore]:
@@ -138,11 +145,8 @@ def lofo(args: argparse.Namespace, config: QueryConfig) -> dict[tuple[str, str],
             results[(f"fold {fold.family}", "wls")] = scored.wls
             results[(f"fold {fold.family}", "fm")] = scored.fm
     ood = [task_set for task_set in args.task_sets if task_set != "id"]
-    for task_set in ood:
-        queries = make_queries(named_task_set(task_set), config)
-        for name in ("wls", "fm"):
-            results[(task_set, name)] = score_predictor(make_predictor(name), queries, args.horizon)
-    return results
+    predictors = {name: make_predictor(name) for name in ("wls", "fm")}
+    return {**results, **shipped(ood, predictors, config, args.horizon)}
 
 
 def report(results: dict[tuple[str, str], PredictorScore], protocol: str) -> str:

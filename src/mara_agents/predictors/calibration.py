@@ -137,8 +137,10 @@ def fit_calibration(data: OutOfFamily, horizon: int = HORIZON) -> Calibration:
     wls_error = np.abs(np.minimum(data.wls, horizon) - truth)
     families = np.unique(data.family)
 
+    estimates = {level: point_estimates(data.crossings, level) for level in LEVELS}
+
     def worst_ratio(level: float, weight: float) -> float:
-        estimate = blend(point_estimates(data.crossings, level), data.wls, weight, horizon)
+        estimate = blend(estimates[level], data.wls, weight, horizon)
         error = np.abs(np.minimum(estimate, horizon) - truth)
         return max(
             error[data.family == f].mean() / wls_error[data.family == f].mean() for f in families

@@ -290,6 +290,7 @@ class FMPredictor:
         self.net = net.eval()
         self.config = config or net.config
         self.calibration = calibration
+        self._wls = WLSPredictor()  # the blend's WLS estimates (`Calibration.remaining`)
         self.offsets = future_offsets(self.config.horizon)
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
 
@@ -360,7 +361,7 @@ class FMPredictor:
         share = np.mean(sampled <= np.asarray(budgets)[:, None], axis=1)
         wls = np.ones(len(prefixes))  # unused at weight 0
         if self.calibration.wls_weight > 0:
-            wls, _ = WLSPredictor().estimate_batch(prefixes, targets, budgets)
+            wls, _ = self._wls.estimate_batch(prefixes, targets, budgets)
         remaining = self.calibration.remaining(sampled, wls, self.config.horizon)
         return remaining, self.calibration.p_success(share)
 

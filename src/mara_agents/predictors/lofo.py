@@ -88,14 +88,11 @@ def lofo_folds(recipe: FMTrainConfig | None = None) -> list[Fold]:
     ]
 
 
-def fold_predictor(
-    fold: Fold, work: Path, log: Callable[[str], None] = print, **overrides
-) -> FMPredictor:
+def fold_predictor(fold: Fold, work: Path, log: Callable[[str], None] = print) -> FMPredictor:
     """The fold's trained predictor: loaded from ``work/<family>/fm.pt`` or trained there first.
 
     The fold's recipe is kept beside the model (``recipe.json``); a folder trained with another
-    recipe is refused rather than silently reused. ``overrides`` are sampler settings
-    (`FMPredictor.pretrained`).
+    recipe is refused rather than silently reused.
     """
     folder = Path(work) / fold.family
     recipe = json.dumps(dataclasses.asdict(fold.train), indent=1, sort_keys=True)
@@ -111,7 +108,7 @@ def fold_predictor(
         written.write_text(recipe)
         log(f"fold {fold.family}: training without it")
         train_fm(fold.train, folder, log).predictor.save(model)
-    return FMPredictor.pretrained(model, **overrides)
+    return FMPredictor.pretrained(model)
 
 
 def score_fold(

@@ -31,52 +31,9 @@ import numpy as np
 from coreenv import CoreEnv, Predictor
 from coreenv.predictor import estimate_many
 from mara_agents.schedulers.base import Scheduler, serve_in_order
+from mara_agents.schedulers.planning import select_feasible_many
 
-__all__ = ["HOP", "HOPConfig", "select_feasible_many"]
-
-
-def select_feasible_many(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) -> np.ndarray:
-    """(R, S) `planning.select_feasible` of each of S samples of the steps of R tasks, at once.
-
-    Args:
-        steps: (R, S) remaining steps of R tasks in S samples (``inf``: never).
-        time_left: (R,) steps to each task's deadline, shared by the samples.
-        num_nodes: nodes to plan on.
-
-    The same Moore–Hodgson rule, sample by sample (tasks by deadline, then fewest steps; on
-    overload the chosen task needing the most steps leaves, the lowest index among equals), on
-    one set of checkpoints: every sample's bends. Extra checkpoints are harmless, since each
-    condition is necessary (`planning.work_due`), so the masks equal ``select_feasible``'s.
-    """
-    tasks, samples = steps.shape
-    chosen = np.zeros((tasks, samples), bool)
-    alone = steps <= time_left[:, None]  # (R, S)
-    if not alone.any():
-        return chosen
-    ends = np.where(alone, time_left[:, None] - steps, 0.0)  # (R, S) latest start of each
-    points = np.unique(np.concatenate([time_left, ends.ravel()]))
-    points = points[points > 0]  # (P,)
-    slack = np.maximum(0.0, time_left[None, :] - points[:, None])  # (P, R)
-    due = np.maximum(0.0, np.where(alone, steps, 0.0)[None] - slack[:, :, None])  # (P, R, S)
-    capacity = num_nodes * points[:, None]  # (P, 1)
-    deadlines = np.broadcast_to(time_left[:, None], steps.shape)
-    order = np.lexsort((steps, deadlines), axis=0)  # (R, S) each sample's task order
-    lanes = np.arange(samples)
-    total = np.zeros((points.size, samples))  # (P, S)
-    for position in range(tasks):
-        task = order[position]  # (S,)
-        take = alone[task, lanes]
-        chosen[task[take], lanes[take]] = True
-        total += np.where(take, due[:, task, lanes], 0.0)
-        over = np.any(total > capacity, axis=0)  # (S,)
-        while over.any():
-            need = np.where(chosen[:, over], steps[:, over], -np.inf)  # (R, S_over)
-            drop = np.argmax(need, axis=0)
-            where = lanes[over]
-            chosen[drop, where] = False
-            total[:, where] -= due[:, drop, where]
-            over = np.any(total > capacity, axis=0)
-    return chosen
+__all__ = ["HOP", "HOPConfig"]
 
 
 @dataclass(frozen=True)
