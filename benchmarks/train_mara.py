@@ -1,22 +1,26 @@
-"""Train MARA's allocator on the ID training runs at p = 0.04: imitation warm start, then PPO.
+"""Train MARA's allocator on the ID training runs at p = 0.04: expert iteration, then RL.
 
     python benchmarks/train_mara.py --variant mara --minutes 60        # MAT + FM, shaped reward
     python benchmarks/train_mara.py --variant mara_wls --minutes 60    # MAT + WLS
     python benchmarks/train_mara.py --variant mara_noshape --minutes 60  # MAT + FM, beta = 0
 
 A command line over `mara_agents.training.train_mara`; every default is the recipe of the shipped
-checkpoints (`MARATrainConfig`, `MARA_PPO`, `ImitationConfig`).
+checkpoints (`MARATrainConfig`, `MARA_GROUPED`, `ImitationConfig`).
 
-1. **Imitation** (warm start): the MAT learns to copy LARA with the same predictor on
-   ``--demo-episodes`` episodes (cross-entropy on the teacher's node actions, teacher-forced);
-   ``--teacher oracle`` copies the clairvoyant oracle instead, ``--dagger-rounds`` adds rounds in
-   which the student plays and the teacher labels (DAgger).
-2. **PPO** for ``--minutes`` of wall time (or ``--max-updates``) on ``--envs`` environments with
-   the potential-shaped reward (the variant's β: 1, or 0 for ``mara_noshape``) and γ = 1; the
-   first ``--critic-warmup`` updates train only the value function.
+1. **Expert iteration** (warm start): the MAT learns to copy HOP with the same predictor on
+   ``--demo-episodes`` episodes (cross-entropy on the teacher's node actions, teacher-forced),
+   then ``--dagger-rounds`` rounds in which the student plays and the teacher labels (DAgger);
+   ``--teacher lara`` or ``oracle`` copies another teacher.
+2. **RL** for ``--minutes`` of wall time (or ``--max-updates``) with the potential-shaped reward
+   (the variant's β: 1, or 0 for ``mara_noshape``) and γ = 1. ``--algorithm grouped`` (default):
+   ``--workloads`` seeds × ``--group`` whole episodes per update, decisions held up to
+   ``--hold`` steps between events, leave-one-out baselines per seed, a KL anchor of weight
+   ``--anchor`` to the imitation policy. ``--algorithm ppo``: package 0.2.0's PPO on ``--envs``
+   environments, whose first ``--critic-warmup`` updates train only the value function.
 
-Every ``--eval-every`` updates the deterministic policy is evaluated on ``id_train`` episodes with
-training seeds (never the evaluation seeds of the sweep); the best so far is written to ``--out``.
+Every ``--eval-every`` updates the deterministic policy is evaluated on ``--eval-episodes``
+``id_train`` episodes with training seeds (never the evaluation seeds of the sweep), paired with
+the imitation policy on the same episodes; the best so far is written to ``--out``.
 The whole training state goes to ``--work/checkpoint.pt`` at each evaluation, and a rerun resumes
 from it (the wall-time budget counts across runs). ``--device cuda`` runs the network on a GPU.
 """
@@ -32,6 +36,7 @@ import torch
 from mara_agents.schedulers.mara import VARIANTS
 from mara_agents.training import MARA_PPO, ImitationConfig, MARATrainConfig, train_mara
 from mara_agents.training.imitation import TEACHERS
+from mara_agents.training.recipe import ALGORITHMS, MARA_GROUPED
 
 RUN = {f.name: f.default for f in dataclasses.fields(MARATrainConfig)}
 IMITATION = ImitationConfig()
@@ -42,15 +47,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--variant", choices=sorted(VARIANTS), default=RUN["variant"])
     parser.add_argument("--minutes", type=float, default=RUN["minutes"], help="PPO wall time")
     parser.add_argument("--max-updates", type=int, default=RUN["max_updates"])
-    parser.add_argument("--envs", type=int, default=MARA_PPO.envs)
-    parser.add_argument("--rollout", type=int, default=MARA_PPO.rollout)
-    parser.add_argument("--lr", type=float, default=MARA_PPO.lr)
-    parser.add_argument("--clip", type=float, default=MARA_PPO.clip)
-    parser.add_argument("--entropy", type=float, default=MARA_PPO.entropy)
-    parser.add_argument("--gae-lambda", type=float, default=MARA_PPO.gae_lambda)
+    parser.add_argument("--algorithm", choices=ALGORITHMS, default=RUN["algorithm"])
+    parser.add_argument("--lr", type=float, default=None, help="default: the algorithm's")
+    parser.add_argument("--clip", type=float, default=None, help="default: the algorithm's")
+    parser.add_argument("--workloads", type=int, default=MARA_GROUPED.workloads, help="grouped")
+    parser.add_argument("--group", type=int, default=MARA_GROUPED.group, help="grouped")
+    parser.add_argument("--hold", type=int, default=MARA_GROUPED.hold, help="grouped")
+    parser.add_argument("--anchor", type=float, default=MARA_GROUPED.anchor, help="grouped")
+    parser.add_argument("--envs", type=int, default=MARA_PPO.envs, help="ppo")
+    parser.add_argument("--rollout", type=int, default=MARA_PPO.rollout, help="ppo")
+    parser.add_argument("--entropy", type=float, default=MARA_PPO.entropy, help="ppo")
+    parser.add_argument("--gae-lambda", type=float, default=MARA_PPO.gae_lambda, help="ppo")
     parser.add_argument("--beta", type=float, default=None, help="override the variant's shaping β")
     parser.add_argument(
-        "--critic-warmup", type=int, default=RUN["critic_warmup"], help="value-only updates first"
+        "--critic-warmup", type=int, default=RUN["critic_warmup"], help="ppo: value-only updates"
     )
     parser.add_argument("--teacher", choices=TEACHERS, default=IMITATION.teacher)
     parser.add_argument("--demo-episodes", type=int, default=IMITATION.episodes)
@@ -70,6 +80,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def config_from(args: argparse.Namespace) -> MARATrainConfig:
     """The run the flags describe; unset paths derive from the variant."""
+    given = {k: v for k, v in (("lr", args.lr), ("clip", args.clip)) if v is not None}
+    steps = {name: given if name == args.algorithm else {} for name in ALGORITHMS}
     return MARATrainConfig(
         work=args.work or Path("results/mara") / args.variant,
         out=args.out or VARIANTS[args.variant].path,
@@ -77,14 +89,22 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
         shaping_beta=args.beta,
         minutes=args.minutes,
         max_updates=args.max_updates,
+        algorithm=args.algorithm,
+        grouped=dataclasses.replace(
+            MARA_GROUPED,
+            workloads=args.workloads,
+            group=args.group,
+            hold=args.hold,
+            anchor=args.anchor,
+            **steps["grouped"],
+        ),
         ppo=dataclasses.replace(
             MARA_PPO,
             envs=args.envs,
             rollout=args.rollout,
-            lr=args.lr,
-            clip=args.clip,
             entropy=args.entropy,
             gae_lambda=args.gae_lambda,
+            **steps["ppo"],
         ),
         imitation=dataclasses.replace(
             IMITATION,

@@ -9,6 +9,7 @@ __all__ = ["require"]
 
 RULES: dict[str, Callable[[Any], bool]] = {
     ">= 1": lambda value: value >= 1,
+    ">= 2": lambda value: value >= 2,
     "> 0": lambda value: value > 0,
     ">= 0": lambda value: value >= 0,
 }

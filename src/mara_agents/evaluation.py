@@ -17,7 +17,7 @@ from coreenv.config import make_config
 from coreenv.core.metrics import METRIC_KEYS
 from mara_agents.schedulers.base import Scheduler, acts_in_batches, predictor_for
 
-__all__ = ["evaluate", "run_episode", "run_episodes"]
+__all__ = ["completion_rates", "evaluate", "paired_difference", "run_episode", "run_episodes"]
 
 
 def run_episode(scheduler: Scheduler, env: CoreEnv, seed: int) -> dict[str, float]:
@@ -105,3 +105,20 @@ def evaluate(scheduler: Scheduler, episodes: int = 10, seed: int = 0, **env_over
     summary["completion_rate_std"] = float(np.std([row["completion_rate"] for row in rows]))
     summary["episodes"] = episodes
     return summary
+
+
+def completion_rates(
+    scheduler: Scheduler, episodes: int, seed: int, **env_overrides: Any
+) -> np.ndarray:
+    """(episodes,) completion rate of each episode seeded ``seed, seed + 1, …``, in order."""
+    config = make_config(None, **env_overrides)
+    rows = run_episodes(scheduler, [(config, seed + i) for i in range(episodes)])
+    return np.array([row["completion_rate"] for row in rows], float)
+
+
+def paired_difference(first: np.ndarray, second: np.ndarray) -> tuple[float, float]:
+    """Mean of ``second − first`` over paired episodes and its standard error."""
+    diff = np.asarray(second, float) - np.asarray(first, float)
+    if diff.ndim != 1 or diff.size < 2:
+        raise ValueError(f"need two paired 1-D samples of >= 2 episodes, got shape {diff.shape}.")
+    return float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(diff.size))

@@ -16,32 +16,35 @@ def test_train_mara_writes_a_loadable_policy_and_resumes(tmp_path, capsys):
     argv = [
         "--variant",
         "mara_wls",
+        "--workloads",
+        "1",
+        "--group",
+        "2",
         "--demo-episodes",
+        "1",
+        "--dagger-rounds",
+        "1",
+        "--dagger-episodes",
         "1",
         "--demo-epochs",
         "1",
-        "--envs",
-        "2",
-        "--rollout",
-        "8",
-        "--critic-warmup",
-        "1",
         "--eval-every",
-        "2",
-        "--eval-episodes",
         "1",
+        "--eval-episodes",
+        "2",
         "--work",
         str(tmp_path / "w"),
         "--out",
         str(tmp_path / "p.pt"),
     ]
     train_mara = load_script("train_mara")
+    train_mara.main([*argv, "--max-updates", "1"])
     train_mara.main([*argv, "--max-updates", "2"])
-    train_mara.main([*argv, "--max-updates", "4"])
     out = capsys.readouterr().out
-    assert "imitation of lara" in out and "resumed from" in out and "update 2," in out
+    assert "imitation of hop, round 1" in out and "resumed from" in out and "update 2 " in out
+    assert "over the imitation policy" in out
     history = (tmp_path / "w" / "history.json").read_text()
-    assert '"update": 4' in history
+    assert '"update": 2' in history
     assert MARA.pretrained("mara_wls", path=tmp_path / "p.pt").name == "mara_wls"
 
 

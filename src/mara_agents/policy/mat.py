@@ -268,11 +268,23 @@ class MAT(nn.Module):
             actions: (B, M) the actions taken.
             masks: (B, M, K + 1) bool, the masks they were sampled under (`PolicyOutput.masks`).
         """
+        log_policy, values = self.log_policy(obs, actions, masks)
+        log_probs = log_policy.gather(-1, actions[..., None]).squeeze(-1)
+        entropy = -(log_policy.exp() * log_policy).sum(-1)
+        return ActionScores(log_probs, entropy, values)
+
+    def log_policy(
+        self, obs: torch.Tensor, actions: torch.Tensor, masks: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Teacher-forced: each node's masked log-probabilities (B, M, K + 1) and values (B, M).
+
+        Node i's distribution is conditioned on the given actions of nodes 0 … i − 1; the KL
+        anchor of `mara_agents.training.grouped` compares two policies on these.
+        """
         rep, values = self.encoder(obs)
         keys = self.decoder.slot_key(self.slot_table(obs))
-        logits = self.decoder(self.shifted(actions), rep, keys)
-        distribution = torch.distributions.Categorical(logits=logits.masked_fill(~masks, NEG))
-        return ActionScores(distribution.log_prob(actions), distribution.entropy(), values)
+        logits = self.decoder(self.shifted(actions), rep, keys).masked_fill(~masks, NEG)
+        return logits - logits.logsumexp(dim=-1, keepdim=True), values
 
     def values(self, obs: torch.Tensor) -> torch.Tensor:
         """Per-node values (B, M) of observations (B, M, obs_dim): the encoder's value head."""

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, RandomScheduler, Scheduler
 from mara_agents.schedulers.base import predictor_for
+from mara_agents.schedulers.hop import HOP_TUNED
 from mara_agents.schedulers.variants import VARIANTS
 
 __all__ = ["DEFAULT_METHODS", "METHODS", "SweepInputError", "make_scheduler", "validate"]
@@ -26,14 +27,14 @@ def _hop_fm() -> Scheduler:
     """HOP on the flow-matching predictor's sampled futures (needs torch: imported on use)."""
     from mara_agents.predictors import make_predictor
 
-    return HOP(predictor=make_predictor("fm"))
+    return HOP(make_predictor("fm"), HOP_TUNED)
 
 
 def _hop_wls() -> Scheduler:
     """HOP on WLS: one sample per task, its point estimate (a LARA-like planner)."""
     from mara_agents.predictors import WLSPredictor
 
-    return HOP(predictor=WLSPredictor())
+    return HOP(WLSPredictor(), HOP_TUNED)
 
 
 def _mara(variant: str) -> Callable[[], Scheduler]:

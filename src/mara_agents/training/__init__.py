@@ -1,5 +1,6 @@
-"""Training the MAT allocator: vectorised environments, PPO, imitation, and MARA's recipe."""
+"""Training the MAT allocator: imitation, the grouped policy gradient, PPO, and MARA's recipe."""
 
+from mara_agents.training.grouped import GroupedConfig, GroupedTrainer
 from mara_agents.training.imitation import (
     Demonstrations,
     ImitationConfig,
@@ -23,6 +24,8 @@ __all__ = [
     "TRAINING_ENV",
     "Advantages",
     "Demonstrations",
+    "GroupedConfig",
+    "GroupedTrainer",
     "ImitationConfig",
     "MARARun",
     "MARATrainConfig",

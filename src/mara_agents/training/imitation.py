@@ -1,7 +1,7 @@
 """Imitation for the MAT allocator: a teacher's demonstrations, cross-entropy, and DAgger rounds.
 
 The warm start of MARA's training (docs/mara.md, *Training* 1): the MAT learns to copy a teacher
-(LARA with the variant's own predictor, or the clairvoyant oracle) by cross-entropy on the
+(HOP or LARA with the variant's own predictor, or the clairvoyant oracle) by cross-entropy on the
 teacher's node actions, teacher-forced under the masks MAT itself would have sampled under. A
 DAgger round lets the student play while the teacher labels the states it visits, so the student
 learns to recover from its own mistakes.
@@ -22,7 +22,8 @@ from coreenv import CoreEnv, Predictor
 from mara_agents.checks import require
 from mara_agents.policy.mat import MAT
 from mara_agents.policy.observations import stack_observations
-from mara_agents.schedulers import LARA, Oracle, Scheduler
+from mara_agents.schedulers import HOP, LARA, Oracle, Scheduler
+from mara_agents.schedulers.hop import HOP_TUNED
 from mara_agents.schedulers.mara import MARA
 
 __all__ = [
@@ -36,7 +37,7 @@ __all__ = [
     "warm_start",
 ]
 
-TEACHERS = ("lara", "oracle")
+TEACHERS = ("hop", "lara", "oracle")
 
 _flush_print = functools.partial(print, flush=True)
 
@@ -45,11 +46,12 @@ _flush_print = functools.partial(print, flush=True)
 class ImitationConfig:
     """The warm start by imitation (defaults: the recipe of the shipped checkpoints)."""
 
-    teacher: str = "lara"
-    """"lara": LARA with the variant's predictor, exploring W_min batches; "oracle": the oracle."""
+    teacher: str = "hop"
+    """"hop": HOP (`HOP_TUNED`) on the variant's predictor; "lara": LARA with it, exploring
+    W_min batches; "oracle": the clairvoyant oracle."""
     episodes: int = 60
     """Episodes the teacher plays for the first demonstrations."""
-    dagger_rounds: int = 0
+    dagger_rounds: int = 3
     """DAgger rounds after the first imitation (0: plain imitation)."""
     dagger_episodes: int = 20
     """Episodes the student plays in each DAgger round."""
@@ -99,11 +101,13 @@ class Demonstrations:
 
 
 def make_teacher(name: str, predictor: Predictor, env: CoreEnv) -> Scheduler:
-    """LARA with ``predictor`` exploring ``W_min`` batches (the environment's), or the oracle."""
+    """The teacher ``name``: HOP or LARA (exploring ``W_min`` batches) on ``predictor``."""
     if name not in TEACHERS:
         raise ValueError(f"teacher must be one of {TEACHERS}, got {name!r}.")
     if name == "oracle":
         return Oracle()
+    if name == "hop":
+        return HOP(predictor, HOP_TUNED)
     return LARA(predictor=predictor, explore=env.config.min_prefix)
 
 
@@ -183,15 +187,15 @@ def warm_start(
     predictor: Predictor,
     config: ImitationConfig,
     env_overrides: Mapping[str, Any],
-    judge: Callable[[MAT], float],
+    judge: Callable[[MAT], np.ndarray],
     device: str = "cpu",
     log: Callable[[str], None] = _flush_print,
 ) -> list[dict]:
     """Imitation of the teacher, then ``config.dagger_rounds`` DAgger rounds; the history.
 
     After each round ``judge(model)`` scores the policy (MARA's training: its completion rate on
-    selection episodes); the history has one entry per round. The model ends on ``device`` in
-    training mode.
+    each selection episode); the history has one entry per round, with the mean score. The model
+    ends on ``device`` in training mode.
     """
     demos = demonstrations(
         predictor, config.teacher, config.episodes, config.round_seed(0), env_overrides
@@ -212,7 +216,7 @@ def warm_start(
             demos = demos.concat(more)
         model.to(device).train()
         loss = imitate(model, demos, config, device)
-        rate = judge(model)
+        rate = float(np.mean(judge(model)))
         history.append(
             {
                 "phase": "imitation",

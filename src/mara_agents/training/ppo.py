@@ -12,6 +12,7 @@ from __future__ import annotations
 import pickle
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from mara_agents.checks import require
@@ -89,14 +90,21 @@ class Rollout:
 class PPOTrainer:
     """Collects rollouts from a `VecCoreEnv` with a `MAT` and improves it by PPO.
 
+    The first ``critic_warmup`` updates of `iterate` train only the value head.
     ``state_dict`` captures everything (network, optimiser, value statistics, sampling generator,
     and the environments mid-episode), so training resumed from it continues bit for bit.
     """
 
     def __init__(
-        self, model: MAT, envs: VecCoreEnv, config: PPOConfig, device: str = "cpu"
+        self,
+        model: MAT,
+        envs: VecCoreEnv,
+        config: PPOConfig,
+        device: str = "cpu",
+        critic_warmup: int = 0,
     ) -> None:
         self.model = model.to(device)
+        self.critic_warmup = critic_warmup
         self.envs = envs
         self.config = config
         self.device = device
@@ -215,6 +223,16 @@ class PPOTrainer:
         self.updates += 1
         steps = c.epochs * c.minibatches
         return {key: value / steps for key, value in stats.items()}
+
+    def iterate(self) -> dict[str, float]:
+        """One update (value head only in the critic warm-up); its statistics and ``completion``.
+
+        ``completion``: the mean completion rate of the episodes its rollout ended (NaN if none).
+        """
+        stats = self.update(self.collect(), train_policy=self.updates >= self.critic_warmup)
+        finished = [m["completion_rate"] for m in self.envs.take_finished()]
+        stats["completion"] = float(np.mean(finished)) if finished else float("nan")
+        return stats
 
     def state_dict(self) -> dict:
         """Everything needed to continue exactly (the environments' predictor is not included)."""

@@ -1,10 +1,13 @@
-"""MARA's training run: imitation warm start, then PPO, keeping the best policy by selection.
+"""MARA's training run: imitation warm start, then RL, keeping the best policy by selection.
 
 ``train_mara(MARATrainConfig(work, out, variant="mara"))`` is one run of the recipe that
-trained the shipped checkpoints (docs/mara.md, *Training*): `MARATrainConfig`'s defaults with
-`MARA_PPO` and `ImitationConfig`'s defaults. All training is on the ID training runs at the
-training load (`TRAINING_ENV`), with seeds below the sweep's evaluation seeds (1,000,000+):
-imitation 100,000+, PPO 200,000+, selection 900,000+.
+trained the shipped checkpoints (docs/mara.md, *Training*): `MARATrainConfig`'s defaults, i.e.
+expert iteration on HOP (`ImitationConfig`), then the grouped policy gradient (`MARA_GROUPED`;
+``algorithm="ppo"`` runs `MARA_PPO`, the recipe of package 0.2.0, instead). All training is on
+the ID training runs at the training load (`TRAINING_ENV`), with seeds below the sweep's
+evaluation seeds (1,000,000+): imitation 100,000+, RL 200,000+, selection 900,000+. Selection
+scores the deterministic policy on the same ``eval_episodes`` episodes each time, paired with
+the imitation policy's scores on them.
 """
 
 from __future__ import annotations
@@ -22,21 +25,25 @@ import torch
 
 from coreenv import EnvConfig, Predictor
 from coreenv.curves import named_task_set
-from mara_agents import evaluate
 from mara_agents.checks import require
+from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.policy.mat import MAT, MATConfig
 from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.mara import MARA, VARIANTS
+from mara_agents.training.grouped import GroupedConfig, GroupedTrainer
 from mara_agents.training.imitation import ImitationConfig, warm_start
 from mara_agents.training.ppo import PPOConfig, PPOTrainer
 from mara_agents.training.vec_env import VecCoreEnv
 
 __all__ = [
+    "ALGORITHMS",
+    "MARA_GROUPED",
     "MARA_PPO",
     "TRAINING_ENV",
     "MARARun",
     "MARATrainConfig",
-    "selection_score",
+    "make_trainer",
+    "selection_rates",
     "train_mara",
     "warm_predictor",
 ]
@@ -45,8 +52,15 @@ TRAINING_ENV = MappingProxyType({"task_set": "id_train", "arrival_prob": 0.04})
 """`EnvConfig` fields of every training episode: the ID training runs at the training load."""
 
 MARA_PPO = PPOConfig(lr=3e-5, clip=0.1, entropy=0.0)
-"""PPO as the shipped checkpoints trained: small steps, tight clip, no entropy bonus (the other
-fields are `PPOConfig`'s defaults: 32 environments × 128 steps, 4 × 4 minibatches, γ 1, λ 0.95)."""
+"""PPO as package 0.2.0's checkpoints trained: small steps, tight clip, no entropy bonus (the
+other fields are `PPOConfig`'s defaults: 32 environments × 128 steps, 4 × 4 minibatches, γ 1,
+λ 0.95)."""
+
+MARA_GROUPED = GroupedConfig()
+"""The grouped policy gradient of the shipped checkpoints (`GroupedConfig`'s defaults)."""
+
+ALGORITHMS = ("grouped", "ppo")
+"""The RL stages `MARATrainConfig.algorithm` chooses from."""
 
 LONGEST_WARM_PREFIX = 360
 """Longest prefix whose FM futures are sampled ahead (the shipped runs' value): a task's demand is
@@ -61,7 +75,8 @@ class MARATrainConfig:
     """One MARA training run (defaults: the recipe of the shipped checkpoints)."""
 
     work: Path
-    """Folder of the resumable training state (``checkpoint.pt``) and ``history.json``."""
+    """Folder of the resumable training state (``checkpoint.pt``), ``history.json``, and the
+    imitation policy the RL stage starts from (``imitation.pt``)."""
     out: Path
     """Where the best policy so far is written (`MARA.save`)."""
     variant: str = "mara"
@@ -69,23 +84,27 @@ class MARATrainConfig:
     shaping_beta: float | None = None
     """Overrides the variant's β when set."""
     minutes: float = 60.0
-    """PPO wall-time budget, counted across resumed runs."""
+    """RL wall-time budget, counted across resumed runs."""
     max_updates: int | None = None
-    """Stop after this many PPO updates (None: only the time budget stops the run)."""
+    """Stop after this many RL updates (None: only the time budget stops the run)."""
+    algorithm: str = "grouped"
+    """The RL stage: "grouped" (`GroupedTrainer`) or "ppo" (`PPOTrainer`, package 0.2.0's)."""
+    grouped: GroupedConfig = MARA_GROUPED
+    """Grouped policy-gradient settings (``algorithm="grouped"``)."""
     ppo: PPOConfig = MARA_PPO
-    """PPO settings."""
+    """PPO settings (``algorithm="ppo"``)."""
     imitation: ImitationConfig = ImitationConfig()
     """The warm start."""
     mat: MATConfig = MATConfig()
     """The network."""
     critic_warmup: int = 20
-    """First PPO updates that train only the value head."""
-    eval_every: int = 10
-    """PPO updates between selection evaluations (and saves of the training state)."""
-    eval_episodes: int = 20
-    """Episodes of each selection evaluation."""
+    """First PPO updates that train only the value head (``algorithm="ppo"``)."""
+    eval_every: int = 5
+    """RL updates between selection evaluations (and saves of the training state)."""
+    eval_episodes: int = 100
+    """Episodes of each selection evaluation (the same ones each time)."""
     env_seed: int = 200_000
-    """Seed of the first PPO episode."""
+    """Seed of the first RL episode."""
     selection_seed: int = 900_000
     """Seed of the first selection episode (the same episodes at every evaluation)."""
     seed: int = 0
@@ -94,6 +113,10 @@ class MARATrainConfig:
     """Where the network runs ("cuda" works)."""
 
     def __post_init__(self) -> None:
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(
+                f"MARATrainConfig.algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}."
+            )
         if self.variant not in VARIANTS:
             raise ValueError(
                 f"MARATrainConfig.variant must be one of {sorted(VARIANTS)}, got {self.variant!r}."
@@ -157,14 +180,24 @@ def warm_predictor(name: str, log: Callable[[str], None] = _flush_print) -> Pred
     return predictor
 
 
-def selection_score(model: MAT, predictor: Predictor, episodes: int, seed: int) -> float:
-    """Completion rate of the deterministic policy on training episodes ``seed, seed + 1, …``.
+def selection_rates(model: MAT, predictor: Predictor, episodes: int, seed: int) -> np.ndarray:
+    """(episodes,) completion rates of the deterministic policy on training episodes from ``seed``.
 
     Leaves the model on the CPU in evaluation mode.
     """
     model.eval()
-    result = evaluate(MARA(model.cpu(), predictor), episodes, seed, **TRAINING_ENV)
-    return result["completion_rate"]
+    return completion_rates(MARA(model.cpu(), predictor), episodes, seed, **TRAINING_ENV)
+
+
+def make_trainer(
+    config: MARATrainConfig, model: MAT, predictor: Predictor
+) -> GroupedTrainer | PPOTrainer:
+    """The RL stage of ``config``, starting from ``model`` (the grouped one anchored to it)."""
+    env = {**TRAINING_ENV, "shaping_beta": config.beta}
+    if config.algorithm == "grouped":
+        return GroupedTrainer(model, predictor, config.grouped, env, config.env_seed, config.device)
+    envs = VecCoreEnv(config.ppo.envs, config.env_seed, predictor, **env)
+    return PPOTrainer(model, envs, config.ppo, config.device, config.critic_warmup)
 
 
 def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_print) -> MARARun:
@@ -179,70 +212,73 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
         torch.manual_seed(config.seed)
         predictor = warm_predictor(variant.predictor, log)  # FM's network draws first (as shipped)
         model = MAT(config.mat)
-    envs = VecCoreEnv(
-        config.ppo.envs, config.env_seed, predictor, shaping_beta=config.beta, **TRAINING_ENV
-    )
-    trainer = PPOTrainer(model, envs, config.ppo, config.device)
 
-    def judge(policy: MAT) -> float:
-        return selection_score(policy, predictor, config.eval_episodes, config.selection_seed)
+    def judge(policy: MAT) -> np.ndarray:
+        return selection_rates(policy, predictor, config.eval_episodes, config.selection_seed)
 
-    def write_policy(history: list[dict]) -> None:
-        MARA(model, predictor).save(config.out, variant.predictor, config.beta, history)
+    def write_policy(history: list[dict], path: Path = config.out) -> None:
+        MARA(model, predictor).save(path, variant.predictor, config.beta, history)
         model.train()
 
     checkpoint = config.work / "checkpoint.pt"
     if checkpoint.exists():
         state = torch.load(checkpoint, map_location=config.device, weights_only=False)
+        trainer = make_trainer(config, model, predictor)
         trainer.load_state_dict(state["trainer"])
         history, best, spent = state["history"], state["best"], state["minutes"]
+        start_rates = state["start_rates"]
         log(f"resumed from {checkpoint}: update {trainer.updates}, {spent:.1f} min spent")
     else:
         history = warm_start(
             model, predictor, config.imitation, TRAINING_ENV, judge, config.device, log
         )
-        best = history[-1]["eval"]
+        start_rates = judge(model)
+        best = float(start_rates.mean())
         write_policy(history)
+        write_policy(history, config.work / "imitation.pt")  # the RL stage's start, kept
+        trainer = make_trainer(config, model, predictor)
         spent = 0.0
     config.work.mkdir(parents=True, exist_ok=True)
 
     began = time.perf_counter() - 60 * spent
-    recent: list[float] = []
     while (time.perf_counter() - began) / 60 < config.minutes and (
         config.max_updates is None or trainer.updates < config.max_updates
     ):
-        stats = trainer.update(
-            trainer.collect(), train_policy=trainer.updates >= config.critic_warmup
+        stats = trainer.iterate()
+        log(
+            f"update {trainer.updates}  steps {trainer.env_steps}  "
+            + "  ".join(f"{key} {value:.3f}" for key, value in stats.items())
+            + f"  ({(time.perf_counter() - began) / 60:.1f} min)"
         )
-        recent += [m["completion_rate"] for m in trainer.envs.take_finished()]
-        if trainer.updates % 5 == 0:
-            log(
-                f"update {trainer.updates}  steps {trainer.env_steps}  "
-                f"train completion {100 * np.mean(recent[-64:] or [np.nan]):.1f}%  "
-                f"entropy {stats['entropy']:.3f}  value {stats['value']:.3f}  "
-                f"({(time.perf_counter() - began) / 60:.1f} min)"
-            )
         if trainer.updates % config.eval_every == 0:
-            rate = judge(model)
+            rates = judge(model)
             model.to(config.device).train()
+            gain, se = paired_difference(start_rates, rates)
             history.append(
                 {
-                    "phase": "ppo",
+                    "phase": config.algorithm,
                     "update": trainer.updates,
                     "steps": trainer.env_steps,
-                    "eval": rate,
+                    "eval": float(rates.mean()),
+                    "gain": gain,
+                    "gain_se": se,
                     **stats,
                 }
             )
-            if rate > best:
-                best = rate
+            if rates.mean() > best:
+                best = float(rates.mean())
                 write_policy(history)
-            log(f"  eval {100 * rate:.1f}% (best {100 * best:.1f}%)")
+            log(
+                f"  eval {100 * rates.mean():.2f}% on {len(rates)} episodes: "
+                f"{100 * gain:+.2f} ± {100 * se:.2f} over the imitation policy "
+                f"(best {100 * best:.2f}%)"
+            )
             torch.save(
                 {
                     "trainer": trainer.state_dict(),
                     "history": history,
                     "best": best,
+                    "start_rates": start_rates,
                     "minutes": (time.perf_counter() - began) / 60,
                 },
                 checkpoint,

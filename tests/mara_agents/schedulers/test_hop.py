@@ -123,6 +123,24 @@ def test_hop_serves_by_share_of_feasible_samples_not_by_deadline():
     assert order == [0, 1, 1, 1]  # explore (earliest deadline first), then the surer task
 
 
+def test_slack_drops_a_task_that_fits_its_deadline_only_exactly():
+    def first_served_when_ready(slack):
+        tight = power_curve(60, scale=5.0)  # initial loss 5.0 identifies it; earlier deadline
+        env = scripted_env({0: [task(40, 50, tight), task(40, 60)]}, num_nodes=1, num_slots=2)
+        per_step = env.config.batches_per_step
+        exact = 48 * per_step  # 48 steps: exactly the time left to its deadline at t = 3
+        samples = {5.0: [exact] * 4, 2.0: [per_step] * 4}
+        hop = HOP(FixedSamples(samples), HOPConfig(explore=1, slack=slack))
+        hop.reset(env)
+        env.step(idle(env))  # the tasks arrive
+        for _ in range(2):  # each explores its one batch, earliest deadline first
+            env.step(hop.act({}, {}))
+        return int(env.slot_table().uid[hop.act({}, {})["node_0"]])
+
+    assert first_served_when_ready(slack=0) == 0  # both plans feasible: earliest deadline
+    assert first_served_when_ready(slack=1) == 1  # one step of margin: only the other fits
+
+
 def test_scores_are_the_share_of_samples_whose_plan_takes_the_task():
     steps = np.array([[2.0, 2.0, np.inf, 9.0], [3.0, 3.0, 3.0, 3.0]])  # (R=2, S=4)
     time_left = np.array([4.0, 4.0])
@@ -163,6 +181,11 @@ def test_select_feasible_many_equals_select_feasible_per_sample(case, nodes):
         ({"min_share": 1.0}, "min_share"),
         ({"min_share": -0.1}, "min_share"),
         ({"min_share": "half"}, "min_share"),
+        ({"slack": -1}, "slack"),
+        ({"slack": 1.5}, "slack"),
+        ({"quantile": 0.0}, "quantile"),
+        ({"quantile": 1.0}, "quantile"),
+        ({"quantile": "median"}, "quantile"),
     ],
 )
 def test_bad_config_values_are_refused_naming_the_field(kwargs, field):

@@ -7,14 +7,17 @@ import pytest
 pytest.importorskip("torch")
 
 from coreenv import EnvConfig  # noqa: E402
-from mara_agents.policy import MATConfig  # noqa: E402
+from mara_agents.policy import MAT, MATConfig  # noqa: E402
 from mara_agents.schedulers.mara import VARIANTS  # noqa: E402
 from mara_agents.training import (  # noqa: E402
     MARA_PPO,
     TRAINING_ENV,
+    GroupedTrainer,
     ImitationConfig,
     MARATrainConfig,
+    PPOTrainer,
 )
+from mara_agents.training.recipe import MARA_GROUPED, make_trainer  # noqa: E402
 
 
 def config(**fields):
@@ -23,12 +26,13 @@ def config(**fields):
 
 def test_the_defaults_are_the_recipe_of_the_shipped_checkpoints():
     run = config()
+    assert run.algorithm == "grouped" and run.grouped is MARA_GROUPED
     assert run.ppo is MARA_PPO and run.imitation == ImitationConfig()
-    assert (run.critic_warmup, run.eval_every, run.eval_episodes) == (20, 10, 20)
+    assert (run.eval_every, run.eval_episodes) == (5, 100)  # selection on 100 paired episodes
     assert (run.env_seed, run.selection_seed, run.imitation.seed) == (200_000, 900_000, 100_000)
     imitation = run.imitation
-    assert (imitation.teacher, imitation.episodes, imitation.epochs) == ("lara", 60, 8)
-    assert (imitation.lr, imitation.batch, imitation.dagger_rounds) == (1e-3, 512, 0)
+    assert (imitation.teacher, imitation.episodes, imitation.epochs) == ("hop", 60, 8)
+    assert (imitation.lr, imitation.batch, imitation.dagger_rounds) == (1e-3, 512, 3)
     assert dict(TRAINING_ENV) == {"task_set": "id_train", "arrival_prob": 0.04}
     EnvConfig(**TRAINING_ENV)  # valid fields
 
@@ -46,9 +50,19 @@ def test_beta_is_the_variants_unless_overridden(variant):
         ({"shaping_beta": -1.0}, "MARATrainConfig.shaping_beta must be None or >= 0, got -1.0"),
         ({"eval_every": 0}, "MARATrainConfig.eval_every must be >= 1, got 0"),
         ({"critic_warmup": -1}, "MARATrainConfig.critic_warmup must be >= 0, got -1"),
+        ({"algorithm": "a2c"}, "MARATrainConfig.algorithm must be one of"),
         ({"mat": MATConfig(num_slots=5)}, "must fit the training environment's 4 nodes and 8"),
     ],
 )
 def test_bad_training_config_is_refused(fields, message):
     with pytest.raises(ValueError, match=message):
         config(**fields)
+
+
+@pytest.mark.parametrize(("algorithm", "kind"), [("grouped", GroupedTrainer), ("ppo", PPOTrainer)])
+def test_the_algorithm_chooses_the_rl_stage_on_the_shaped_training_regime(algorithm, kind):
+    run = config(algorithm=algorithm, variant="mara_noshape")
+    trainer = make_trainer(run, MAT(MATConfig()), None)
+    assert isinstance(trainer, kind)
+    env = trainer.env_config if algorithm == "grouped" else trainer.envs.config
+    assert (env.task_set, env.arrival_prob, env.shaping_beta) == ("id_train", 0.04, 0.0)
