@@ -73,9 +73,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--eval-episodes", type=int, default=RUN["eval_episodes"])
     parser.add_argument("--device", default=RUN["device"])
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--init", type=Path, default=None, help="start RL from this MARA checkpoint, no imitation"
+    )
     parser.add_argument("--work", type=Path, default=None, help="default results/mara/VARIANT")
     parser.add_argument("--out", type=Path, default=None, help="default: the shipped checkpoint")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.init is not None and not args.init.is_file():
+        parser.error(f"--init {args.init}: no such checkpoint file")
+    return args
 
 
 def config_from(args: argparse.Namespace) -> MARATrainConfig:
@@ -114,6 +120,7 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
             dagger_episodes=args.dagger_episodes,
             epochs=args.demo_epochs,
         ),
+        init=args.init,
         critic_warmup=args.critic_warmup,
         eval_every=args.eval_every,
         eval_episodes=args.eval_episodes,

@@ -1,4 +1,4 @@
-"""Tune HOP-FM's knobs on the ID training runs with training seeds only, one knob at a time.
+"""Tune HOP's knobs on the ID training runs with training seeds only, one knob at a time.
 
     python benchmarks/tune_hop.py                 # 100 paired episodes per setting, 2 workers
 
@@ -7,7 +7,8 @@ setting on the same ``--episodes`` training episodes (``id_train``, p = 0.04, se
 ``--seed``, below the sweep's evaluation seeds), and keeps the value with the best mean completion
 rate. Each row prints the paired difference to the current best ± its standard error. Stages:
 exploration, then the planned tier's share threshold, then the deadline slack, then the quantile
-of the point estimate. FM's futures of every training prefix are sampled once up front.
+of the point estimate. FM's futures of every training prefix are sampled once up front
+(``--predictor wls`` tunes HOP-WLS instead).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import argparse
 import dataclasses
 from concurrent.futures import ProcessPoolExecutor
 
+import numpy as np
 import torch
 
 from mara_agents.evaluation import completion_rates, paired_difference
@@ -37,6 +39,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=300_000, help="training seeds: below 1e6")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--stages", nargs="+", choices=list(STAGES), default=list(STAGES))
+    parser.add_argument("--predictor", choices=("fm", "wls"), default="fm", help="HOP's samples")
     args = parser.parse_args(argv)
     if args.episodes < 2:
         parser.error(f"--episodes must be >= 2 for a standard error, got {args.episodes}")
@@ -53,39 +56,43 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 PREDICTOR = None  # set before the pool forks, so workers share the sampled futures
 
 
-def rates(config: HOPConfig, episodes: int, seed: int):
+def rates(config: HOPConfig, episodes: int, seed: int) -> np.ndarray:
     torch.set_num_threads(1)
     return completion_rates(HOP(PREDICTOR, config), episodes, seed, **TRAINING_ENV)
+
+
+def rates_of(configs: list[HOPConfig], args: argparse.Namespace) -> list[np.ndarray]:
+    """Each config's per-episode completion rates on the same episodes, in ``args.workers``."""
+    if args.workers == 1:
+        return [rates(config, args.episodes, args.seed) for config in configs]
+    with ProcessPoolExecutor(args.workers) as pool:
+        n = len(configs)
+        return list(pool.map(rates, configs, [args.episodes] * n, [args.seed] * n))
 
 
 def main(argv: list[str] | None = None) -> None:
     global PREDICTOR
     args = parse_args(argv)
-    PREDICTOR = warm_predictor("fm")
+    PREDICTOR = warm_predictor(args.predictor)
     best = HOPConfig()
-    with ProcessPoolExecutor(args.workers) as pool:
-        best_rates = pool.submit(rates, best, args.episodes, args.seed).result()
-        print(f"\nstart {best}: {100 * best_rates.mean():.2f}% on {args.episodes} episodes")
-        for field in args.stages:
-            print(f"\n| {field} | completion (%) | − best so far (points) |\n|---|---|---|")
-            tried = {v: dataclasses.replace(best, **{field: v}) for v in STAGES[field]}
-            jobs = {
-                v: pool.submit(rates, c, args.episodes, args.seed)
-                for v, c in tried.items()
-                if c != best
-            }
-            results = {v: job.result() for v, job in jobs.items()}
-            results[getattr(best, field)] = best_rates
-            for value in STAGES[field]:
-                mean, se = paired_difference(best_rates, results[value])
-                print(
-                    f"| {value} | {100 * results[value].mean():.2f} | {100 * mean:+.2f} ± "
-                    f"{100 * se:.2f} |",
-                    flush=True,
-                )
-            chosen = max(STAGES[field], key=lambda v: results[v].mean())
-            best, best_rates = tried[chosen], results[chosen]
-            print(f"keep {field} = {chosen}")
+    (best_rates,) = rates_of([best], args)
+    print(f"\nstart {best}: {100 * best_rates.mean():.2f}% on {args.episodes} episodes")
+    for field in args.stages:
+        print(f"\n| {field} | completion (%) | − best so far (points) |\n|---|---|---|")
+        tried = {v: dataclasses.replace(best, **{field: v}) for v in STAGES[field]}
+        new = [v for v, c in tried.items() if c != best]
+        results = dict(zip(new, rates_of([tried[v] for v in new], args)))
+        results[getattr(best, field)] = best_rates
+        for value in STAGES[field]:
+            mean, se = paired_difference(best_rates, results[value])
+            print(
+                f"| {value} | {100 * results[value].mean():.2f} | {100 * mean:+.2f} ± "
+                f"{100 * se:.2f} |",
+                flush=True,
+            )
+        chosen = max(STAGES[field], key=lambda v: results[v].mean())
+        best, best_rates = tried[chosen], results[chosen]
+        print(f"keep {field} = {chosen}")
     print(f"\nbest: {best}, {100 * best_rates.mean():.2f}% on {args.episodes} training episodes")
 
 

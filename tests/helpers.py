@@ -20,6 +20,17 @@ from coreenv.curves.targets import demand_of
 
 SMALL_CURVES = SyntheticCurves(length=80)  # short curves keep property tests fast
 
+TINY_TRAINING_ENV = dict(
+    num_nodes=2,
+    num_slots=3,
+    arrival_prob=0.3,
+    arrival_horizon=60,
+    deadline_window=(15, 40),
+    task_set=SMALL_CURVES,
+    shaping_beta=1.0,
+)
+"""A small shaped regime where a short RL run can show that it learns (the trainers' tests)."""
+
 
 @st.composite
 def env_settings(draw, nodes: int = 5, slots: int = 6, horizon: int = 60, window: int = 40):

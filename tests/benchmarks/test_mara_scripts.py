@@ -46,6 +46,18 @@ def test_train_mara_writes_a_loadable_policy_and_resumes(tmp_path, capsys):
     history = (tmp_path / "w" / "history.json").read_text()
     assert '"update": 2' in history
     assert MARA.pretrained("mara_wls", path=tmp_path / "p.pt").name == "mara_wls"
+    # --init starts the RL stage from a checkpoint, skipping imitation
+    again = [*argv[:-4], "--work", str(tmp_path / "w2"), "--out", str(tmp_path / "p2.pt")]
+    train_mara.main([*again, "--init", str(tmp_path / "p.pt"), "--max-updates", "1"])
+    out = capsys.readouterr().out
+    assert "starting the RL stage from" in out and "imitation of" not in out
+    assert (tmp_path / "w2" / "checkpoint.pt").is_file()
+
+
+def test_train_mara_refuses_a_missing_init_checkpoint(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        load_script("train_mara").main(["--init", str(tmp_path / "none.pt")])
+    assert "--init" in capsys.readouterr().err
 
 
 def test_train_mara_defaults_are_the_library_recipe():
@@ -71,3 +83,27 @@ def test_training_benchmark_prints_both_setups_and_refuses_bad_sizes(capsys):
     with pytest.raises(SystemExit):
         script.main([*tiny, "--envs", "0"])
     assert "--envs must be >= 1" in capsys.readouterr().err
+
+
+def test_tune_hop_tries_each_value_of_a_stage_paired_and_keeps_the_best(capsys, monkeypatch):
+    script = load_script("tune_hop")
+    monkeypatch.setattr(script, "STAGES", {"slack": [0, 2]})  # two settings: a short test
+    script.main(["--predictor", "wls", "--episodes", "2", "--stages", "slack", "--workers", "1"])
+    out = capsys.readouterr().out
+    assert "| slack | completion (%) | − best so far (points) |" in out
+    assert "\n| 0 | " in out and "\n| 2 | " in out and "keep slack = " in out
+    assert "best: HOPConfig(" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--episodes", "1"], "--episodes must be >= 2"),
+        (["--seed", "999999"], "reaches the evaluation seeds"),
+        (["--workers", "0"], "--workers must be >= 1"),
+    ],
+)
+def test_tune_hop_refuses_bad_options_before_any_work(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        load_script("tune_hop").main(argv)
+    assert message in capsys.readouterr().err

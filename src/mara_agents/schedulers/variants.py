@@ -48,5 +48,6 @@ VARIANTS: dict[str, MARAVariant] = {
 }
 """The shipped variants by name: one entry each, read by `MARA.pretrained` and by training.
 
-The FM variants read ``fm_raw``: their policies were trained on the uncalibrated estimates of
-package 0.2.0; fed the calibrated ones they complete 0.7–1.6 points less (docs/predictors.md)."""
+The FM variants read ``fm_raw``, the network's uncalibrated estimates: the calibration's isotonic
+map is flat below p ≈ 0.68 and would hide what the raw sampled share still ranks; 0.2.0's policies,
+fed the calibrated estimates, completed 0.7–1.6 points less (docs/predictors.md)."""

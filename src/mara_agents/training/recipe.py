@@ -95,6 +95,9 @@ class MARATrainConfig:
     """PPO settings (``algorithm="ppo"``)."""
     imitation: ImitationConfig = ImitationConfig()
     """The warm start."""
+    init: Path | None = None
+    """Start the RL stage from this MARA checkpoint's policy instead of the warm start (a
+    `MARA.save` file, e.g. another run's ``imitation.pt``); None: the warm start."""
     mat: MATConfig = MATConfig()
     """The network."""
     critic_warmup: int = 20
@@ -229,9 +232,20 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
         start_rates = state["start_rates"]
         log(f"resumed from {checkpoint}: update {trainer.updates}, {spent:.1f} min spent")
     else:
-        history = warm_start(
-            model, predictor, config.imitation, TRAINING_ENV, judge, config.device, log
-        )
+        if config.init is None:
+            history = warm_start(
+                model, predictor, config.imitation, TRAINING_ENV, judge, config.device, log
+            )
+        else:
+            start = MARA.pretrained(config.variant, path=config.init).policy
+            if start.config != config.mat:
+                raise ValueError(
+                    f"MARATrainConfig.init {config.init} holds a MAT of {start.config}, "
+                    f"not the configured {config.mat}."
+                )
+            model.load_state_dict(start.state_dict())
+            history = [{"phase": "init", "path": str(config.init)}]
+            log(f"starting the RL stage from {config.init}")
         start_rates = judge(model)
         best = float(start_rates.mean())
         write_policy(history)

@@ -8,21 +8,13 @@ from hypothesis.extra.numpy import arrays
 
 torch = pytest.importorskip("torch")
 
-from helpers import SMALL_CURVES  # noqa: E402
+from helpers import TINY_TRAINING_ENV  # noqa: E402
 from mara_agents.evaluation import completion_rates  # noqa: E402
 from mara_agents.policy import MAT, MATConfig  # noqa: E402
 from mara_agents.schedulers.mara import MARA  # noqa: E402
 from mara_agents.training.grouped import GroupedConfig, GroupedTrainer, leave_one_out  # noqa: E402
 
-TINY_ENV = dict(
-    num_nodes=2,
-    num_slots=3,
-    arrival_prob=0.3,
-    arrival_horizon=60,
-    deadline_window=(15, 40),
-    task_set=SMALL_CURVES,
-    shaping_beta=1.0,
-)
+TINY_ENV = TINY_TRAINING_ENV
 
 
 def trainer(seed=0, **fields):

@@ -4,19 +4,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from helpers import SMALL_CURVES  # noqa: E402
+from helpers import TINY_TRAINING_ENV  # noqa: E402
 from mara_agents.policy import MAT, MATConfig  # noqa: E402
 from mara_agents.training import MARA_PPO, PPOConfig, PPOTrainer, VecCoreEnv  # noqa: E402
 
-TINY_ENV = dict(
-    num_nodes=2,
-    num_slots=3,
-    arrival_prob=0.3,
-    arrival_horizon=60,
-    deadline_window=(15, 40),
-    task_set=SMALL_CURVES,
-    shaping_beta=1.0,
-)
+TINY_ENV = TINY_TRAINING_ENV
 
 
 def trainer(seed=0):
