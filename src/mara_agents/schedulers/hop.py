@@ -39,7 +39,7 @@ __all__ = ["HOP", "HOPConfig", "HOP_TUNED"]
 
 @dataclass(frozen=True)
 class HOPConfig:
-    """Settings of `HOP`. Not yet tuned: the defaults are LARA's and the loosest threshold."""
+    """Settings of `HOP`. The defaults are LARA's and the loosest threshold; `HOP_TUNED` below."""
 
     explore: int = 3
     """Batches a task is served before its samples are used (LARA's 3: the fewest WLS needs)."""
@@ -51,26 +51,21 @@ class HOPConfig:
     """Level of the point estimate (a sample) that orders the unplanned tasks, in (0, 1)."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.explore, bool) or not isinstance(self.explore, (int, np.integer)):
-            raise ValueError(f"HOPConfig.explore must be an int, got {self.explore!r}.")
-        if self.explore < 1:
-            raise ValueError(f"HOPConfig.explore must be >= 1 batch, got {self.explore!r}.")
-        if isinstance(self.min_share, bool) or not isinstance(
-            self.min_share, (int, float, np.floating)
+        for name, least in (("explore", 1), ("slack", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise ValueError(f"HOPConfig.{name} must be an int, got {value!r}.")
+            if value < least:
+                raise ValueError(f"HOPConfig.{name} must be >= {least}, got {value!r}.")
+        for name, inside, interval in (
+            ("min_share", lambda v: 0.0 <= v < 1.0, "[0, 1)"),
+            ("quantile", lambda v: 0.0 < v < 1.0, "(0, 1)"),
         ):
-            raise ValueError(f"HOPConfig.min_share must be a number, got {self.min_share!r}.")
-        if not 0.0 <= self.min_share < 1.0:
-            raise ValueError(f"HOPConfig.min_share must be in [0, 1), got {self.min_share!r}.")
-        if isinstance(self.slack, bool) or not isinstance(self.slack, (int, np.integer)):
-            raise ValueError(f"HOPConfig.slack must be an int, got {self.slack!r}.")
-        if self.slack < 0:
-            raise ValueError(f"HOPConfig.slack must be >= 0 steps, got {self.slack!r}.")
-        if isinstance(self.quantile, bool) or not isinstance(
-            self.quantile, (int, float, np.floating)
-        ):
-            raise ValueError(f"HOPConfig.quantile must be a number, got {self.quantile!r}.")
-        if not 0.0 < self.quantile < 1.0:
-            raise ValueError(f"HOPConfig.quantile must be in (0, 1), got {self.quantile!r}.")
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
+                raise ValueError(f"HOPConfig.{name} must be a number, got {value!r}.")
+            if not inside(value):
+                raise ValueError(f"HOPConfig.{name} must be in {interval}, got {value!r}.")
 
 
 HOP_TUNED = HOPConfig(slack=1, quantile=0.7)
