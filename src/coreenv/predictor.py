@@ -64,6 +64,12 @@ def checked_predictor(predictor: object, levels: tuple[float, ...] = ()) -> Pred
     return predictor
 
 
+def check_remaining(remaining: np.ndarray, source: str) -> None:
+    """Raise a ValueError naming ``source`` unless every remaining-batch count is >= 0 or inf."""
+    if np.isnan(remaining).any() or (remaining < 0).any():
+        raise ValueError(f"{source} returned remaining={remaining}; need values >= 0 or inf.")
+
+
 def estimate_many(
     predictor: Predictor, prefixes: list[np.ndarray], targets: np.ndarray, budgets: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -84,10 +90,7 @@ def estimate_many(
             f"predictor {name} returned shapes {remaining.shape} and {p_success.shape} "
             f"for {len(prefixes)} tasks."
         )
-    if np.isnan(remaining).any() or (remaining < 0).any():
-        raise ValueError(
-            f"predictor {name} returned remaining={remaining}; need values >= 0 or inf."
-        )
+    check_remaining(remaining, f"predictor {name}")
     if not np.all((p_success >= 0) & (p_success <= 1)):
         raise ValueError(f"predictor {name} returned p_success={p_success}; need values in [0, 1].")
     return remaining, p_success

@@ -95,8 +95,7 @@ def evaluate(scheduler: Scheduler, episodes: int = 10, seed: int = 0, **env_over
         raise ValueError(f"episodes must be a positive int, got {episodes!r}.")
     if not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}.")
-    config = make_config(None, **env_overrides)
-    rows = run_episodes(scheduler, [(config, seed + i) for i in range(episodes)])
+    rows = _seeded_rows(scheduler, episodes, seed, env_overrides)
     summary: dict[str, float] = {}
     for key in METRIC_KEYS:
         values = np.array([row[key] for row in rows], float)
@@ -111,9 +110,16 @@ def completion_rates(
     scheduler: Scheduler, episodes: int, seed: int, **env_overrides: Any
 ) -> np.ndarray:
     """(episodes,) completion rate of each episode seeded ``seed, seed + 1, …``, in order."""
-    config = make_config(None, **env_overrides)
-    rows = run_episodes(scheduler, [(config, seed + i) for i in range(episodes)])
+    rows = _seeded_rows(scheduler, episodes, seed, env_overrides)
     return np.array([row["completion_rate"] for row in rows], float)
+
+
+def _seeded_rows(
+    scheduler: Scheduler, episodes: int, seed: int, env_overrides: dict[str, Any]
+) -> list[dict]:
+    """The metrics of the episodes seeded ``seed, seed + 1, …`` of one config, in order."""
+    config = make_config(None, **env_overrides)
+    return run_episodes(scheduler, [(config, seed + i) for i in range(episodes)])
 
 
 def paired_difference(first: np.ndarray, second: np.ndarray) -> tuple[float, float]:

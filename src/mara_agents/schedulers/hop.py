@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from coreenv import CoreEnv, Predictor
-from coreenv.predictor import estimate_many
+from coreenv.predictor import check_remaining, estimate_many
 from mara_agents.schedulers.base import Scheduler, serve_in_order
 from mara_agents.schedulers.planning import select_feasible_many
 
@@ -168,11 +168,7 @@ class HOP(Scheduler):
                         f"predictor {name}.sampled_crossings returned shape {sampled.shape} for "
                         f"{len(prefixes)} tasks; need (tasks, samples >= 1)."
                     )
-                if np.isnan(sampled).any() or (sampled < 0).any():
-                    raise ValueError(
-                        f"predictor {name}.sampled_crossings returned values outside "
-                        "[0, inf]; need remaining batches >= 0 or inf."
-                    )
+                check_remaining(sampled, f"predictor {name}.sampled_crossings")
             for i, row in zip(missing, sampled):
                 self._samples_cache[keys[i]] = row
         return np.stack([self._samples_cache[key] for key in keys])

@@ -216,8 +216,13 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
         predictor = warm_predictor(variant.predictor, log)  # FM's network draws first (as shipped)
         model = MAT(config.mat)
 
+    judged: list[np.ndarray] = []  # the selection scores so far, in order
+
     def judge(policy: MAT) -> np.ndarray:
-        return selection_rates(policy, predictor, config.eval_episodes, config.selection_seed)
+        judged.append(
+            selection_rates(policy, predictor, config.eval_episodes, config.selection_seed)
+        )
+        return judged[-1]
 
     def write_policy(history: list[dict], path: Path = config.out) -> None:
         MARA(model, predictor).save(path, variant.predictor, config.beta, history)
@@ -246,7 +251,8 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
             model.load_state_dict(start.state_dict())
             history = [{"phase": "init", "path": str(config.init)}]
             log(f"starting the RL stage from {config.init}")
-        start_rates = judge(model)
+            judge(model)
+        start_rates = judged[-1]  # the warm start's last round judged this very policy
         best = float(start_rates.mean())
         write_policy(history)
         write_policy(history, config.work / "imitation.pt")  # the RL stage's start, kept
