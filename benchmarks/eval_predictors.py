@@ -2,6 +2,7 @@
 
     python benchmarks/eval_predictors.py --out results/predictors
     python benchmarks/eval_predictors.py --protocol lofo --out results/lofo
+    python benchmarks/eval_predictors.py --queries user --bank my_runs.csv --out results/mine
 
 ``standard``: task sets ``id`` (the ID test runs), ``rl_ood`` and ``vit_ood``, each predictor as
 shipped (``--reference-fm PATH`` also scores another FM checkpoint in the same run, e.g. a
@@ -11,9 +12,14 @@ with WLS on the held-out family's test runs and read through a calibration fitte
 folds (``--no-calibrate``: raw); fold models go to ``--work`` (reused from there, or resumed:
 ``train_fm.py`` trains the same), never into the package. The protocol is
 `mara_agents.predictors.queries` (fixed seed): capped MAE of remaining batches, accuracy of
-"crosses within the budget", calibration error of ``p_success`` and the latency of one call
-estimating 8 tasks, on one CPU thread. Writes ``predictors.csv``, ``predictors.md`` and a
-reliability plot ``reliability.png`` to ``--out``.
+"crosses within the budget", calibration error and ROC AUC of ``p_success`` and the latency of
+one call estimating 8 tasks, on one CPU thread. ``--queries`` chooses how every table's queries
+are drawn: ``environment`` (targets as the environment draws tasks) or ``user`` (a loss the run
+reaches later, asked at a prefix of 20-300 batches). ``--bank PATH ...`` also scores the
+predictors on your own curves (a CSV of training logs that `coreenv.curves.bank_from_csv` reads,
+or a ``.npz`` bank), one group of rows per file, named after its stem; with ``--bank`` only the
+banks are scored unless ``--task-sets`` is given too (``lofo`` still scores its folds). Writes
+``predictors.csv``, ``predictors.md`` and a reliability plot ``reliability.png`` to ``--out``.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import math
+from collections.abc import Callable
 from pathlib import Path
 
 import matplotlib
@@ -29,7 +37,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
 
-from coreenv.curves import named_task_set  # noqa: E402
+from coreenv.curves import CurveBank, named_task_set  # noqa: E402
+from coreenv.errors import BankError  # noqa: E402
 from mara_agents.predictors import HORIZON, PREDICTORS, FMPredictor, make_predictor  # noqa: E402
 from mara_agents.predictors.flow_training import FM_RECIPES  # noqa: E402
 from mara_agents.predictors.lofo import (  # noqa: E402
@@ -38,24 +47,50 @@ from mara_agents.predictors.lofo import (  # noqa: E402
     score_fold,
 )
 from mara_agents.predictors.queries import (  # noqa: E402
+    TARGETS,
     PredictorScore,
     QueryConfig,
     compare_scores,
     make_queries,
-    score_predictor,
+    read_bank,
+    score_banks,
 )
 
 TARGET_RATIO = 0.7
 """LOFO target: FM's capped MAE at most this share of WLS's on every fold."""
 
+TASK_SETS = ["id", "rl_ood", "vit_ood"]
+"""Scored when neither ``--task-sets`` nor ``--bank`` is given."""
+
 COLUMNS = ["rows", "predictor", "queries", "capped_mae", "success_accuracy", "success_share"]
-COLUMNS += ["ece", "latency_ms"]
+COLUMNS += ["ece", "auc", "latency_ms"]
+
+Results = dict[tuple[str, str], PredictorScore]  # (group of rows, predictor) -> score
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--protocol", choices=["standard", "lofo"], default="standard")
-    parser.add_argument("--task-sets", nargs="+", default=["id", "rl_ood", "vit_ood"])
+    parser.add_argument("--protocol", choices=list(PROTOCOLS), default="standard")
+    parser.add_argument(
+        "--queries",
+        choices=TARGETS,
+        default="environment",
+        help="how queries are drawn: as the environment draws tasks, or as a user asks of a run",
+    )
+    parser.add_argument(
+        "--task-sets",
+        nargs="+",
+        help=f"named task sets; default {' '.join(TASK_SETS)}, none when --bank is given",
+    )
+    parser.add_argument(
+        "--bank",
+        nargs="+",
+        action="extend",
+        type=Path,
+        default=[],
+        metavar="PATH",
+        help="also score your own curves: a CSV of training logs or a .npz bank (repeatable)",
+    )
     parser.add_argument(
         "--predictors", nargs="+", default=["wls", "fm"], choices=sorted(PREDICTORS)
     )
@@ -95,6 +130,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--steps must be >= 1, got {args.steps}")
     if args.runs is not None and args.runs < 2:
         parser.error(f"--runs must be >= 2, got {args.runs}")
+    if args.task_sets is None:
+        args.task_sets = [] if args.bank else list(TASK_SETS)
     for task_set in args.task_sets:
         try:
             named_task_set(task_set)
@@ -104,33 +141,54 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     unknown = sorted(set(args.families or ()) - set(families))
     if unknown:
         parser.error(f"--families: {unknown} are not ID families; choose from {list(families)}")
+    args.banks = read_banks(parser, args.bank, query_config(args))
+    clash = sorted(set(args.banks) & set(args.task_sets))
+    if clash:
+        parser.error(f"--bank: {clash} would share rows with the task set(s) of that name")
     return args
 
 
-def shipped(
-    task_sets: list[str], predictors: dict, config: QueryConfig, horizon: int
-) -> dict[tuple[str, str], PredictorScore]:
-    """Each predictor of ``predictors`` (name -> predictor) on the queries of every task set."""
-    results = {}
-    for task_set in task_sets:
-        queries = make_queries(named_task_set(task_set), config)
-        for name, predictor in predictors.items():
-            results[(task_set, name)] = score_predictor(predictor, queries, horizon)
-    return results
+def read_banks(
+    parser: argparse.ArgumentParser, paths: list[Path], config: QueryConfig
+) -> dict[str, CurveBank]:
+    """Each ``--bank`` file as a bank named after its stem; refuse a bad file in one line."""
+    banks: dict[str, CurveBank] = {}
+    for path in paths:
+        try:
+            bank = read_bank(path)
+        except BankError as error:
+            parser.error(f"--bank {path}: {' '.join(str(error).split())}")
+        if path.stem in banks:
+            parser.error(f"--bank {path}: another bank is named {path.stem!r}; rename one file")
+        if len(make_queries(bank, config)) == 0:
+            parser.error(
+                f"--bank {path}: no query can be drawn on its curves with --queries "
+                f"{config.targets} (curves too short?)"
+            )
+        banks[path.stem] = bank
+    return banks
 
 
-def standard(
-    args: argparse.Namespace, config: QueryConfig
-) -> dict[tuple[str, str], PredictorScore]:
-    """Every predictor as shipped (and the reference FM, if given), on every task set."""
+def query_config(args: argparse.Namespace) -> QueryConfig:
+    """The queries every table asks."""
+    return QueryConfig(per_curve=args.per_curve, targets=args.queries)
+
+
+def groups(task_sets: list[str], args: argparse.Namespace) -> dict[str, CurveBank]:
+    """The named task sets, then the user's banks: each a group of rows of the report."""
+    return {**{name: named_task_set(name) for name in task_sets}, **args.banks}
+
+
+def standard(args: argparse.Namespace, config: QueryConfig) -> Results:
+    """Every predictor as shipped (and the reference FM, if given), on every task set and bank."""
     predictors = {name: make_predictor(name) for name in args.predictors}
     if args.reference_fm is not None:
         predictors["fm_reference"] = FMPredictor.pretrained(args.reference_fm)
-    return shipped(args.task_sets, predictors, config, args.horizon)
+    return score_banks(groups(args.task_sets, args), predictors, config, args.horizon)
 
 
-def lofo(args: argparse.Namespace, config: QueryConfig) -> dict[tuple[str, str], PredictorScore]:
-    """Every fold of the recipe (FM and WLS), then the shipped FM and WLS on the OOD sets."""
+def lofo(args: argparse.Namespace, config: QueryConfig) -> Results:
+    """Every fold of the recipe (FM and WLS), then shipped FM and WLS on OOD sets and banks."""
     recipe = FM_RECIPES[args.recipe]
     recipe = dataclasses.replace(
         recipe, steps=args.steps or recipe.steps, runs=args.runs or recipe.runs
@@ -146,20 +204,31 @@ def lofo(args: argparse.Namespace, config: QueryConfig) -> dict[tuple[str, str],
             results[(f"fold {fold.family}", "fm")] = scored.fm
     ood = [task_set for task_set in args.task_sets if task_set != "id"]
     predictors = {name: make_predictor(name) for name in ("wls", "fm")}
-    return {**results, **shipped(ood, predictors, config, args.horizon)}
+    return {**results, **score_banks(groups(ood, args), predictors, config, args.horizon)}
 
 
-def report(results: dict[tuple[str, str], PredictorScore], protocol: str) -> str:
+PROTOCOLS: dict[str, Callable[[argparse.Namespace, QueryConfig], Results]] = {
+    "standard": standard,
+    "lofo": lofo,
+}
+"""``--protocol``: each a function of the parsed arguments and the query config."""
+
+
+def report(results: Results, protocol: str, config: QueryConfig) -> str:
     lines = [
+        f"queries: {config.targets} protocol, up to {config.per_curve} per run "
+        f"(seed {config.seed})",
+        "",
         "| runs | predictor | queries | capped MAE | success accuracy (%) | successes (%) | ECE "
-        "| latency (ms) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| AUC | latency (ms) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for (rows, name), r in results.items():
+        auc = "n/a" if math.isnan(r.auc) else f"{r.auc:.3f}"  # n/a: one class only
         lines.append(
             f"| {rows} | {name} | {r.queries} | {r.capped_mae:.1f} | "
             f"{100 * r.success_accuracy:.1f} | {100 * r.success_share:.1f} | "
-            f"{r.calibration_error:.3f} | {r.latency_ms:.2f} |"
+            f"{r.calibration_error:.3f} | {auc} | {r.latency_ms:.2f} |"
         )
     groups = [rows for rows, name in results if name == "fm" and (rows, "wls") in results]
     if groups:
@@ -195,7 +264,7 @@ def report(results: dict[tuple[str, str], PredictorScore], protocol: str) -> str
     return "\n".join(lines)
 
 
-def plot_reliability(results: dict[tuple[str, str], PredictorScore], path: Path) -> None:
+def plot_reliability(results: Results, path: Path) -> None:
     """One panel per group of runs: observed success share against predicted probability."""
     groups = list(dict.fromkeys(rows for rows, _ in results))
     cols = min(4, len(groups))
@@ -229,12 +298,9 @@ def plot_reliability(results: dict[tuple[str, str], PredictorScore], path: Path)
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     torch.set_num_threads(1)  # latency on one core
-    config = QueryConfig(per_curve=args.per_curve)
-    if args.protocol == "lofo":
-        results = lofo(args, config)
-    else:
-        results = standard(args, config)
-    text = report(results, args.protocol)
+    config = query_config(args)
+    results = PROTOCOLS[args.protocol](args, config)
+    text = report(results, args.protocol, config)
     print(text)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "predictors.md").write_text(text + "\n")
@@ -243,17 +309,18 @@ def main(argv: list[str] | None = None) -> None:
         writer = csv.writer(handle)
         writer.writerow(COLUMNS)
         for (rows, name), r in results.items():
-            writer.writerow(
-                [
-                    rows,
-                    name,
-                    r.queries,
-                    r.capped_mae,
-                    r.success_accuracy,
-                    r.calibration_error,
-                    r.latency_ms,
-                ]
-            )
+            values = {
+                "rows": rows,
+                "predictor": name,
+                "queries": r.queries,
+                "capped_mae": r.capped_mae,
+                "success_accuracy": r.success_accuracy,
+                "success_share": r.success_share,
+                "ece": r.calibration_error,
+                "auc": r.auc,
+                "latency_ms": r.latency_ms,
+            }
+            writer.writerow([values[column] for column in COLUMNS])  # one value per header column
 
 
 if __name__ == "__main__":

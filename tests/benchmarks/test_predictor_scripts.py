@@ -1,9 +1,13 @@
 """Smoke tests of the predictor scripts: FM training resumes; evaluation and tuning print."""
 
+import csv
+
+import numpy as np
 import pytest
 
 pytest.importorskip("torch")
 
+from coreenv.curves import bank_to_csv, named_task_set  # noqa: E402
 from helpers import load_script  # noqa: E402
 from mara_agents.predictors.flow import PRETRAINED, FMPredictor  # noqa: E402
 
@@ -46,6 +50,48 @@ def test_eval_predictors_prints_the_comparison(tmp_path, capsys):
     assert "ECE" in out and "worst fold" not in out and "| vit_ood | fm_reference |" in out
     for name in ("predictors.csv", "predictors.md", "reliability.png"):
         assert (tmp_path / name).exists()
+    with (tmp_path / "predictors.csv").open(newline="") as handle:
+        header, *rows = list(csv.reader(handle))
+    assert "success_share" in header and "auc" in header and len(rows) == 3
+    assert all(len(row) == len(header) for row in rows)  # every column has its value
+    assert "| AUC |" in out and "queries: environment protocol" in out
+
+
+def test_eval_predictors_asks_user_queries(tmp_path, capsys):
+    argv = ["--queries", "user", "--task-sets", "vit_ood", "--predictors", "wls"]
+    argv += ["--per-curve", "1", "--out", str(tmp_path)]
+    load_script("eval_predictors").main(argv)
+    out = capsys.readouterr().out
+    assert "queries: user protocol" in out and "| vit_ood | wls | 64 |" in out
+    assert "| rl_ood |" not in out
+
+
+def test_eval_predictors_scores_a_users_bank(tmp_path, capsys):
+    bank_to_csv(named_task_set("rl_ood").subset(np.arange(4)), tmp_path / "my_runs.csv")
+    argv = ["--bank", str(tmp_path / "my_runs.csv"), "--predictors", "wls", "--per-curve", "2"]
+    argv += ["--out", str(tmp_path / "out")]
+    load_script("eval_predictors").main(argv)
+    out = capsys.readouterr().out
+    assert "| my_runs | wls | 8 |" in out
+    assert "| id |" not in out and "| vit_ood |" not in out  # with --bank: only the banks
+    load_script("eval_predictors").main([*argv, "--task-sets", "vit_ood", "--queries", "user"])
+    out = capsys.readouterr().out
+    assert "| vit_ood | wls |" in out and "| my_runs | wls |" in out
+
+
+def test_eval_predictors_refuses_a_bad_bank_naming_the_file(tmp_path, capsys):
+    missing = tmp_path / "missing.csv"
+    with pytest.raises(SystemExit) as exit_info:
+        load_script("eval_predictors").main(["--bank", str(missing), "--out", str(tmp_path)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"--bank {missing}: no file at" in err and len(err.strip().splitlines()[-1]) > 0
+    (tmp_path / "bad.csv").write_text("run,batch\na,0\n")
+    with pytest.raises(SystemExit) as exit_info:
+        load_script("eval_predictors").main(["--bank", str(tmp_path / "bad.csv")])
+    assert exit_info.value.code == 2
+    assert "bad.csv" in capsys.readouterr().err.splitlines()[-1]
+    assert not (tmp_path / "predictors.csv").exists()
 
 
 def test_eval_predictors_lofo_trains_the_asked_folds_and_names_the_worst(tmp_path, capsys):
@@ -69,6 +115,7 @@ def test_eval_predictors_lofo_trains_the_asked_folds_and_names_the_worst(tmp_pat
         (["--per-curve", "0"], "--per-curve"),
         (["--reference-fm", "nowhere.pt"], "--reference-fm: no checkpoint at nowhere.pt"),
         (["--protocol", "lofo", "--steps", "0"], "--steps"),
+        (["--queries", "users"], "--queries: invalid choice: 'users'"),
     ],
 )
 def test_eval_predictors_refuses_bad_options_before_any_work(argv, message, capsys):

@@ -1,36 +1,60 @@
-"""One query protocol for scoring every predictor on recorded curves (design §4 metrics).
+"""Query protocols for scoring every predictor on recorded curves (design §4 metrics).
 
-A *query* is what the environment asks a predictor: a curve's revealed prefix, a target on that
-curve, and a budget of batches. Queries are drawn with a fixed seed, the way the default scenario
-draws tasks (the bounds are the environment's own defaults, read from `coreenv.EnvConfig`):
+A *query* is what a predictor is asked: a curve's revealed prefix, a target on that curve, and a
+budget of batches. Queries are drawn with a fixed seed, by one of two protocols
+(`QueryConfig.targets`, choices `TARGETS`):
+
+``"environment"`` (the default): queries are drawn the way the default scenario draws tasks (the
+bounds are the environment's own defaults, read from `coreenv.EnvConfig`):
 
 1. the target sits at a uniform fraction (``target_fraction``) of the curve: its running minimum
    there (design §2), which fixes the true demand ``R*``;
 2. the prefix length ``n`` is uniform over ``W_min .. R* − 1`` (a ready task that has not yet
-   succeeded; targets with ``R* <= W_min`` are redrawn);
+   succeeded; targets with ``R* <= W_min`` are redrawn, up to 20 times, then the query is
+   skipped);
 3. the budget is uniform over the deadline-window range (batches left before the deadline).
+
+``"user"``: what a user asks of a curve they are logging, "when will this run reach a loss it
+really reaches later?":
+
+1. the prefix length ``n`` is uniform over ``user_prefix`` (inclusive), its upper end clipped to
+   the curve's last batch − 1 (a curve too short for the lower end gets no query);
+2. the target is the loss at a batch ``t`` uniform over ``n + 1 .. min(end, n + reach)``,
+   redrawn (up to 20 times, then the query is skipped) unless it is strictly below the lowest
+   loss of the prefix, so the task has not yet succeeded;
+3. ``R*`` is the first batch after ``n`` whose loss is at most the target (so
+   ``R* − n >= 1``, and ``R* <= t``);
+4. the budget is uniform over ``user_budget`` (inclusive).
 
 Metrics (`score_predictor`): **capped MAE** = mean |min(R̂, H) − min(R* − n, H)|; **success
 accuracy** = accuracy of ``p_success >= 0.5`` against ``R* − n <= budget``; **calibration
 error** (ECE) = the share-weighted mean, over 10 equal-width bins of ``p_success``, of
-|mean ``p_success`` − share of successes| (`reliability`); **latency**: the median time of one
+|mean ``p_success`` − share of successes| (`reliability`); **AUC** = the ROC AUC of
+``p_success`` against success within the budget (how well it ranks, ties counting one half;
+NaN when every query succeeds or every one fails; `roc_auc`); **latency**: the median time of one
 call estimating 8 queries at once (new prefixes: nothing cached).
 """
 
 from __future__ import annotations
 
+import csv
+import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from coreenv import EnvConfig, Predictor
-from coreenv.curves import CurveBank
-from coreenv.curves.targets import target_at_fraction
+from coreenv.curves import CurveBank, bank_from_csv, load_bank
+from coreenv.curves.targets import demand_of, target_at_fraction
+from coreenv.errors import BankError
 from coreenv.predictor import estimate_many
 from mara_agents.predictors.horizon import HORIZON
 
 __all__ = [
+    "TARGETS",
     "PredictorScore",
     "Queries",
     "QueryConfig",
@@ -38,32 +62,55 @@ __all__ = [
     "ScoreComparison",
     "compare_scores",
     "make_queries",
+    "read_bank",
     "reliability",
+    "roc_auc",
+    "score_banks",
     "score_predictor",
 ]
 
 CALIBRATION_BINS = 10
 """Equal-width bins of ``p_success`` over [0, 1] for the calibration error."""
 
+TARGETS = ("environment", "user")
+"""Query protocols (`QueryConfig.targets`): targets as the environment draws tasks, or as a user
+asks about a logged curve (see the module docstring)."""
+
+ATTEMPTS = 20
+"""Draws of a query's target before the query is skipped."""
+
 _ENV = EnvConfig()  # the environment's defaults: queries are what its default scenario asks
 
 
 @dataclass(frozen=True)
 class QueryConfig:
-    """How queries are drawn (the bounds default to the environment's)."""
+    """How queries are drawn (the environment protocol's bounds default to the environment's)."""
 
     per_curve: int = 8
     """Queries drawn on every curve."""
     min_prefix: int = _ENV.min_prefix
-    """W_min: the shortest prefix asked about (a task is prediction-ready from there on)."""
+    """Environment protocol: W_min, the shortest prefix asked about (a task is prediction-ready
+    from there on)."""
     target_fraction: tuple[float, float] = _ENV.target_fraction
-    """Range of the fraction of the curve at which the target sits."""
+    """Environment protocol: range of the fraction of the curve at which the target sits."""
     budget: tuple[int, int] = _ENV.deadline_window
-    """Inclusive range of the budget in batches (the deadline windows)."""
+    """Environment protocol: inclusive range of the budget in batches (the deadline windows)."""
     seed: int = 0
     """Seeds the draw, so every predictor is asked the same queries."""
+    targets: str = "environment"
+    """The protocol, one of `TARGETS`: ``"environment"`` draws tasks as the default scenario
+    does; ``"user"`` asks for a loss the run reaches later (the ``user_*`` and ``reach`` fields)."""
+    user_prefix: tuple[int, int] = (20, 300)
+    """User protocol: inclusive range of the prefix length ``n`` (the upper end is clipped to the
+    curve's last batch − 1)."""
+    reach: int = 400
+    """User protocol: the target is the loss at a batch at most this many batches after ``n``."""
+    user_budget: tuple[int, int] = (20, 400)
+    """User protocol: inclusive range of the budget in batches."""
 
     def __post_init__(self) -> None:
+        if self.targets not in TARGETS:
+            raise ValueError(f"QueryConfig.targets must be one of {TARGETS}, got {self.targets!r}.")
         if self.per_curve < 1 or self.min_prefix < 1:
             raise ValueError(
                 f"QueryConfig needs per_curve >= 1 and min_prefix >= 1, got {self.per_curve} and "
@@ -79,6 +126,18 @@ class QueryConfig:
             raise ValueError(
                 f"QueryConfig.budget must be (low, high) with 0 <= low <= high, got "
                 f"{self.budget!r}."
+            )
+        if not 1 <= self.user_prefix[0] <= self.user_prefix[1]:
+            raise ValueError(
+                f"QueryConfig.user_prefix must be (low, high) with 1 <= low <= high, got "
+                f"{self.user_prefix!r}."
+            )
+        if self.reach < 1:
+            raise ValueError(f"QueryConfig.reach must be >= 1, got {self.reach}.")
+        if not 0 <= self.user_budget[0] <= self.user_budget[1]:
+            raise ValueError(
+                f"QueryConfig.user_budget must be (low, high) with 0 <= low <= high, got "
+                f"{self.user_budget!r}."
             )
 
 
@@ -115,6 +174,8 @@ class PredictorScore:
     """How many queries were scored."""
     reliability: Reliability
     """The reliability diagram behind ``calibration_error``."""
+    auc: float
+    """ROC AUC of ``p_success`` against success within the budget (NaN with one class only)."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +218,26 @@ def reliability(
     return Reliability(edges, count, predicted, observed)
 
 
+def roc_auc(probabilities: np.ndarray, outcomes: np.ndarray) -> float:
+    """ROC AUC of ``probabilities`` against binary ``outcomes``; ties count one half.
+
+    The probability that a random success is given a higher probability than a random failure;
+    NaN when all outcomes are one class (the AUC is undefined).
+    """
+    from sklearn.metrics import roc_auc_score  # scikit-learn: the agents extra
+
+    probabilities = np.asarray(probabilities, np.float64)
+    outcomes = np.asarray(outcomes, bool)
+    if probabilities.shape != outcomes.shape or probabilities.ndim != 1:
+        raise ValueError(
+            f"roc_auc needs 1-D probabilities and outcomes of one shape, got shapes "
+            f"{probabilities.shape} and {outcomes.shape}."
+        )
+    if outcomes.all() or not outcomes.any():
+        return float("nan")
+    return float(roc_auc_score(outcomes, probabilities))
+
+
 @dataclass(frozen=True)
 class ScoreComparison:
     """How a predictor's score compares with a baseline's on the same queries."""
@@ -178,23 +259,60 @@ def compare_scores(score: PredictorScore, baseline: PredictorScore) -> ScoreComp
     )
 
 
+def _environment_task(
+    losses: np.ndarray, rng: np.random.Generator, config: QueryConfig
+) -> tuple[int, float, int] | None:
+    """(n, target, R*) as the environment draws a task, or None (no ready task on this curve)."""
+    for _attempt in range(ATTEMPTS):
+        target, demand = target_at_fraction(losses, rng.uniform(*config.target_fraction))
+        if demand > config.min_prefix:
+            break
+    else:
+        return None  # a curve that reaches every target within W_min batches: no query
+    return int(rng.integers(config.min_prefix, demand)), target, demand
+
+
+def _user_task(
+    losses: np.ndarray, rng: np.random.Generator, config: QueryConfig
+) -> tuple[int, float, int] | None:
+    """(n, target, R*) for a loss the run reaches after the prefix, or None (none found)."""
+    end = len(losses) - 1  # the last batch
+    low, high = config.user_prefix[0], min(config.user_prefix[1], end - 1)
+    if low > high:
+        return None  # a curve too short for the shortest prefix (and one batch after it)
+    n = int(rng.integers(low, high + 1))
+    best = losses[: n + 1].min()
+    last = min(end, n + config.reach)
+    for _attempt in range(ATTEMPTS):
+        t = int(rng.integers(n + 1, last + 1))
+        if losses[t] < best:
+            break
+    else:
+        return None  # no loss below the prefix's best found within reach
+    target = float(losses[t])
+    return n, target, demand_of(losses[: t + 1], target)  # first crossing: after n, at most t
+
+
+_TASKS = {"environment": _environment_task, "user": _user_task}
+"""How each protocol of `TARGETS` draws (n, target, R*) on one curve."""
+
+
 def make_queries(bank: CurveBank, config: QueryConfig = QueryConfig()) -> Queries:
-    """Draw ``config.per_curve`` queries on every curve of ``bank``."""
+    """Draw ``config.per_curve`` queries on every curve of ``bank`` (fewer where none fits)."""
     rng = np.random.default_rng(config.seed)
+    draw_task = _TASKS[config.targets]
+    budget = config.budget if config.targets == "environment" else config.user_budget
     prefixes, targets, budgets, remaining, rows = [], [], [], [], []
     for row in range(len(bank)):
         losses = bank.curve(row).losses
         for _ in range(config.per_curve):
-            for _attempt in range(20):
-                target, demand = target_at_fraction(losses, rng.uniform(*config.target_fraction))
-                if demand > config.min_prefix:
-                    break
-            else:
-                continue  # a curve that reaches every target within W_min batches: no query
-            n = int(rng.integers(config.min_prefix, demand))
+            task = draw_task(losses, rng, config)
+            if task is None:
+                continue
+            n, target, demand = task
             prefixes.append(losses[: n + 1])
             targets.append(target)
-            budgets.append(int(rng.integers(config.budget[0], config.budget[1] + 1)))
+            budgets.append(int(rng.integers(budget[0], budget[1] + 1)))
             remaining.append(demand - n)
             rows.append(row)
     rows = np.array(rows, np.int64)
@@ -210,6 +328,8 @@ def score_predictor(
 
     One warm-up call comes first; the median is robust to a busy machine.
     """
+    if len(queries) == 0:
+        raise ValueError("score_predictor needs at least one query, got none.")
     estimate_many(
         predictor, queries.prefixes[:batch], queries.targets[:batch], queries.budgets[:batch]
     )
@@ -236,4 +356,40 @@ def score_predictor(
         latency_ms=1000.0 * float(np.median(seconds)),
         queries=len(queries),
         reliability=diagram,
+        auc=roc_auc(probability, success),
     )
+
+
+def score_banks(
+    banks: Mapping[str, CurveBank],
+    predictors: Mapping[str, Predictor],
+    config: QueryConfig = QueryConfig(),
+    horizon: int = HORIZON,
+) -> dict[tuple[str, str], PredictorScore]:
+    """Every predictor on the queries of every bank, keyed by (bank name, predictor name).
+
+    Each bank's queries are drawn once (``config``), so every predictor answers the same ones.
+    """
+    results = {}
+    for group, bank in banks.items():
+        queries = make_queries(bank, config)
+        for name, predictor in predictors.items():
+            results[(group, name)] = score_predictor(predictor, queries, horizon)
+    return results
+
+
+def read_bank(path: str | os.PathLike) -> CurveBank:
+    """A user's curves: a ``.npz`` bank (`load_bank`) or any CSV `bank_from_csv` reads.
+
+    The bank is named after the file's stem. Raise `BankError` naming the file when it is missing,
+    unreadable or not a valid bank.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise BankError(f"no file at {str(path)!r}.")
+    if path.suffix.lower() == ".npz":
+        return load_bank(path)
+    try:
+        return bank_from_csv(path, name=path.stem)
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise BankError(f"{str(path)!r} is not a readable CSV of training logs: {e}") from e
