@@ -1,0 +1,120 @@
+"""Record the curve corpus: many kinds of training, each run's validation and training losses.
+
+    python benchmarks/make_corpus.py                      # the corpus (~20 min on 2 cores)
+    python benchmarks/make_corpus.py --quick --out /tmp/corpus.npz
+
+Every finished run is cached under ``--work``, so an interrupted recording resumes where it
+stopped; runs go in parallel over ``--workers`` processes, one torch thread each, so a run is
+reproducible from its seed. Writes the corpus bank (`curvegen.corpus.store`) and a JSON manifest
+beside it: counts per kind, family and split, the curves left out and why, versions, the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import numpy as np
+
+from coreenv.curves import save_bank
+from curvegen.corpus import CORPUS_FAMILIES, KINDS, plan_corpus
+from curvegen.corpus.families import BATCHES, RUNS_PER_FAMILY, TEST_EVERY
+from curvegen.corpus.store import CURVES, EMA_ALPHA, assemble_corpus, cache_path, record_corpus_run
+
+DEFAULT_OUT = Path("results/corpus/corpus.npz")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--work", type=Path, default=Path("results/corpus/runs"))
+    parser.add_argument("--runs-per-family", type=int, default=RUNS_PER_FAMILY)
+    parser.add_argument("--batches", type=int, default=BATCHES)
+    parser.add_argument("--families", nargs="+", help="default: all; choose from --list")
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, help="only these kinds")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--quick", action="store_true", help="2 runs of 40 batches per family")
+    parser.add_argument("--list", action="store_true", help="print the families and exit")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.runs_per_family, args.batches = 2, 40
+    for name in ("runs_per_family", "batches", "workers"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    unknown = sorted(set(args.families or ()) - set(CORPUS_FAMILIES))
+    if unknown:
+        parser.error(f"--families: unknown {unknown}; choose from {list(CORPUS_FAMILIES)}")
+    families = args.families or list(CORPUS_FAMILIES)
+    args.families = [f for f in families if not args.kinds or CORPUS_FAMILIES[f].kind in args.kinds]
+    if not args.families:
+        parser.error("--families and --kinds select no family")
+    return args
+
+
+def run_all(specs, work: Path, workers: int) -> None:
+    todo = [spec for spec in specs if not cache_path(work, spec).exists()]
+    print(f"{len(specs) - len(todo)} of {len(specs)} runs cached in {work}; training {len(todo)}.")
+    todo.sort(key=lambda s: CORPUS_FAMILIES[s.family].kind != "rl")  # slowest first
+    start = time.perf_counter()
+    with ProcessPoolExecutor(workers) as pool:
+        futures = [pool.submit(record_corpus_run, spec, work) for spec in todo]
+        for done, future in enumerate(as_completed(futures), 1):
+            spec, seconds = future.result()
+            elapsed = time.perf_counter() - start
+            print(
+                f"[{done}/{len(todo)}] {spec.family}#{spec.index} {seconds:.1f}s (elapsed "
+                f"{elapsed / 60:.1f} min, about {elapsed / done * (len(todo) - done) / 60:.1f} "
+                "min left)",
+                flush=True,
+            )
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    if args.list:
+        for family in CORPUS_FAMILIES.values():
+            print(f"{family.kind:15s} {family.name}")
+        return
+    specs = plan_corpus(args.runs_per_family, args.batches, args.families)
+    run_all(specs, args.work, args.workers)
+    bank, failed = assemble_corpus(specs, args.work)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    save_bank(bank, args.out, dtype=np.float32)
+    kinds = [json.loads(text)["kind"] for text in bank.config]
+    import torch
+
+    manifest = {
+        "rows": len(bank),
+        "runs": len(specs),
+        "curves": CURVES,
+        "ema_alpha": EMA_ALPHA,
+        "per_kind": dict(Counter(kinds)),
+        "per_family": dict(Counter(bank.family.tolist())),
+        "per_split": dict(Counter(bank.split.tolist())),
+        "split_rule": f"runs with index % {TEST_EVERY} == 0 are 'test', the others 'train'",
+        "failed": failed,
+        "batches": args.batches,
+        "runs_per_family": args.runs_per_family,
+        "versions": {
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "numpy": np.__version__,
+        },
+        "command": " ".join(sys.argv),
+    }
+    args.out.with_suffix(".json").write_text(json.dumps(manifest, indent=1) + "\n")
+    print(
+        f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB): {len(bank)} curves of "
+        f"{len(specs)} runs in {len(set(kinds))} kinds, {len(failed)} curves left out"
+    )
+
+
+if __name__ == "__main__":
+    main()
