@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -40,10 +41,12 @@ import torch  # noqa: E402
 from coreenv.curves import CurveBank, named_task_set  # noqa: E402
 from coreenv.errors import BankError  # noqa: E402
 from mara_agents.predictors import HORIZON, PREDICTORS, FMPredictor, make_predictor  # noqa: E402
+from mara_agents.predictors.corpus import load_corpus  # noqa: E402
 from mara_agents.predictors.flow_training import FM_RECIPES  # noqa: E402
-from mara_agents.predictors.lofo import (  # noqa: E402
+from mara_agents.predictors.folds import (  # noqa: E402
     cross_fitted_calibrations,
     lofo_folds,
+    loko_folds,
     score_fold,
 )
 from mara_agents.predictors.queries import (  # noqa: E402
@@ -104,6 +107,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--families", nargs="+", help="lofo: only these folds (calibration still uses every fold)"
     )
+    parser.add_argument(
+        "--kinds", nargs="+", help="loko: only these folds (calibration still uses every fold)"
+    )
     parser.add_argument("--steps", type=int, help="lofo: training steps instead of the recipe's")
     parser.add_argument("--runs", type=int, help="lofo: train on the first runs only (smoke tests)")
     parser.add_argument(
@@ -141,6 +147,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     unknown = sorted(set(args.families or ()) - set(families))
     if unknown:
         parser.error(f"--families: {unknown} are not ID families; choose from {list(families)}")
+    if args.protocol == "loko":
+        corpus = FM_RECIPES[args.recipe].corpus
+        if corpus is None:
+            with_corpus = sorted(name for name, r in FM_RECIPES.items() if r.corpus is not None)
+            parser.error(
+                f"--protocol loko: recipe {args.recipe!r} has no corpus; use {with_corpus}"
+            )
+        try:
+            kinds = {json.loads(text)["kind"] for text in load_corpus(corpus).config}
+        except FileNotFoundError as error:
+            parser.error(f"--protocol loko: {error}")
+        unknown = sorted(set(args.kinds or ()) - kinds)
+        if unknown:
+            parser.error(
+                f"--kinds: {unknown} are not kinds of the corpus; choose from {sorted(kinds)}"
+            )
     args.banks = read_banks(parser, args.bank, query_config(args))
     clash = sorted(set(args.banks) & set(args.task_sets))
     if clash:
@@ -187,21 +209,25 @@ def standard(args: argparse.Namespace, config: QueryConfig) -> Results:
     return score_banks(groups(args.task_sets, args), predictors, config, args.horizon)
 
 
-def lofo(args: argparse.Namespace, config: QueryConfig) -> Results:
-    """Every fold of the recipe (FM and WLS), then shipped FM and WLS on OOD sets and banks."""
+def folded(args: argparse.Namespace, config: QueryConfig) -> Results:
+    """Every fold of the recipe (FM and WLS), then shipped FM and WLS on OOD sets and banks.
+
+    ``lofo`` folds leave out one ID family, ``loko`` folds one kind of the recipe's corpus.
+    """
     recipe = FM_RECIPES[args.recipe]
     recipe = dataclasses.replace(
         recipe, steps=args.steps or recipe.steps, runs=args.runs or recipe.runs
     )
     work = args.work or Path("results/fm") / args.recipe
-    folds = lofo_folds(recipe)
+    folds = lofo_folds(recipe) if args.protocol == "lofo" else loko_folds(recipe)
+    chosen = args.families if args.protocol == "lofo" else args.kinds
     calibrations = cross_fitted_calibrations(folds, work) if args.calibrate else {}
     results = {}
     for fold in folds:
-        if args.families is None or fold.family in args.families:
-            scored = score_fold(fold, work, config, calibrations.get(fold.family))
-            results[(f"fold {fold.family}", "wls")] = scored.wls
-            results[(f"fold {fold.family}", "fm")] = scored.fm
+        if chosen is None or fold.name in chosen:
+            scored = score_fold(fold, work, config, calibrations.get(fold.name))
+            results[(f"fold {fold.name}", "wls")] = scored.wls
+            results[(f"fold {fold.name}", "fm")] = scored.fm
     ood = [task_set for task_set in args.task_sets if task_set != "id"]
     predictors = {name: make_predictor(name) for name in ("wls", "fm")}
     return {**results, **score_banks(groups(ood, args), predictors, config, args.horizon)}
@@ -209,7 +235,8 @@ def lofo(args: argparse.Namespace, config: QueryConfig) -> Results:
 
 PROTOCOLS: dict[str, Callable[[argparse.Namespace, QueryConfig], Results]] = {
     "standard": standard,
-    "lofo": lofo,
+    "lofo": folded,
+    "loko": folded,
 }
 """``--protocol``: each a function of the parsed arguments and the query config."""
 
@@ -245,7 +272,7 @@ def report(results: Results, protocol: str, config: QueryConfig) -> str:
                 f"{100 * c.accuracy_gain:+.1f} | {c.latency_ratio:.1f}x |"
             )
     folds = [rows for rows in groups if rows.startswith("fold ")]
-    if protocol == "lofo" and folds:
+    if protocol in ("lofo", "loko") and folds:
         ratio = {
             rows: results[(rows, "fm")].capped_mae / results[(rows, "wls")].capped_mae
             for rows in folds

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from mara_agents.predictors.flow import PRETRAINED
 from mara_agents.predictors.flow_training import FM_RECIPES, train_fm
-from mara_agents.predictors.lofo import train_calibrated
+from mara_agents.predictors.folds import lofo_folds, loko_folds, train_calibrated
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -59,7 +59,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if args.calibrate:
-        predictor = train_calibrated(args.config, args.work)
+        folds = loko_folds if args.config.corpus is not None else lofo_folds
+        predictor = train_calibrated(args.config, args.work, folds(args.config))
     else:
         predictor = train_fm(args.config, args.work / "all").predictor
     predictor.save(args.out)

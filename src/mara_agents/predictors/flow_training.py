@@ -23,6 +23,13 @@ import torch
 from coreenv import EnvConfig
 from coreenv.curves import CurveBank, named_task_set
 from mara_agents.checks import require
+from mara_agents.predictors.corpus import (
+    BUNDLED_KIND,
+    DEFAULT_CORPUS,
+    corpus_rows,
+    join_banks,
+    load_corpus,
+)
 from mara_agents.predictors.flow import (
     FMConfig,
     FMPredictor,
@@ -31,6 +38,7 @@ from mara_agents.predictors.flow import (
     flow_matching_loss,
     future_offsets,
 )
+from mara_agents.predictors.prior import prior_bank
 
 __all__ = [
     "FM_RECIPES",
@@ -42,6 +50,7 @@ __all__ = [
     "examples",
     "split_runs",
     "train_fm",
+    "training_bank",
 ]
 
 _flush_print = functools.partial(print, flush=True)
@@ -124,6 +133,18 @@ class FMTrainConfig:
     """Use only the first runs of the split (smoke tests); None: all of them."""
     exclude_families: tuple[str, ...] = ()
     """Families of the split left out of training (the leave-one-family-out folds)."""
+    corpus: str | None = None
+    """Path of a curve corpus (``benchmarks/make_corpus.py``) whose ``train`` runs are trained on
+    as well; None: the named task set alone."""
+    corpus_curves: tuple[str, ...] = ("validation", "train", "train_ema")
+    """Which curves of each corpus run are trained on."""
+    exclude_kinds: tuple[str, ...] = ()
+    """Kinds of training left out (the leave-one-kind-out folds); leaving out
+    `BUNDLED_KIND` leaves out the named task set's runs too."""
+    prior_curves: int = 0
+    """Curves of the synthetic prior (`mara_agents.predictors.prior`) trained on as well."""
+    prior_seed: int = 0
+    """Seeds the draw of the prior's curves."""
     augmentation: Augmentation = Augmentation()
     """Warped copies of the training runs (never of the held-out ones)."""
     futures: str = "loss"
@@ -154,17 +175,29 @@ class FMTrainConfig:
             )
         if self.runs is not None and self.runs < 2:
             raise ValueError(f"FMTrainConfig.runs must be None or >= 2, got {self.runs!r}.")
+        if self.prior_curves < 0:
+            raise ValueError(f"FMTrainConfig.prior_curves must be >= 0, got {self.prior_curves!r}.")
+        if self.corpus is None and self.exclude_kinds:
+            raise ValueError(
+                "FMTrainConfig.exclude_kinds needs a corpus (FMTrainConfig.corpus), got "
+                f"exclude_kinds={self.exclude_kinds!r} without one."
+            )
 
 
 FM_RECIPES: dict[str, FMTrainConfig] = {
     "shipped": FMTrainConfig(),
     "augmented": FMTrainConfig(futures="best", augmentation=Augmentation(copies=3)),
     "wls_context": FMTrainConfig(model=FMConfig(wls_context=True)),
+    "broad": FMTrainConfig(corpus=str(DEFAULT_CORPUS), prior_curves=1500),
+    "broad_noprior": FMTrainConfig(corpus=str(DEFAULT_CORPUS)),
 }
-"""Named training recipes compared on the leave-one-family-out folds (docs/predictors.md):
-``shipped`` is the shipped checkpoint's (the defaults: the recorded runs, the loss itself);
-``augmented`` samples the best loss and adds three warped copies of every run; ``wls_context``
-gives the network LARA's power-law fit of the prefix."""
+"""Named training recipes (docs/predictors.md): ``shipped`` is package 0.2.x's checkpoint's (the
+defaults: the ID training runs, the loss itself); ``augmented`` samples the best loss and adds
+three warped copies of every run; ``wls_context`` gives the network LARA's power-law fit of the
+prefix; ``broad`` adds the curve corpus's training runs (every kind, validation and training
+losses) and 1,500 curves of the synthetic prior; ``broad_noprior`` is ``broad`` without the
+prior (the prior's ablation). The corpus recipes are folded by kind (`loko_folds`), the others by
+family."""
 
 
 @dataclass(frozen=True)
@@ -228,6 +261,38 @@ def examples(
     )
 
 
+def training_bank(config: FMTrainConfig) -> CurveBank:
+    """Every curve ``config`` trains on, in this order.
+
+    The named task set (less its excluded families), the corpus's ``train`` runs (less the
+    excluded kinds), then the prior's curves.
+    """
+    bank = named_task_set(config.task_set)
+    unknown = set(config.exclude_families) - set(bank.families)
+    if unknown:
+        raise ValueError(
+            f"FMTrainConfig.exclude_families names {sorted(unknown)}, not families of "
+            f"{config.task_set!r}; its families are {list(bank.families)}."
+        )
+    bank = bank.subset(np.flatnonzero(~np.isin(bank.family, config.exclude_families)))
+    if config.runs is not None:
+        bank = bank.subset(np.arange(min(config.runs, len(bank))))
+    banks = [] if BUNDLED_KIND in config.exclude_kinds else [bank]
+    if config.corpus is not None:
+        corpus = corpus_rows(
+            load_corpus(config.corpus),
+            curves=config.corpus_curves,
+            split="train",
+            exclude_kinds=config.exclude_kinds,
+        )
+        if config.runs is not None:
+            corpus = corpus.subset(np.arange(min(config.runs, len(corpus))))
+        banks.append(corpus)
+    if config.prior_curves:
+        banks.append(prior_bank(config.prior_curves, config.prior_seed))
+    return banks[0] if len(banks) == 1 else join_banks(banks, "training")
+
+
 def split_runs(bank: CurveBank, holdout: int) -> RunSplit:
     """Hold out one run in ``holdout`` (rows 0, holdout, 2·holdout, …) for validation."""
     held = np.arange(len(bank)) % holdout == 0
@@ -242,17 +307,7 @@ def train_fm(config: FMTrainConfig, work: Path, log: Callable[[str], None] = _fl
     it exactly; the validation history is also written to ``work/history.json`` at the end.
     """
     device = config.device
-    bank = named_task_set(config.task_set)
-    unknown = set(config.exclude_families) - set(bank.families)
-    if unknown:
-        raise ValueError(
-            f"FMTrainConfig.exclude_families names {sorted(unknown)}, not families of "
-            f"{config.task_set!r}; its families are {list(bank.families)}."
-        )
-    bank = bank.subset(np.flatnonzero(~np.isin(bank.family, config.exclude_families)))
-    if config.runs is not None:
-        bank = bank.subset(np.arange(min(config.runs, len(bank))))
-    split = split_runs(bank, config.holdout)
+    split = split_runs(training_bank(config), config.holdout)
     train = examples(
         split.train, config.model, config.min_prefix, config.augmentation, config.futures
     )

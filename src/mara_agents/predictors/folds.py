@@ -1,0 +1,230 @@
+"""Held-out folds: does a predictor transfer to a family, or a kind of training, it never saw?
+
+Two ways to fold (design: docs/predictors.md):
+
+- **leave one family out** (`lofo_folds`): fold ``f`` trains a flow-matching predictor on the
+  training runs (``id_train``) of every ID family but ``f`` and is judged on the test runs
+  (``id``) of ``f``;
+- **leave one kind out** (`loko_folds`): fold ``k`` trains on every kind of the curve corpus
+  but ``k`` (and without the bundled ID runs when ``k`` is their kind) and is judged on the
+  corpus's test runs of kind ``k``.
+
+A fold's *calibration runs* are the training runs of what it holds out: the predictions of its
+model on them are how the predictor errs on something new, and cross-fit the `Calibration`
+(`cross_fitted_calibrations`). Fold models are written under a work folder (``results/``), never
+into the package; a fold that has a finished model is loaded, an interrupted one resumes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+
+from coreenv.curves import CurveBank, named_task_set
+from mara_agents.predictors.calibration import Calibration, OutOfFamily, fit_calibration
+from mara_agents.predictors.corpus import corpus_rows, load_corpus
+from mara_agents.predictors.flow import FMPredictor
+from mara_agents.predictors.flow_training import FMTrainConfig, train_fm
+from mara_agents.predictors.queries import (
+    PredictorScore,
+    QueryConfig,
+    make_queries,
+    score_predictor,
+)
+from mara_agents.predictors.wls import WLSPredictor
+
+__all__ = [
+    "Fold",
+    "FoldScore",
+    "cross_fitted_calibrations",
+    "fold_predictor",
+    "lofo_folds",
+    "loko_folds",
+    "score_fold",
+    "train_calibrated",
+]
+
+CALIBRATION_SET = "id_train"
+"""The split whose runs of a fold's held-out family fit the calibration (never test runs)."""
+CALIBRATION_QUERIES = (
+    QueryConfig(per_curve=16, seed=1),
+    QueryConfig(per_curve=16, seed=1, targets="user"),
+)
+"""Queries for fitting calibrations: both protocols, more per run than for scoring, and other
+draws than the scored ones."""
+
+TEST_SET = "id"
+"""The split whose runs of the held-out family are the fold's test runs."""
+
+
+@dataclass(frozen=True)
+class Fold:
+    """One fold: what it holds out, how its predictor is trained, and the runs it meets."""
+
+    name: str
+    """The family or kind held out."""
+    train: FMTrainConfig
+    test: CurveBank
+    """The held-out family's or kind's test runs: what the fold is judged on."""
+    calibration: CurveBank
+    """The held-out family's or kind's training runs: where its calibration pairs come from."""
+
+
+@dataclass(frozen=True)
+class FoldScore:
+    """The fold's FM and WLS on the same queries of the held-out family's or kind's test runs."""
+
+    name: str
+    fm: PredictorScore
+    wls: PredictorScore
+
+    @property
+    def mae_ratio(self) -> float:
+        """FM's capped MAE over WLS's (the target: at most 0.7)."""
+        return self.fm.capped_mae / self.wls.capped_mae
+
+
+def lofo_folds(recipe: FMTrainConfig | None = None) -> list[Fold]:
+    """One fold per family of ``recipe.task_set``, each with ``recipe`` minus that family.
+
+    ``recipe`` defaults to the shipped predictor's (`FMTrainConfig`).
+    """
+    recipe = recipe or FMTrainConfig()
+    train = named_task_set(CALIBRATION_SET)
+    families = named_task_set(recipe.task_set).families
+    test = named_task_set(TEST_SET)
+    return [
+        Fold(
+            family,
+            dataclasses.replace(recipe, exclude_families=(*recipe.exclude_families, family)),
+            test.subset(test.family == family, name=f"{TEST_SET}:{family}"),
+            train.subset(train.family == family, name=f"{CALIBRATION_SET}:{family}"),
+        )
+        for family in families
+    ]
+
+
+def loko_folds(recipe: FMTrainConfig) -> list[Fold]:
+    """One fold per kind of ``recipe.corpus``, each with ``recipe`` minus that kind.
+
+    A fold is judged on the corpus's ``test`` runs of its kind (the curves ``recipe`` trains on)
+    and calibrated on its ``train`` runs.
+    """
+    if recipe.corpus is None:
+        raise ValueError("loko_folds needs a recipe with a corpus (FMTrainConfig.corpus).")
+    corpus = corpus_rows(load_corpus(recipe.corpus), curves=recipe.corpus_curves)
+    kinds = dict.fromkeys(json.loads(text)["kind"] for text in corpus.config)
+    return [
+        Fold(
+            kind,
+            dataclasses.replace(recipe, exclude_kinds=(*recipe.exclude_kinds, kind)),
+            corpus_rows(corpus, kinds=[kind], split="test"),
+            corpus_rows(corpus, kinds=[kind], split="train"),
+        )
+        for kind in kinds
+    ]
+
+
+def fold_predictor(fold: Fold, work: Path, log: Callable[[str], None] = print) -> FMPredictor:
+    """The fold's trained predictor: loaded from ``work/<name>/fm.pt`` or trained there first.
+
+    The fold's recipe is kept beside the model (``recipe.json``); a folder trained with another
+    recipe is refused rather than silently reused.
+    """
+    folder = Path(work) / fold.name
+    recipe = json.dumps(dataclasses.asdict(fold.train), indent=1, sort_keys=True)
+    written = folder / "recipe.json"
+    if written.is_file() and written.read_text() != recipe:
+        raise ValueError(
+            f"{folder} holds a fold trained with another recipe ({written}); use another work "
+            f"folder or delete it."
+        )
+    model = folder / "fm.pt"
+    if not model.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        written.write_text(recipe)
+        log(f"fold {fold.name}: training without it")
+        train_fm(fold.train, folder, log).predictor.save(model)
+    return FMPredictor.pretrained(model)
+
+
+def score_fold(
+    fold: Fold,
+    work: Path,
+    queries: QueryConfig | None = None,
+    calibration: Calibration | None = None,
+    log: Callable[[str], None] = print,
+) -> FoldScore:
+    """Train (or load) the fold's predictor and score it and WLS on what it held out.
+
+    ``calibration`` maps the fold model's success share; it must not have been fitted on the
+    held-out family or kind (`cross_fitted_calibrations` gives such maps).
+    """
+    asked = make_queries(fold.test, queries or QueryConfig())
+    fm = fold_predictor(fold, work, log)
+    fm.calibration = calibration
+    wls = score_predictor(WLSPredictor(), asked)
+    return FoldScore(fold.name, score_predictor(fm, asked), wls)
+
+
+def cross_fitted_calibrations(
+    folds: list[Fold],
+    work: Path,
+    queries: tuple[QueryConfig, ...] = CALIBRATION_QUERIES,
+    log: Callable[[str], None] = print,
+) -> dict[str | None, Calibration]:
+    """Calibrations fitted on predictions for what each fold held out, by fold left out of the fit.
+
+    Key ``None``: fitted on every fold's pairs (the shipped predictor's); key ``f``: on every
+    fold's but ``f``'s, to judge fold ``f`` without its own family or kind. A fold contributes its
+    model's sampled crossings on ``queries`` of its calibration runs, labelled with its name (the
+    blend is chosen for the worst of them).
+    """
+    parts = []
+    for fold in folds:
+        fm = fold_predictor(fold, work, log)
+        for config in queries:
+            asked = make_queries(fold.calibration, config)
+            wls, _ = WLSPredictor().estimate_batch(asked.prefixes, asked.targets, asked.budgets)
+            parts.append(
+                (
+                    fold.name,
+                    OutOfFamily(
+                        np.full(len(asked), fold.name),
+                        fm.sampled_crossings(asked.prefixes, asked.targets),
+                        wls,
+                        asked.budgets,
+                        asked.remaining,
+                    ),
+                )
+            )
+
+    def fitted(excluded: str | None) -> Calibration:
+        kept = [part for name, part in parts if name != excluded]
+        columns = (np.concatenate([getattr(p, f.name) for p in kept]) for f in fields(OutOfFamily))
+        return fit_calibration(OutOfFamily(*columns))
+
+    return {None: fitted(None), **{fold.name: fitted(fold.name) for fold in folds}}
+
+
+def train_calibrated(
+    recipe: FMTrainConfig, work: Path, folds: list[Fold], log: Callable[[str], None] = print
+) -> FMPredictor:
+    """The shipped predictor's training: fold models, their calibration, the model of all data.
+
+    Fold models go to ``work/<name>``, the calibration is cross-fitted on them, and the model
+    trained on everything ``recipe`` names (``work/all``) is returned wearing it.
+    """
+    calibration = cross_fitted_calibrations(folds, work, log=log)[None]
+    log(
+        f"calibrated on the folds: point estimate at the {calibration.level:.2f} quantile, "
+        f"WLS weight {calibration.wls_weight:.2f}"
+    )
+    predictor = train_fm(recipe, Path(work) / "all", log).predictor
+    predictor.calibration = calibration
+    return predictor
