@@ -19,6 +19,7 @@ import numpy as np
 from mara_agents.predictors.horizon import HORIZON
 
 __all__ = [
+    "BACKTESTS",
     "LEVELS",
     "WLS_WEIGHTS",
     "Calibration",
@@ -32,6 +33,8 @@ LEVELS = (0.2, 0.3, 0.4, 0.5)
 """Quantile levels of the sampled crossings `fit_calibration` chooses from."""
 WLS_WEIGHTS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6)
 """Weights of the WLS estimate in the blend `fit_calibration` chooses from (0: FM alone)."""
+BACKTESTS = (0.5, 1.0)
+"""Strengths of the revealed-progress check `fit_calibration` may choose besides 0 (off)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class Calibration:
     values: np.ndarray  # (J,) calibrated probabilities at the knots, non-decreasing in [0, 1]
     level: float = 0.5  # the quantile of the sampled crossings that enters the blend
     wls_weight: float = 0.0  # the WLS estimate's weight in the (geometric) blend
+    backtest: float = 0.0  # strength of the revealed-progress check (0: off)
 
     def __post_init__(self) -> None:
         knots, values = np.asarray(self.knots, np.float64), np.asarray(self.values, np.float64)
@@ -63,6 +67,8 @@ class Calibration:
             raise ValueError(f"Calibration.level must be in (0, 1), got {self.level!r}.")
         if not 0.0 <= self.wls_weight < 1.0:
             raise ValueError(f"Calibration.wls_weight must be in [0, 1), got {self.wls_weight!r}.")
+        if not 0.0 <= self.backtest <= 2.0:
+            raise ValueError(f"Calibration.backtest must be in [0, 2], got {self.backtest!r}.")
         object.__setattr__(self, "knots", knots)
         object.__setattr__(self, "values", values)
 
@@ -81,16 +87,29 @@ class Calibration:
 class OutOfFamily:
     """Predictions of fold models on the family each never saw, with the truth."""
 
-    family: np.ndarray  # (N,) the held-out family of each query
+    family: np.ndarray  # (N,) the held-out family (or kind) of each query
     crossings: np.ndarray  # (N, S) the fold model's sampled crossings (inf: never within H)
     wls: np.ndarray  # (N,) the WLS estimate (inf: never within H)
     budgets: np.ndarray  # (N,)
     remaining: np.ndarray  # (N,) true remaining batches
+    backtested: np.ndarray | None = None
+    """(N, len(BACKTESTS), S) the crossings of the futures rescaled by the revealed-progress
+    check at each strength of `BACKTESTS` (None: the check is not a choice of the fit)."""
 
     @property
     def share(self) -> np.ndarray:
-        """(N,) sampled success share: crossings within the budget."""
-        return np.mean(self.crossings <= self.budgets[:, None], axis=1)
+        """(N,) sampled success share: the raw crossings within the budget."""
+        return self.share_at(0.0)
+
+    def share_at(self, strength: float) -> np.ndarray:
+        """(N,) sampled success share read with the revealed-progress check at ``strength``."""
+        return np.mean(self.crossings_at(strength) <= self.budgets[:, None], axis=1)
+
+    def crossings_at(self, strength: float) -> np.ndarray:
+        """(N, S) the crossings read with the revealed-progress check at ``strength`` (0: raw)."""
+        if strength == 0.0:
+            return self.crossings
+        return self.backtested[:, BACKTESTS.index(strength)]
 
     @property
     def success(self) -> np.ndarray:
@@ -119,35 +138,41 @@ def blend(fm: np.ndarray, wls: np.ndarray, wls_weight: float, horizon: int = HOR
 
 
 def fit_calibration(data: OutOfFamily, horizon: int = HORIZON) -> Calibration:
-    """Fit a `Calibration` on out-of-family queries.
+    """Fit a `Calibration` on out-of-family (or out-of-kind) queries.
 
-    The map is the isotonic regression of success on the sampled share. The blend (a level of
-    `LEVELS`, a weight of `WLS_WEIGHTS`) is the one whose capped MAE, relative to WLS's, is lowest
-    on its worst family: the target is to beat WLS on every new family, not on average.
+    The reading of the samples (the strength of the revealed-progress check, when ``data`` has
+    its crossings, a level of `LEVELS` and a weight of `WLS_WEIGHTS`) is the one whose capped
+    MAE, relative to WLS's, is lowest on its worst family: the target is to beat WLS on every new
+    family, not on average. The map is then the isotonic regression of success on the sampled
+    share of the chosen reading.
     """
     from sklearn.isotonic import IsotonicRegression
 
     if len(data.remaining) < 2:
         raise ValueError(f"fit_calibration needs at least 2 queries, got {len(data.remaining)}.")
-    isotonic = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
-    isotonic.fit(data.share, data.success.astype(np.float64))
-    knots = np.unique(np.concatenate([[0.0], isotonic.X_thresholds_, [1.0]]))
-    values = np.clip(isotonic.predict(knots), 0.0, 1.0)
     truth = np.minimum(data.remaining, horizon)
     wls_error = np.abs(np.minimum(data.wls, horizon) - truth)
     families = np.unique(data.family)
+    strengths = (0.0,) if data.backtested is None else (0.0, *BACKTESTS)
+    estimates = {
+        (strength, level): point_estimates(data.crossings_at(strength), level)
+        for strength in strengths
+        for level in LEVELS
+    }
 
-    estimates = {level: point_estimates(data.crossings, level) for level in LEVELS}
-
-    def worst_ratio(level: float, weight: float) -> float:
-        estimate = blend(estimates[level], data.wls, weight, horizon)
+    def worst_ratio(strength: float, level: float, weight: float) -> float:
+        estimate = blend(estimates[(strength, level)], data.wls, weight, horizon)
         error = np.abs(np.minimum(estimate, horizon) - truth)
         return max(
             error[data.family == f].mean() / wls_error[data.family == f].mean() for f in families
         )
 
-    level, weight = min(
-        ((level, weight) for level in LEVELS for weight in WLS_WEIGHTS),
+    strength, level, weight = min(
+        ((s, level, weight) for s in strengths for level in LEVELS for weight in WLS_WEIGHTS),
         key=lambda choice: worst_ratio(*choice),
     )
-    return Calibration(knots, values, level, weight)
+    isotonic = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
+    isotonic.fit(data.share_at(strength), data.success.astype(np.float64))
+    knots = np.unique(np.concatenate([[0.0], isotonic.X_thresholds_, [1.0]]))
+    values = np.clip(isotonic.predict(knots), 0.0, 1.0)
+    return Calibration(knots, values, level, weight, strength)

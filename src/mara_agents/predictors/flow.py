@@ -57,6 +57,15 @@ WLS_OFFSETS = (4, 16, 64, 250, 500)
 WLS_WIDTH = 2 + len(WLS_OFFSETS)
 """Columns of `wls_context`: slope, residual spread, one per offset."""
 
+BACKTEST_WINDOW = 8
+"""Batches averaged at the end of the revealed-progress check (against minibatch noise)."""
+BACKTEST_MIN_PREFIX = 10
+"""The check looks back only to prefixes at least this long (W_min: what predictors read)."""
+BACKTEST_MIN_FALL = 0.01
+"""A predicted fall of the log-loss smaller than this is no fall: the ratio stays 1."""
+PROGRESS_RANGE = (0.1, 3.0)
+"""Bounds of the progress ratio (a rising loss would give a negative one)."""
+
 
 @dataclass(frozen=True)
 class FMConfig:
@@ -86,6 +95,10 @@ class FMConfig:
     """Also give the network LARA's power-law fit of the prefix (`wls_context`): its slope, its
     residual spread and where it extrapolates the loss, so the network can learn when to trust
     the fit rather than replace it."""
+    backtest_lag: int = 32
+    """Revealed-progress check: the prefix is also read as it was this many batches ago, and
+    what the futures sampled then said of the batches since is set against what was revealed
+    (`FMPredictor.progress_ratios`); only a `Calibration` with ``backtest > 0`` asks for it."""
     seed: int = 0
     """Seeds the sampling noise (mixed with a hash of the prefix, so estimates are reproducible)."""
     cache_size: int = 65536
@@ -97,6 +110,7 @@ class FMConfig:
         if self.solver not in ("euler", "heun"):
             raise ValueError(f"FMConfig.solver must be 'euler' or 'heun', got {self.solver!r}.")
         sizes = ("horizon", "recent", "spread", "hidden", "context_dim", "samples", "ode_steps")
+        sizes += ("backtest_lag",)
         require(self, ">= 1", (*sizes, "layers"))
         if self.time_dim < 2 or self.time_dim % 2:
             raise ValueError(f"FMConfig.time_dim must be even and >= 2, got {self.time_dim!r}.")
@@ -321,6 +335,7 @@ class FMPredictor:
                 stored["values"].numpy(),
                 float(stored["level"]),
                 float(stored["wls_weight"]),
+                float(stored.get("backtest", 0.0)),  # absent before package 0.3
             )
         return cls(
             net, FMConfig(**{**asdict(config), **overrides}) if overrides else None, calibration
@@ -337,6 +352,7 @@ class FMPredictor:
                 "values": torch.from_numpy(self.calibration.values),
                 "level": self.calibration.level,
                 "wls_weight": self.calibration.wls_weight,
+                "backtest": self.calibration.backtest,
             }
         torch.save(state, path)
 
@@ -376,13 +392,53 @@ class FMPredictor:
         sampled = self.sampled_crossings(prefixes, targets)
         return np.stack([point_estimates(sampled, level) for level in levels], axis=1)
 
-    def sampled_crossings(self, prefixes: list[np.ndarray], targets: np.ndarray) -> np.ndarray:
-        """(B, S) batches until each sampled future reaches its task's target (``inf`` beyond H)."""
-        sampled = crossings(
-            self.futures(prefixes), self._log_targets(prefixes, targets), self.offsets
-        )
+    def sampled_crossings(
+        self, prefixes: list[np.ndarray], targets: np.ndarray, backtest: float | None = None
+    ) -> np.ndarray:
+        """(B, S) batches until each sampled future reaches its task's target (``inf`` beyond H).
+
+        The futures are first rescaled by the revealed-progress check at strength ``backtest``
+        (default: the calibration's; 0 or no calibration: the raw samples).
+        """
+        if backtest is None:
+            backtest = 0.0 if self.calibration is None else self.calibration.backtest
+        futures = self.futures(prefixes)
+        if backtest > 0:
+            futures = futures * self.progress_ratios(prefixes)[:, None, None] ** backtest
+        sampled = crossings(futures, self._log_targets(prefixes, targets), self.offsets)
         sampled[sampled > self.config.horizon] = np.inf
         return sampled
+
+    def progress_ratios(self, prefixes: list[np.ndarray]) -> np.ndarray:
+        """(B,) revealed over predicted progress of each task in its last `backtest_lag` batches.
+
+        For a prefix ``L[0..n]`` and lag ``k``: the futures sampled at ``L[0..n−k]`` (their median
+        trajectory) predicted a fall of the log-loss by batch ``n`` (averaged over the last
+        `BACKTEST_WINDOW` batches, as the revealed fall is, against noise); the ratio of the
+        revealed fall to it, clipped to `PROGRESS_RANGE`, says how much faster (> 1) or slower
+        (< 1) the curve goes than the predictor expects of it. 1 where the prefix is too short to
+        look back or no fall was predicted. A `Calibration` scales the sampled futures by it.
+        """
+        lag = self.config.backtest_lag
+        ratios = np.ones(len(prefixes))
+        rows = [i for i, p in enumerate(prefixes) if len(p) - 1 - lag >= BACKTEST_MIN_PREFIX]
+        if not rows:
+            return ratios
+        earlier = [prefixes[i][: len(prefixes[i]) - lag] for i in rows]
+        futures = self.futures(earlier)  # (R, S, G); in an episode, cached `lag` batches ago
+        window = np.arange(lag - BACKTEST_WINDOW + 1, lag + 1)
+        median = np.median(futures, axis=1)  # (R, G)
+        predicted = np.array([np.interp(window, self.offsets, m).mean() for m in median])
+        revealed = np.array(
+            [
+                np.log(prefixes[i][-BACKTEST_WINDOW:]).mean() - math.log(float(e[-1]))
+                for i, e in zip(rows, earlier)
+            ]
+        )
+        falls = predicted < -BACKTEST_MIN_FALL
+        ratio = np.where(falls, revealed / np.where(falls, predicted, -1.0), 1.0)
+        ratios[rows] = np.clip(ratio, *PROGRESS_RANGE)
+        return ratios
 
     def futures(self, prefixes: list[np.ndarray]) -> np.ndarray:
         """(B, S, G) sampled futures of each prefix, from the cache where possible.

@@ -26,7 +26,12 @@ from pathlib import Path
 import numpy as np
 
 from coreenv.curves import CurveBank, named_task_set
-from mara_agents.predictors.calibration import Calibration, OutOfFamily, fit_calibration
+from mara_agents.predictors.calibration import (
+    BACKTESTS,
+    Calibration,
+    OutOfFamily,
+    fit_calibration,
+)
 from mara_agents.predictors.corpus import corpus_rows, load_corpus
 from mara_agents.predictors.flow import FMPredictor
 from mara_agents.predictors.flow_training import FMTrainConfig, train_fm
@@ -196,10 +201,17 @@ def cross_fitted_calibrations(
                     fold.name,
                     OutOfFamily(
                         np.full(len(asked), fold.name),
-                        fm.sampled_crossings(asked.prefixes, asked.targets),
+                        fm.sampled_crossings(asked.prefixes, asked.targets, backtest=0.0),
                         wls,
                         asked.budgets,
                         asked.remaining,
+                        np.stack(
+                            [
+                                fm.sampled_crossings(asked.prefixes, asked.targets, strength)
+                                for strength in BACKTESTS
+                            ],
+                            axis=1,
+                        ),
                     ),
                 )
             )

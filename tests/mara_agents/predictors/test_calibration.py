@@ -7,6 +7,7 @@ pytest.importorskip("sklearn")
 torch = pytest.importorskip("torch")
 
 from mara_agents.predictors.calibration import (  # noqa: E402
+    BACKTESTS,
     LEVELS,
     WLS_WEIGHTS,
     Calibration,
@@ -110,3 +111,25 @@ def test_the_shipped_checkpoint_is_calibrated_and_can_be_read_raw():
     p_raw = raw.estimate_batch([prefix], np.array([prefix[-1] * 0.9]), np.array([200]))[1]
     p_shipped = shipped.estimate_batch([prefix], np.array([prefix[-1] * 0.9]), np.array([200]))[1]
     np.testing.assert_allclose(p_shipped, shipped.calibration.p_success(p_raw))
+
+
+def test_the_revealed_progress_check_is_chosen_when_it_corrects_the_samples():
+    data = pessimistic_queries()
+    rng = np.random.default_rng(2)
+    truth = np.maximum(data.remaining, 1.0)[:, None]
+    corrected = np.ceil(truth * rng.lognormal(0.0, 0.1, data.crossings.shape))  # close to it
+    checked = np.stack([3 * corrected, corrected], axis=1)  # strengths 0.5 (worse), 1.0
+    calibration = fit_calibration(
+        OutOfFamily(data.family, data.crossings, data.wls, data.budgets, data.remaining, checked)
+    )
+    assert calibration.backtest == BACKTESTS[-1]
+    assert fit_calibration(data).backtest == 0.0  # without the check's crossings: never chosen
+
+
+def test_a_check_strength_outside_its_range_is_refused_and_a_saved_one_is_read_back(tmp_path):
+    with pytest.raises(ValueError, match="Calibration.backtest must be in"):
+        Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]), 0.5, 0.0, 2.5)
+    config = FMConfig(horizon=20, recent=2, spread=2, hidden=8, context_dim=4, time_dim=4)
+    calibration = Calibration(np.array([0.0, 1.0]), np.array([0.1, 0.9]), 0.5, 0.2, 0.5)
+    FMPredictor(VelocityNet(config), calibration=calibration).save(tmp_path / "fm.pt")
+    assert FMPredictor.pretrained(tmp_path / "fm.pt").calibration.backtest == 0.5

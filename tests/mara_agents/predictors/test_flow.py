@@ -190,3 +190,39 @@ def test_pretrained_loads_offline_and_is_finite_for_every_prefix_length():
     )
     assert not np.isnan(remaining).any() and np.all(remaining >= 1)
     assert np.all((p_success >= 0) & (p_success <= 1))
+
+
+class LinearFutures(FMPredictor):
+    """Every sampled future falls by 0.01 nats per batch: a predictor with a known forecast."""
+
+    def futures(self, prefixes):
+        z = -0.01 * self.offsets.astype(float)
+        return np.broadcast_to(z, (len(prefixes), self.config.samples, len(z))).copy()
+
+
+def linear_predictor(**calibration):
+    from mara_agents.predictors.calibration import Calibration
+
+    config = FMConfig(hidden=8, context_dim=4, time_dim=4)
+    knots = np.array([0.0, 1.0])
+    return LinearFutures(VelocityNet(config), calibration=Calibration(knots, knots, **calibration))
+
+
+def test_the_revealed_progress_check_measures_how_much_slower_the_curve_fell_than_forecast():
+    predictor = linear_predictor()
+    half_as_fast = np.exp(-0.005 * np.arange(120.0))  # forecast: 0.01 nats per batch
+    as_fast = np.exp(-0.01 * np.arange(120.0))
+    short = np.exp(-0.005 * np.arange(30.0))  # too short to look 32 batches back
+    ratios = predictor.progress_ratios([half_as_fast, as_fast, short])
+    np.testing.assert_allclose(ratios, [0.5, 1.0, 1.0])
+    rising = np.exp(0.01 * np.arange(120.0))
+    assert predictor.progress_ratios([rising])[0] == 0.1  # clipped: never a negative speed
+
+
+def test_with_the_check_on_a_slow_curve_the_sampled_crossings_come_later():
+    slow = np.exp(-0.005 * np.arange(120.0))
+    target = np.array([slow[-1] * math.exp(-0.1)])
+    raw = linear_predictor().sampled_crossings([slow], target)
+    checked = linear_predictor(backtest=1.0).sampled_crossings([slow], target)
+    np.testing.assert_array_equal(raw, 10.0)  # 0.1 nats at the forecast 0.01 per batch
+    np.testing.assert_array_equal(checked, 20.0)  # at the revealed 0.005
