@@ -40,14 +40,23 @@ def _raw_fm() -> Predictor:
     return FMPredictor.pretrained(calibrated=False)
 
 
+def _mara_fm() -> Predictor:
+    """The network the shipped MARA policies were trained on, read raw (needs torch)."""
+    from mara_agents.predictors.flow import MARA_NETWORK, FMPredictor
+
+    return FMPredictor.pretrained(MARA_NETWORK, calibrated=False)
+
+
 PREDICTORS: dict[str, Callable[[], Predictor]] = {
     "wls": WLSPredictor,
     "fm": _pretrained_fm,
     "fm_raw": _raw_fm,
+    "fm_mara": _mara_fm,
 }
 """Realisable predictors by name: ``"wls"`` (LARA's power-law fit), ``"fm"`` (pretrained, with its
-calibration) and ``"fm_raw"`` (the same network read raw: median and sampled share, as package
-0.2.0 read it; what the shipped MARA policies were trained on)."""
+calibration), ``"fm_raw"`` (the same network read raw: median and sampled share) and
+``"fm_mara"`` (package 0.2's network read raw, as the shipped MARA policies were trained on it;
+they read it until they are retrained on the new one)."""
 
 
 def make_predictor(name: str) -> Predictor:

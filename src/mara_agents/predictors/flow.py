@@ -51,6 +51,8 @@ __all__ = [
 ]
 
 PRETRAINED = Path(__file__).resolve().parent.parent / "checkpoints" / "fm.pt"
+MARA_NETWORK = PRETRAINED.with_name("fm_mara.pt")
+"""Package 0.2's network (trained on the ID runs alone): what the shipped MARA policies read."""
 
 WLS_OFFSETS = (4, 16, 64, 250, 500)
 """Future offsets at which `wls_context` gives the power-law fit's extrapolated log-loss."""
