@@ -1,6 +1,6 @@
 """Record the curve corpus: many kinds of training, each run's validation and training losses.
 
-    python benchmarks/make_corpus.py                      # the corpus (~20 min on 2 cores)
+    python benchmarks/make_corpus.py                      # the shipped corpus (~20 min, 2 cores)
     python benchmarks/make_corpus.py --quick --out /tmp/corpus.npz
 
 Every finished run is cached under ``--work``, so an interrupted recording resumes where it
@@ -24,16 +24,15 @@ from pathlib import Path
 import numpy as np
 
 from coreenv.curves import save_bank
+from curvegen import CORPUS
 from curvegen.corpus import CORPUS_FAMILIES, KINDS, plan_corpus
 from curvegen.corpus.families import BATCHES, RUNS_PER_FAMILY, TEST_EVERY
 from curvegen.corpus.store import CURVES, EMA_ALPHA, assemble_corpus, cache_path, record_corpus_run
 
-DEFAULT_OUT = Path("results/corpus/corpus.npz")
-
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=Path, default=CORPUS)
     parser.add_argument("--work", type=Path, default=Path("results/corpus/runs"))
     parser.add_argument("--runs-per-family", type=int, default=RUNS_PER_FAMILY)
     parser.add_argument("--batches", type=int, default=BATCHES)

@@ -10,6 +10,8 @@ importing the package does not import torch.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from coreenv.curves import CurveSource
@@ -19,6 +21,7 @@ from curvegen.rl import FLOOR, INITIAL_EPISODES, SMOOTHING, STEPS_PER_BATCH, rl_
 from curvegen.specs import FAMILIES, GROUPS, Family, RunSpec, plan_runs
 
 __all__ = [
+    "CORPUS",
     "FAMILIES",
     "GROUPS",
     "LOSS_DEFINITIONS",
@@ -28,6 +31,10 @@ __all__ = [
     "live_task_set",
     "plan_runs",
 ]
+
+CORPUS = Path(__file__).resolve().parent / "data" / "corpus.npz"
+"""The recorded curve corpus (`curvegen.corpus`; ``benchmarks/make_corpus.py`` writes it here),
+with its manifest ``corpus.json`` beside it."""
 
 LOSS_DEFINITIONS = {
     "supervised": f"cross-entropy on the dataset's fixed {VALIDATION_SHARE:.0%} validation split, "

@@ -2,8 +2,8 @@
 
 The corpus (`curvegen.corpus`, recorded by ``benchmarks/make_corpus.py``) is a curve bank whose
 rows carry ``kind``, ``curve`` (``validation``, ``train`` or ``train_ema``) and ``split``
-(``train`` or ``test``) in their config. It is not shipped in the package: it lives where
-``make_corpus.py`` writes it (`DEFAULT_CORPUS`), and that script rebuilds it bit for bit.
+(``train`` or ``test``) in their config. It ships with `curvegen` (`curvegen.CORPUS`, 5.5 MB); a
+recipe names it ``"bundled"``, or names the path of a corpus recorded elsewhere.
 """
 
 from __future__ import annotations
@@ -15,20 +15,24 @@ from pathlib import Path
 import numpy as np
 
 from coreenv.curves import CurveBank, load_bank, pad_curves
+from curvegen import CORPUS
 
-__all__ = ["BUNDLED_KIND", "DEFAULT_CORPUS", "corpus_rows", "join_banks", "load_corpus"]
+__all__ = ["BUNDLED_CORPUS", "BUNDLED_KIND", "corpus_rows", "join_banks", "load_corpus"]
 
-DEFAULT_CORPUS = Path("results/corpus/corpus.npz")
-"""Where ``benchmarks/make_corpus.py`` writes the corpus by default."""
+BUNDLED_CORPUS = "bundled"
+"""How a recipe names the shipped corpus (`curvegen.CORPUS`)."""
 
 BUNDLED_KIND = "classification"
 """The kind of the bundled bank's ID runs (validation cross-entropy of small classifiers): a
 leave-one-kind-out fold that holds out this kind leaves them out of training as well."""
 
 
-def load_corpus(path: str | Path = DEFAULT_CORPUS) -> CurveBank:
-    """The corpus bank at ``path``, with a message that says how to build it when it is absent."""
-    path = Path(path)
+def load_corpus(path: str | Path = BUNDLED_CORPUS) -> CurveBank:
+    """The corpus bank at ``path`` (`BUNDLED_CORPUS`: the shipped one).
+
+    An absent file is named with the command that records it.
+    """
+    path = CORPUS if str(path) == BUNDLED_CORPUS else Path(path)
     if not path.is_file():
         raise FileNotFoundError(
             f"no curve corpus at {path}; record it with `python benchmarks/make_corpus.py "

@@ -24,8 +24,8 @@ from coreenv import EnvConfig
 from coreenv.curves import CurveBank, named_task_set
 from mara_agents.checks import require
 from mara_agents.predictors.corpus import (
+    BUNDLED_CORPUS,
     BUNDLED_KIND,
-    DEFAULT_CORPUS,
     corpus_rows,
     join_banks,
     load_corpus,
@@ -134,8 +134,9 @@ class FMTrainConfig:
     exclude_families: tuple[str, ...] = ()
     """Families of the split left out of training (the leave-one-family-out folds)."""
     corpus: str | None = None
-    """Path of a curve corpus (``benchmarks/make_corpus.py``) whose ``train`` runs are trained on
-    as well; None: the named task set alone."""
+    """A curve corpus whose ``train`` runs are trained on as well: ``"bundled"`` (the shipped
+    one, `curvegen.CORPUS`) or the path of one ``benchmarks/make_corpus.py`` wrote; None: the
+    named task set alone."""
     corpus_curves: tuple[str, ...] = ("validation", "train", "train_ema")
     """Which curves of each corpus run are trained on."""
     exclude_kinds: tuple[str, ...] = ()
@@ -188,8 +189,8 @@ FM_RECIPES: dict[str, FMTrainConfig] = {
     "shipped": FMTrainConfig(),
     "augmented": FMTrainConfig(futures="best", augmentation=Augmentation(copies=3)),
     "wls_context": FMTrainConfig(model=FMConfig(wls_context=True)),
-    "broad": FMTrainConfig(corpus=str(DEFAULT_CORPUS), prior_curves=1500),
-    "broad_noprior": FMTrainConfig(corpus=str(DEFAULT_CORPUS)),
+    "broad": FMTrainConfig(corpus=BUNDLED_CORPUS, prior_curves=1500),
+    "broad_noprior": FMTrainConfig(corpus=BUNDLED_CORPUS),
 }
 """Named training recipes (docs/predictors.md): ``shipped`` is package 0.2.x's checkpoint's (the
 defaults: the ID training runs, the loss itself); ``augmented`` samples the best loss and adds
