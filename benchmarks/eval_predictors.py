@@ -2,15 +2,18 @@
 
     python benchmarks/eval_predictors.py --out results/predictors
     python benchmarks/eval_predictors.py --protocol lofo --out results/lofo
+    python benchmarks/eval_predictors.py --protocol loko --recipe broad --out results/loko
     python benchmarks/eval_predictors.py --queries user --bank my_runs.csv --out results/mine
 
 ``standard``: task sets ``id`` (the ID test runs), ``rl_ood`` and ``vit_ood``, each predictor as
 shipped (``--reference-fm PATH`` also scores another FM checkpoint in the same run, e.g. a
 release's, so that latencies compare on one machine). ``lofo`` (leave one family out): for each
 ID family, an FM trained by the chosen recipe on the other families' training runs only, judged
-with WLS on the held-out family's test runs and read through a calibration fitted on the other
-folds (``--no-calibrate``: raw); fold models go to ``--work`` (reused from there, or resumed:
-``train_fm.py`` trains the same), never into the package. The protocol is
+with WLS on the held-out family's test runs. ``loko`` (leave one kind out; a recipe with a
+corpus): for each kind of training in the curve corpus, an FM trained without that kind, judged
+with WLS on that kind's test runs. Fold predictors are read through a calibration fitted on the
+other folds (``--no-calibrate``: raw); fold models go to ``--work`` (reused from there, or
+resumed: ``train_fm.py`` trains the same), never into the package. The protocol is
 `mara_agents.predictors.queries` (fixed seed): capped MAE of remaining batches, accuracy of
 "crosses within the budget", calibration error and ROC AUC of ``p_success`` and the latency of
 one call estimating 8 tasks, on one CPU thread. ``--queries`` chooses how every table's queries
@@ -18,8 +21,9 @@ are drawn: ``environment`` (targets as the environment draws tasks) or ``user`` 
 reaches later, asked at a prefix of 20-300 batches). ``--bank PATH ...`` also scores the
 predictors on your own curves (a CSV of training logs that `coreenv.curves.bank_from_csv` reads,
 or a ``.npz`` bank), one group of rows per file, named after its stem; with ``--bank`` only the
-banks are scored unless ``--task-sets`` is given too (``lofo`` still scores its folds). Writes
-``predictors.csv``, ``predictors.md`` and a reliability plot ``reliability.png`` to ``--out``.
+banks are scored unless ``--task-sets`` is given too (``lofo``/``loko`` still score their
+folds). Writes ``predictors.csv``, ``predictors.md`` and a reliability plot ``reliability.png``
+to ``--out``.
 """
 
 from __future__ import annotations
@@ -60,7 +64,7 @@ from mara_agents.predictors.queries import (  # noqa: E402
 )
 
 TARGET_RATIO = 0.7
-"""LOFO target: FM's capped MAE at most this share of WLS's on every fold."""
+"""Fold target: FM's capped MAE at most this share of WLS's on every fold."""
 
 TASK_SETS = ["id", "rl_ood", "vit_ood"]
 """Scored when neither ``--task-sets`` nor ``--bank`` is given."""
@@ -102,7 +106,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--horizon", type=int, default=HORIZON, help="H, the MAE cap")
     parser.add_argument(
-        "--recipe", choices=sorted(FM_RECIPES), default="shipped", help="lofo: the FM recipe"
+        "--recipe",
+        choices=sorted(FM_RECIPES),
+        default="broad",
+        help="lofo/loko: the FM recipe (loko needs one with a corpus)",
     )
     parser.add_argument(
         "--families", nargs="+", help="lofo: only these folds (calibration still uses every fold)"
@@ -110,15 +117,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--kinds", nargs="+", help="loko: only these folds (calibration still uses every fold)"
     )
-    parser.add_argument("--steps", type=int, help="lofo: training steps instead of the recipe's")
-    parser.add_argument("--runs", type=int, help="lofo: train on the first runs only (smoke tests)")
+    parser.add_argument(
+        "--steps", type=int, help="lofo/loko: training steps instead of the recipe's"
+    )
+    parser.add_argument(
+        "--runs", type=int, help="lofo/loko: train on the first runs only (smoke tests)"
+    )
     parser.add_argument(
         "--calibrate",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="lofo: read each fold through a calibration fitted on the other folds",
+        help="lofo/loko: read each fold through a calibration fitted on the other folds",
     )
-    parser.add_argument("--work", type=Path, help="lofo: fold models; default results/fm/<recipe>")
+    parser.add_argument(
+        "--work", type=Path, help="lofo/loko: fold models; default results/fm/<recipe>"
+    )
     parser.add_argument(
         "--reference-fm",
         type=Path,

@@ -1,16 +1,18 @@
-"""Train the flow-matching predictor on the ID training runs only, calibrate it, ship it.
+"""Train the flow-matching predictor, calibrate it on held-out folds, ship it.
 
-    python benchmarks/train_fm.py                 # the shipped recipe: 9 models on 2 CPU cores
+    python benchmarks/train_fm.py --recipe broad  # the shipped recipe: 10 models, folded by kind
     python benchmarks/train_fm.py --no-calibrate  # one model, its raw sampled shares
     python benchmarks/train_fm.py --device cuda
 
-A command line over `mara_agents.predictors.lofo.train_calibrated` (every default is the shipped
-run's, `FMTrainConfig`; ``--recipe`` picks another named recipe, `FM_RECIPES`). It trains one
-model per leave-one-family-out fold (``--work/<family>``), fits the `Calibration` on each fold's
-predictions for the family it never saw (their ``id_train`` runs), then trains the model of all
-eight families (``--work/all``) and writes it with the calibration to ``--out``. Test runs, RL
-and ViT runs are never read. Every model checkpoints to its folder every ``--every`` steps and a
-rerun resumes; finished fold models are reused (also by ``eval_predictors.py --protocol lofo``).
+A command line over `mara_agents.predictors.folds.train_calibrated` (``--recipe`` picks a named
+recipe of `FM_RECIPES`; the other options override its fields). It trains one model per fold —
+per kind of the curve corpus for a recipe with a corpus (``loko_folds``), per ID family otherwise
+(``lofo_folds``) — in ``--work/<fold>``, fits the `Calibration` on each fold's predictions for
+the training runs of what it held out, then trains the model of everything the recipe names
+(``--work/all``) and writes it with the calibration to ``--out``. Test runs and the RL and ViT
+task sets are never read. Every model checkpoints to its folder every ``--every`` steps and a
+rerun resumes; finished fold models are reused (also by ``eval_predictors.py --protocol
+lofo/loko``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from mara_agents.predictors.folds import lofo_folds, loko_folds, train_calibrate
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--recipe", choices=sorted(FM_RECIPES), default="shipped")
+    parser.add_argument("--recipe", choices=sorted(FM_RECIPES), default="broad")
     parser.add_argument("--steps", type=int, help="default: the recipe's")
     parser.add_argument("--batch", type=int, help="default: the recipe's")
     parser.add_argument("--lr", type=float, help="default: the recipe's")

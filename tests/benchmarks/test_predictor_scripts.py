@@ -1,6 +1,7 @@
 """Smoke tests of the predictor scripts: FM training resumes; evaluation and tuning print."""
 
 import csv
+import json
 
 import numpy as np
 import pytest
@@ -13,7 +14,8 @@ from mara_agents.predictors.flow import PRETRAINED, FMPredictor  # noqa: E402
 
 
 def test_train_fm_writes_a_checkpoint_and_resumes(tmp_path, capsys):
-    argv = ["--no-calibrate", "--runs", "12", "--batch", "64", "--every", "10"]
+    argv = ["--recipe", "id_only", "--no-calibrate", "--runs", "12", "--batch", "64"]
+    argv += ["--every", "10"]
     argv += ["--work", str(tmp_path / "w"), "--out", str(tmp_path / "fm.pt")]
     train_fm = load_script("train_fm")
     train_fm.main([*argv, "--steps", "20"])
@@ -26,7 +28,7 @@ def test_train_fm_writes_a_checkpoint_and_resumes(tmp_path, capsys):
 
 
 def test_train_fm_calibrates_on_the_eight_folds_and_ships_the_calibration(tmp_path, capsys):
-    argv = ["--runs", "8", "--batch", "32", "--steps", "2", "--every", "2"]
+    argv = ["--recipe", "id_only", "--runs", "8", "--batch", "32", "--steps", "2", "--every", "2"]
     argv += ["--work", str(tmp_path / "w"), "--out", str(tmp_path / "fm.pt")]
     load_script("train_fm").main(argv)
     assert "calibrated on the folds" in capsys.readouterr().out
@@ -95,7 +97,8 @@ def test_eval_predictors_refuses_a_bad_bank_naming_the_file(tmp_path, capsys):
 
 
 def test_eval_predictors_lofo_trains_the_asked_folds_and_names_the_worst(tmp_path, capsys):
-    argv = ["--protocol", "lofo", "--families", "mlp-wine", "logreg-digits", "--steps", "2"]
+    argv = ["--protocol", "lofo", "--recipe", "id_only", "--families", "mlp-wine", "logreg-digits"]
+    argv += ["--steps", "2"]
     argv += ["--runs", "8", "--task-sets", "vit_ood", "--per-curve", "1"]
     argv += ["--work", str(tmp_path / "folds"), "--out", str(tmp_path / "out")]
     load_script("eval_predictors").main(argv)
@@ -107,10 +110,26 @@ def test_eval_predictors_lofo_trains_the_asked_folds_and_names_the_worst(tmp_pat
     assert (tmp_path / "out" / "reliability.png").is_file()
 
 
+def test_eval_predictors_loko_trains_a_fold_without_a_kind_and_scores_it_on_that_kind(
+    tmp_path, capsys
+):
+    argv = ["--protocol", "loko", "--recipe", "broad_noprior", "--kinds", "recommendation"]
+    argv += ["--steps", "2", "--runs", "4", "--no-calibrate", "--task-sets", "vit_ood"]
+    argv += ["--per-curve", "1", "--work", str(tmp_path / "folds"), "--out", str(tmp_path / "o")]
+    load_script("eval_predictors").main(argv)
+    out = capsys.readouterr().out
+    assert "| fold recommendation | fm |" in out and "| fold recommendation | wls |" in out
+    assert "| fold rl |" not in out and "worst fold: recommendation" in out
+    recipe = json.loads((tmp_path / "folds" / "recommendation" / "recipe.json").read_text())
+    assert recipe["exclude_kinds"] == ["recommendation"] and recipe["corpus"] == "bundled"
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["--protocol", "lofo", "--families", "mlp-cifar"], "--families: ['mlp-cifar']"),
+        (["--protocol", "loko", "--recipe", "broad", "--kinds", "poetry"], "--kinds: ['poetry']"),
+        (["--protocol", "loko", "--recipe", "id_only"], "recipe 'id_only' has no corpus; use"),
         (["--task-sets", "nope"], "--task-sets"),
         (["--per-curve", "0"], "--per-curve"),
         (["--reference-fm", "nowhere.pt"], "--reference-fm: no checkpoint at nowhere.pt"),

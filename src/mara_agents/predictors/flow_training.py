@@ -186,19 +186,19 @@ class FMTrainConfig:
 
 
 FM_RECIPES: dict[str, FMTrainConfig] = {
-    "shipped": FMTrainConfig(),
+    "id_only": FMTrainConfig(),
     "augmented": FMTrainConfig(futures="best", augmentation=Augmentation(copies=3)),
     "wls_context": FMTrainConfig(model=FMConfig(wls_context=True)),
     "broad": FMTrainConfig(corpus=BUNDLED_CORPUS, prior_curves=1500),
     "broad_noprior": FMTrainConfig(corpus=BUNDLED_CORPUS),
 }
-"""Named training recipes (docs/predictors.md): ``shipped`` is package 0.2.x's checkpoint's (the
+"""Named training recipes (docs/predictors.md): ``id_only`` is package 0.2's checkpoint's (the
 defaults: the ID training runs, the loss itself); ``augmented`` samples the best loss and adds
 three warped copies of every run; ``wls_context`` gives the network LARA's power-law fit of the
-prefix; ``broad`` adds the curve corpus's training runs (every kind, validation and training
-losses) and 1,500 curves of the synthetic prior; ``broad_noprior`` is ``broad`` without the
-prior (the prior's ablation). The corpus recipes are folded by kind (`loko_folds`), the others by
-family."""
+prefix; ``broad``, the shipped checkpoint's, adds the curve corpus's training runs (every kind,
+validation and training losses) and 1,500 curves of the synthetic prior; ``broad_noprior`` is
+``broad`` without the prior (the prior's ablation). The corpus recipes are folded by kind
+(`loko_folds`), the others by family."""
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ def test_copies_add_examples_of_their_own_and_are_seeded():
 
 
 def test_the_named_recipes_differ_only_in_what_they_train_on():
-    shipped = FM_RECIPES["shipped"]
+    shipped = FM_RECIPES["id_only"]
     assert shipped == FMTrainConfig() and shipped.augmentation.copies == 0
     for name, recipe in FM_RECIPES.items():
         assert recipe.steps == shipped.steps and recipe.task_set == "id_train", name

@@ -15,13 +15,16 @@ from coreenv.curves import (  # noqa: E402
     named_task_set,
     save_bank,
 )
+from mara_agents.predictors.calibration import BACKTESTS  # noqa: E402
 from mara_agents.predictors.flow import FMConfig  # noqa: E402
 from mara_agents.predictors.flow_training import FMTrainConfig, training_bank  # noqa: E402
 from mara_agents.predictors.folds import (  # noqa: E402
+    cross_fitted_calibrations,
     fold_predictor,
     lofo_folds,
     loko_folds,
     score_fold,
+    train_calibrated,
 )
 
 SMALL = FMTrainConfig(
@@ -124,3 +127,18 @@ def test_kind_folds_need_a_corpus_and_a_missing_corpus_says_how_to_build_it(tmp_
         FMTrainConfig(exclude_kinds=("rl",))
     with pytest.raises(FileNotFoundError, match="make_corpus.py"):
         loko_folds(FMTrainConfig(corpus=str(tmp_path / "absent.npz")))
+
+
+def test_a_calibration_cross_fitted_by_kind_chooses_among_the_checks_strengths(corpus, tmp_path):
+    recipe = dataclasses.replace(SMALL, corpus=corpus, runs=None)
+    folds = loko_folds(recipe)
+    calibrations = cross_fitted_calibrations(folds, tmp_path, log=lambda _: None)
+    assert set(calibrations) == {None, *KINDS}
+    for calibration in calibrations.values():
+        assert calibration.backtest in (0.0, *BACKTESTS)
+    shipped = train_calibrated(recipe, tmp_path, folds, log=lambda _: None)
+    assert shipped.calibration is calibrations[None] or (
+        shipped.calibration.backtest == calibrations[None].backtest
+        and np.array_equal(shipped.calibration.values, calibrations[None].values)
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["all", *KINDS, "corpus.npz"])
