@@ -69,7 +69,8 @@ TARGET_RATIO = 0.7
 TASK_SETS = ["id", "rl_ood", "vit_ood"]
 """Scored when neither ``--task-sets`` nor ``--bank`` is given."""
 
-COLUMNS = ["rows", "predictor", "queries", "capped_mae", "success_accuracy", "success_share"]
+COLUMNS = ["rows", "predictor", "targets", "queries", "capped_mae", "success_accuracy"]
+COLUMNS += ["success_share"]
 COLUMNS += ["ece", "auc", "latency_ms"]
 
 Results = dict[tuple[str, str], PredictorScore]  # (group of rows, predictor) -> score
@@ -80,9 +81,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--protocol", choices=list(PROTOCOLS), default="standard")
     parser.add_argument(
         "--queries",
+        nargs="+",
         choices=TARGETS,
-        default="environment",
-        help="how queries are drawn: as the environment draws tasks, or as a user asks of a run",
+        default=["environment"],
+        help="how queries are drawn: as the environment draws tasks, or as a user asks of a run "
+        "(both: one table each, fold models and calibrations shared)",
     )
     parser.add_argument(
         "--task-sets",
@@ -176,7 +179,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             parser.error(
                 f"--kinds: {unknown} are not kinds of the corpus; choose from {sorted(kinds)}"
             )
-    args.banks = read_banks(parser, args.bank, query_config(args))
+    args.banks = {}
+    for targets in args.queries:
+        args.banks = read_banks(parser, args.bank, query_config(args, targets))
     clash = sorted(set(args.banks) & set(args.task_sets))
     if clash:
         parser.error(f"--bank: {clash} would share rows with the task set(s) of that name")
@@ -204,9 +209,9 @@ def read_banks(
     return banks
 
 
-def query_config(args: argparse.Namespace) -> QueryConfig:
-    """The queries every table asks."""
-    return QueryConfig(per_curve=args.per_curve, targets=args.queries)
+def query_config(args: argparse.Namespace, targets: str) -> QueryConfig:
+    """The queries one table asks."""
+    return QueryConfig(per_curve=args.per_curve, targets=targets)
 
 
 def groups(task_sets: list[str], args: argparse.Namespace) -> dict[str, CurveBank]:
@@ -222,6 +227,10 @@ def standard(args: argparse.Namespace, config: QueryConfig) -> Results:
     return score_banks(groups(args.task_sets, args), predictors, config, args.horizon)
 
 
+_CALIBRATIONS: dict[tuple, dict] = {}
+"""Cross-fitted calibrations by fold setting, fitted once per run of the script."""
+
+
 def folded(args: argparse.Namespace, config: QueryConfig) -> Results:
     """Every fold of the recipe (FM and WLS), then shipped FM and WLS on OOD sets and banks.
 
@@ -234,7 +243,10 @@ def folded(args: argparse.Namespace, config: QueryConfig) -> Results:
     work = args.work or Path("results/fm") / args.recipe
     folds = lofo_folds(recipe) if args.protocol == "lofo" else loko_folds(recipe)
     chosen = args.families if args.protocol == "lofo" else args.kinds
-    calibrations = cross_fitted_calibrations(folds, work) if args.calibrate else {}
+    key = (args.protocol, args.recipe, work, recipe.steps, recipe.runs)
+    if args.calibrate and key not in _CALIBRATIONS:  # one fit serves every query protocol
+        _CALIBRATIONS[key] = cross_fitted_calibrations(folds, work)
+    calibrations = _CALIBRATIONS.get(key, {})
     results = {}
     for fold in folds:
         if chosen is None or fold.name in chosen:
@@ -338,20 +350,20 @@ def plot_reliability(results: Results, path: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     torch.set_num_threads(1)  # latency on one core
-    config = query_config(args)
-    results = PROTOCOLS[args.protocol](args, config)
-    text = report(results, args.protocol, config)
-    print(text)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "predictors.md").write_text(text + "\n")
-    plot_reliability(results, args.out / "reliability.png")
-    with (args.out / "predictors.csv").open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(COLUMNS)
-        for (rows, name), r in results.items():
+    texts, rows = [], []
+    for targets in args.queries:
+        config = query_config(args, targets)
+        results = PROTOCOLS[args.protocol](args, config)
+        texts.append(report(results, args.protocol, config))
+        print(texts[-1], flush=True)
+        suffix = "" if len(args.queries) == 1 else f"-{targets}"
+        plot_reliability(results, args.out / f"reliability{suffix}.png")
+        for (group, name), r in results.items():
             values = {
-                "rows": rows,
+                "rows": group,
                 "predictor": name,
+                "targets": targets,
                 "queries": r.queries,
                 "capped_mae": r.capped_mae,
                 "success_accuracy": r.success_accuracy,
@@ -360,7 +372,12 @@ def main(argv: list[str] | None = None) -> None:
                 "auc": r.auc,
                 "latency_ms": r.latency_ms,
             }
-            writer.writerow([values[column] for column in COLUMNS])  # one value per header column
+            rows.append([values[column] for column in COLUMNS])  # one value per header column
+    (args.out / "predictors.md").write_text("\n\n".join(texts) + "\n")
+    with (args.out / "predictors.csv").open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(COLUMNS)
+        writer.writerows(rows)
 
 
 if __name__ == "__main__":

@@ -68,6 +68,20 @@ def test_eval_predictors_asks_user_queries(tmp_path, capsys):
     assert "| rl_ood |" not in out
 
 
+def test_eval_predictors_asks_both_kinds_of_queries_in_one_run(tmp_path, capsys):
+    argv = ["--queries", "environment", "user", "--task-sets", "vit_ood", "--predictors", "wls"]
+    argv += ["--per-curve", "1", "--out", str(tmp_path)]
+    load_script("eval_predictors").main(argv)
+    out = capsys.readouterr().out
+    assert "queries: environment protocol" in out and "queries: user protocol" in out
+    assert (tmp_path / "reliability-environment.png").is_file()
+    assert (tmp_path / "reliability-user.png").is_file()
+    with (tmp_path / "predictors.csv").open(newline="") as handle:
+        header, *rows = list(csv.reader(handle))
+    targets = [row[header.index("targets")] for row in rows]
+    assert targets == ["environment", "user"]
+
+
 def test_eval_predictors_scores_a_users_bank(tmp_path, capsys):
     bank_to_csv(named_task_set("rl_ood").subset(np.arange(4)), tmp_path / "my_runs.csv")
     argv = ["--bank", str(tmp_path / "my_runs.csv"), "--predictors", "wls", "--per-curve", "2"]

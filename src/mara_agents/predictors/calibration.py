@@ -29,7 +29,7 @@ __all__ = [
     "point_estimates",
 ]
 
-LEVELS = (0.2, 0.3, 0.4, 0.5)
+LEVELS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 """Quantile levels of the sampled crossings `fit_calibration` chooses from."""
 WLS_WEIGHTS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6)
 """Weights of the WLS estimate in the blend `fit_calibration` chooses from (0: FM alone)."""
