@@ -59,6 +59,11 @@ WLS_OFFSETS = (4, 16, 64, 250, 500)
 WLS_WIDTH = 2 + len(WLS_OFFSETS)
 """Columns of `wls_context`: slope, residual spread, one per offset."""
 
+SYMLOG_SCALE = 1e-3
+"""Where `symlog` turns from linear to logarithmic, in nats."""
+NOISE_SPAN = 16
+"""Batches over which `noise_level` measures a prefix's noise."""
+
 BACKTEST_WINDOW = 8
 """Batches averaged at the end of the revealed-progress check (against minibatch noise)."""
 BACKTEST_MIN_PREFIX = 10
@@ -93,6 +98,10 @@ class FMConfig:
     """Integration steps from noise (u = 0) to a sample (u = 1)."""
     solver: str = "heun"
     """"euler" or "heun" (second order, two network calls per step)."""
+    scaled_context: bool = False
+    """Also give the network the context's log-ratios on a symmetric log scale (`symlog`) and
+    the prefix's noise level (`noise_level`), so that the slow fall of a flat curve (1e-4 nats per
+    batch), which decides when a near target is reached, registers as clearly as a steep one."""
     wls_context: bool = False
     """Also give the network LARA's power-law fit of the prefix (`wls_context`): its slope, its
     residual spread and where it extrapolates the loss, so the network can learn when to trust
@@ -120,7 +129,9 @@ class FMConfig:
     @property
     def context_size(self) -> int:
         """Width of `context_features`."""
-        return self.recent + self.spread + 1 + (WLS_WIDTH if self.wls_context else 0)
+        shape = self.recent + self.spread
+        scaled = shape + 1 if self.scaled_context else 0
+        return shape + 1 + scaled + (WLS_WIDTH if self.wls_context else 0)
 
 
 def future_offsets(horizon: int) -> np.ndarray:
@@ -149,9 +160,34 @@ def context_matrix(log_losses: np.ndarray, ends: np.ndarray, config: FMConfig) -
     shape = config.recent + config.spread
     features[:, :shape] = log_losses[positions] - log_losses[ends, None]
     features[:, shape] = np.log1p(ends) / math.log1p(config.horizon)
+    column = shape + 1
+    if config.scaled_context:
+        features[:, column : column + shape] = symlog(features[:, :shape])
+        features[:, column + shape] = symlog(noise_level(log_losses, ends))
+        column += shape + 1
     if config.wls_context:
-        features[:, shape + 1 :] = wls_context(log_losses, ends)
+        features[:, column:] = wls_context(log_losses, ends)
     return features
+
+
+def symlog(x: np.ndarray) -> np.ndarray:
+    """``sign(x) · log(1 + |x| / SYMLOG_SCALE) / log(1 + 1 / SYMLOG_SCALE)``.
+
+    1 at x = 1, and about 0.014 at 1e-4, which a linear scale leaves at 1e-4.
+    """
+    return np.sign(x) * np.log1p(np.abs(x) / SYMLOG_SCALE) / math.log1p(1.0 / SYMLOG_SCALE)
+
+
+def noise_level(log_losses: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """(N,) robust per-batch noise of the log-loss over each prefix's last `NOISE_SPAN` batches.
+
+    From second differences, so that a steady fall is not counted as noise:
+    1.4826 · median |Δ²| / √6 is the standard deviation of Gaussian noise around a straight line.
+    """
+    ends = np.asarray(ends, np.int64)
+    positions = np.clip(ends[:, None] + np.arange(-NOISE_SPAN, 1), 0, None)  # (N, span + 1)
+    curvature = np.abs(np.diff(log_losses[positions], n=2, axis=1))
+    return 1.4826 * np.median(curvature, axis=1) / math.sqrt(6.0)
 
 
 def wls_context(log_losses: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -191,13 +191,18 @@ FM_RECIPES: dict[str, FMTrainConfig] = {
     "wls_context": FMTrainConfig(model=FMConfig(wls_context=True)),
     "broad": FMTrainConfig(corpus=BUNDLED_CORPUS, prior_curves=1500),
     "broad_noprior": FMTrainConfig(corpus=BUNDLED_CORPUS),
+    "broad_scaled": FMTrainConfig(
+        model=FMConfig(scaled_context=True), corpus=BUNDLED_CORPUS, prior_curves=1500
+    ),
 }
 """Named training recipes (docs/predictors.md): ``id_only`` is package 0.2's checkpoint's (the
 defaults: the ID training runs, the loss itself); ``augmented`` samples the best loss and adds
 three warped copies of every run; ``wls_context`` gives the network LARA's power-law fit of the
 prefix; ``broad``, the shipped checkpoint's, adds the curve corpus's training runs (every kind,
 validation and training losses) and 1,500 curves of the synthetic prior; ``broad_noprior`` is
-``broad`` without the prior (the prior's ablation). The corpus recipes are folded by kind
+``broad`` without the prior (the prior's ablation); ``broad_scaled`` is ``broad`` with the
+context also on a symmetric log scale and the prefix's noise level (`FMConfig.scaled_context`).
+The corpus recipes are folded by kind
 (`loko_folds`), the others by family."""
 
 
