@@ -21,6 +21,8 @@ from mara_agents.predictors.horizon import HORIZON
 __all__ = [
     "BACKTESTS",
     "LEVELS",
+    "RAW",
+    "READINGS",
     "WLS_WEIGHTS",
     "Calibration",
     "OutOfFamily",
@@ -35,6 +37,16 @@ WLS_WEIGHTS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6)
 """Weights of the WLS estimate in the blend `fit_calibration` chooses from (0: FM alone)."""
 BACKTESTS = (0.5, 1.0)
 """Strengths of the revealed-progress check `fit_calibration` may choose besides 0 (off)."""
+RAW = (False, 0.0)
+"""The raw reading: the sampled futures as the network gives them."""
+READINGS = tuple(
+    (denoise, strength)
+    for denoise in (False, True)
+    for strength in (0.0, *BACKTESTS)
+    if denoise or strength > 0
+)
+"""The readings of the sampled futures `fit_calibration` may choose besides the raw one: each a
+(denoise, revealed-progress strength) pair."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +58,7 @@ class Calibration:
     level: float = 0.5  # the quantile of the sampled crossings that enters the blend
     wls_weight: float = 0.0  # the WLS estimate's weight in the (geometric) blend
     backtest: float = 0.0  # strength of the revealed-progress check (0: off)
+    denoise: bool = False  # read the futures through the network's `FutureBasis`
 
     def __post_init__(self) -> None:
         knots, values = np.asarray(self.knots, np.float64), np.asarray(self.values, np.float64)
@@ -92,24 +105,24 @@ class OutOfFamily:
     wls: np.ndarray  # (N,) the WLS estimate (inf: never within H)
     budgets: np.ndarray  # (N,)
     remaining: np.ndarray  # (N,) true remaining batches
-    backtested: np.ndarray | None = None
-    """(N, len(BACKTESTS), S) the crossings of the futures rescaled by the revealed-progress
-    check at each strength of `BACKTESTS` (None: the check is not a choice of the fit)."""
+    readings: np.ndarray | None = None
+    """(N, len(READINGS), S) the crossings of the futures under each other reading of
+    `READINGS` (None: the raw reading is the only choice of the fit)."""
 
     @property
     def share(self) -> np.ndarray:
         """(N,) sampled success share: the raw crossings within the budget."""
-        return self.share_at(0.0)
+        return self.share_at(RAW)
 
-    def share_at(self, strength: float) -> np.ndarray:
-        """(N,) sampled success share read with the revealed-progress check at ``strength``."""
-        return np.mean(self.crossings_at(strength) <= self.budgets[:, None], axis=1)
+    def share_at(self, reading: tuple[bool, float]) -> np.ndarray:
+        """(N,) sampled success share under ``reading`` (a pair of `READINGS`, or the raw one)."""
+        return np.mean(self.crossings_at(reading) <= self.budgets[:, None], axis=1)
 
-    def crossings_at(self, strength: float) -> np.ndarray:
-        """(N, S) the crossings read with the revealed-progress check at ``strength`` (0: raw)."""
-        if strength == 0.0:
+    def crossings_at(self, reading: tuple[bool, float]) -> np.ndarray:
+        """(N, S) the crossings under ``reading``; ``(False, 0.0)`` is the raw one."""
+        if reading == RAW:
             return self.crossings
-        return self.backtested[:, BACKTESTS.index(strength)]
+        return self.readings[:, READINGS.index(reading)]
 
     @property
     def success(self) -> np.ndarray:
@@ -140,11 +153,11 @@ def blend(fm: np.ndarray, wls: np.ndarray, wls_weight: float, horizon: int = HOR
 def fit_calibration(data: OutOfFamily, horizon: int = HORIZON) -> Calibration:
     """Fit a `Calibration` on out-of-family (or out-of-kind) queries.
 
-    The reading of the samples (the strength of the revealed-progress check, when ``data`` has
-    its crossings, a level of `LEVELS` and a weight of `WLS_WEIGHTS`) is the one whose capped
-    MAE, relative to WLS's, is lowest on its worst family: the target is to beat WLS on every new
-    family, not on average. The map is then the isotonic regression of success on the sampled
-    share of the chosen reading.
+    The reading of the samples (raw, or one of `READINGS` when ``data`` has their crossings),
+    the level of `LEVELS` and the weight of `WLS_WEIGHTS` are the ones whose capped MAE, relative
+    to WLS's, is lowest on the worst family: the target is to beat WLS on every new family, not
+    on average. The map is then the isotonic regression of success on the sampled share of the
+    chosen reading.
     """
     from sklearn.isotonic import IsotonicRegression
 
@@ -153,26 +166,27 @@ def fit_calibration(data: OutOfFamily, horizon: int = HORIZON) -> Calibration:
     truth = np.minimum(data.remaining, horizon)
     wls_error = np.abs(np.minimum(data.wls, horizon) - truth)
     families = np.unique(data.family)
-    strengths = (0.0,) if data.backtested is None else (0.0, *BACKTESTS)
+    readings = (RAW,) if data.readings is None else (RAW, *READINGS)
     estimates = {
-        (strength, level): point_estimates(data.crossings_at(strength), level)
-        for strength in strengths
+        (reading, level): point_estimates(data.crossings_at(reading), level)
+        for reading in readings
         for level in LEVELS
     }
 
-    def worst_ratio(strength: float, level: float, weight: float) -> float:
-        estimate = blend(estimates[(strength, level)], data.wls, weight, horizon)
+    def worst_ratio(reading: tuple[bool, float], level: float, weight: float) -> float:
+        estimate = blend(estimates[(reading, level)], data.wls, weight, horizon)
         error = np.abs(np.minimum(estimate, horizon) - truth)
         return max(
             error[data.family == f].mean() / wls_error[data.family == f].mean() for f in families
         )
 
-    strength, level, weight = min(
-        ((s, level, weight) for s in strengths for level in LEVELS for weight in WLS_WEIGHTS),
+    reading, level, weight = min(
+        ((r, level, weight) for r in readings for level in LEVELS for weight in WLS_WEIGHTS),
         key=lambda choice: worst_ratio(*choice),
     )
     isotonic = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
-    isotonic.fit(data.share_at(strength), data.success.astype(np.float64))
+    isotonic.fit(data.share_at(reading), data.success.astype(np.float64))
     knots = np.unique(np.concatenate([[0.0], isotonic.X_thresholds_, [1.0]]))
     values = np.clip(isotonic.predict(knots), 0.0, 1.0)
-    return Calibration(knots, values, level, weight, strength)
+    denoise, strength = reading
+    return Calibration(knots, values, level, weight, strength, denoise)

@@ -33,7 +33,8 @@ import torch
 from torch import nn
 
 from mara_agents.checks import require
-from mara_agents.predictors.calibration import Calibration, point_estimates
+from mara_agents.predictors.basis import FutureBasis
+from mara_agents.predictors.calibration import RAW, Calibration, point_estimates
 from mara_agents.predictors.horizon import HORIZON
 from mara_agents.predictors.wls import WLSConfig, WLSPredictor
 
@@ -331,6 +332,8 @@ class FMPredictor:
         net: the trained velocity network (its config fixes the representation).
         config: sampler settings to use instead of the network's (samples, steps, solver, seed).
         calibration: maps the sampled success share to ``p_success``; None: the share itself.
+        basis: the principal components of the network's training futures, for a calibration
+            that reads denoised futures (`FutureBasis`).
     """
 
     def __init__(
@@ -338,10 +341,12 @@ class FMPredictor:
         net: VelocityNet,
         config: FMConfig | None = None,
         calibration: Calibration | None = None,
+        basis: FutureBasis | None = None,
     ) -> None:
         self.net = net.eval()
         self.config = config or net.config
         self.calibration = calibration
+        self.basis = basis
         self._wls = WLSPredictor()  # the blend's WLS estimates (`Calibration.remaining`)
         self.offsets = future_offsets(self.config.horizon)
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
@@ -374,10 +379,13 @@ class FMPredictor:
                 float(stored["level"]),
                 float(stored["wls_weight"]),
                 float(stored.get("backtest", 0.0)),  # absent before package 0.3
+                bool(stored.get("denoise", False)),
             )
-        return cls(
-            net, FMConfig(**{**asdict(config), **overrides}) if overrides else None, calibration
-        )
+        basis = None
+        if "basis_mean" in state:  # absent before package 0.3
+            basis = FutureBasis(state["basis_mean"].numpy(), state["basis"].numpy())
+        config = FMConfig(**{**asdict(config), **overrides}) if overrides else None
+        return cls(net, config, calibration, basis)
 
     def save(self, path: str | Path) -> None:
         """Write the network, its config and calibration: the format `pretrained` reads."""
@@ -391,7 +399,11 @@ class FMPredictor:
                 "level": self.calibration.level,
                 "wls_weight": self.calibration.wls_weight,
                 "backtest": self.calibration.backtest,
+                "denoise": self.calibration.denoise,
             }
+        if self.basis is not None:
+            state["basis_mean"] = torch.from_numpy(self.basis.mean)
+            state["basis"] = torch.from_numpy(self.basis.components)
         torch.save(state, path)
 
     def estimate(self, prefix: np.ndarray, target: float, budget: int):
@@ -431,23 +443,45 @@ class FMPredictor:
         return np.stack([point_estimates(sampled, level) for level in levels], axis=1)
 
     def sampled_crossings(
-        self, prefixes: list[np.ndarray], targets: np.ndarray, backtest: float | None = None
+        self,
+        prefixes: list[np.ndarray],
+        targets: np.ndarray,
+        reading: tuple[bool, float] | None = None,
     ) -> np.ndarray:
         """(B, S) batches until each sampled future reaches its task's target (``inf`` beyond H).
 
-        The futures are first rescaled by the revealed-progress check at strength ``backtest``
-        (default: the calibration's; 0 or no calibration: the raw samples).
+        ``reading`` is a (denoise, revealed-progress strength) pair, default the calibration's
+        (none: the raw samples): the futures are denoised through the network's `FutureBasis`,
+        then rescaled by the revealed-progress check at that strength (0: not at all).
         """
-        if backtest is None:
-            backtest = 0.0 if self.calibration is None else self.calibration.backtest
-        futures = self.futures(prefixes)
-        if backtest > 0:
-            futures = futures * self.progress_ratios(prefixes)[:, None, None] ** backtest
+        if reading is None:
+            calibration = self.calibration
+            reading = RAW if calibration is None else (calibration.denoise, calibration.backtest)
+        denoise, strength = reading
+        futures = self.read_futures(prefixes, denoise)
+        if strength > 0:
+            futures = futures * self.progress_ratios(prefixes, denoise)[:, None, None] ** strength
         sampled = crossings(futures, self._log_targets(prefixes, targets), self.offsets)
         sampled[sampled > self.config.horizon] = np.inf
         return sampled
 
-    def progress_ratios(self, prefixes: list[np.ndarray]) -> np.ndarray:
+    def read_futures(self, prefixes: list[np.ndarray], denoise: bool) -> np.ndarray:
+        """(B, S, G) `futures`, denoised through the network's `FutureBasis` if asked."""
+        futures = self.futures(prefixes)
+        if not denoise:
+            return futures
+        if self.basis is None:
+            raise ValueError(
+                "this FMPredictor has no FutureBasis to denoise with; its checkpoint predates "
+                "them or was saved without one (train_fm writes one)."
+            )
+        ends = [len(p) - 1 for p in prefixes]
+        noise = np.array(
+            [noise_level(np.log(np.asarray(p, np.float64)), [n])[0] for p, n in zip(prefixes, ends)]
+        )
+        return self.basis.denoise(futures, noise)
+
+    def progress_ratios(self, prefixes: list[np.ndarray], denoise: bool = False) -> np.ndarray:
         """(B,) revealed over predicted progress of each task in its last `backtest_lag` batches.
 
         For a prefix ``L[0..n]`` and lag ``k``: the futures sampled at ``L[0..n−k]`` (their median
@@ -463,7 +497,7 @@ class FMPredictor:
         if not rows:
             return ratios
         earlier = [prefixes[i][: len(prefixes[i]) - lag] for i in rows]
-        futures = self.futures(earlier)  # (R, S, G); in an episode, cached `lag` batches ago
+        futures = self.read_futures(earlier, denoise)  # (R, S, G); sampled `lag` batches ago
         window = np.arange(lag - BACKTEST_WINDOW + 1, lag + 1)
         median = np.median(futures, axis=1)  # (R, G)
         predicted = np.array([np.interp(window, self.offsets, m).mean() for m in median])

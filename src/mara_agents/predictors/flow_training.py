@@ -23,6 +23,7 @@ import torch
 from coreenv import EnvConfig
 from coreenv.curves import CurveBank, named_task_set
 from mara_agents.checks import require
+from mara_agents.predictors.basis import fit_basis
 from mara_agents.predictors.corpus import (
     BUNDLED_CORPUS,
     BUNDLED_KIND,
@@ -55,6 +56,9 @@ __all__ = [
 
 _flush_print = functools.partial(print, flush=True)
 
+
+BASIS_EXAMPLES = 200_000
+"""Training futures (every k-th) the `FutureBasis` of a trained network is fitted on."""
 
 FUTURES = ("loss", "best")
 """The future representations `FMTrainConfig.futures` can train on."""
@@ -379,4 +383,5 @@ def train_fm(config: FMTrainConfig, work: Path, log: Callable[[str], None] = _fl
                 f"({(time.perf_counter() - start) / 60:.1f} min)"
             )
     (work / "history.json").write_text(json.dumps(history, indent=1))
-    return FMRun(FMPredictor(net.to("cpu")), history)
+    basis = fit_basis(train.futures[:: max(1, len(train) // BASIS_EXAMPLES)])
+    return FMRun(FMPredictor(net.to("cpu"), basis=basis), history)

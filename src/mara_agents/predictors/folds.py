@@ -27,7 +27,8 @@ import numpy as np
 
 from coreenv.curves import CurveBank, named_task_set
 from mara_agents.predictors.calibration import (
-    BACKTESTS,
+    RAW,
+    READINGS,
     Calibration,
     OutOfFamily,
     fit_calibration,
@@ -201,14 +202,14 @@ def cross_fitted_calibrations(
                     fold.name,
                     OutOfFamily(
                         np.full(len(asked), fold.name),
-                        fm.sampled_crossings(asked.prefixes, asked.targets, backtest=0.0),
+                        fm.sampled_crossings(asked.prefixes, asked.targets, RAW),
                         wls,
                         asked.budgets,
                         asked.remaining,
                         np.stack(
                             [
-                                fm.sampled_crossings(asked.prefixes, asked.targets, strength)
-                                for strength in BACKTESTS
+                                fm.sampled_crossings(asked.prefixes, asked.targets, reading)
+                                for reading in READINGS
                             ],
                             axis=1,
                         ),

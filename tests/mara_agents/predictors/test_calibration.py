@@ -7,8 +7,8 @@ pytest.importorskip("sklearn")
 torch = pytest.importorskip("torch")
 
 from mara_agents.predictors.calibration import (  # noqa: E402
-    BACKTESTS,
     LEVELS,
+    READINGS,
     WLS_WEIGHTS,
     Calibration,
     OutOfFamily,
@@ -113,17 +113,19 @@ def test_the_shipped_checkpoint_is_calibrated_and_can_be_read_raw():
     np.testing.assert_allclose(p_shipped, shipped.calibration.p_success(p_raw))
 
 
-def test_the_revealed_progress_check_is_chosen_when_it_corrects_the_samples():
+def test_the_reading_of_the_samples_that_corrects_them_is_chosen():
     data = pessimistic_queries()
     rng = np.random.default_rng(2)
     truth = np.maximum(data.remaining, 1.0)[:, None]
     corrected = np.ceil(truth * rng.lognormal(0.0, 0.1, data.crossings.shape))  # close to it
-    checked = np.stack([3 * corrected, corrected], axis=1)  # strengths 0.5 (worse), 1.0
+    worse = 3 * corrected
+    readings = np.stack([corrected if r == (True, 0.5) else worse for r in READINGS], axis=1)
     calibration = fit_calibration(
-        OutOfFamily(data.family, data.crossings, data.wls, data.budgets, data.remaining, checked)
+        OutOfFamily(data.family, data.crossings, data.wls, data.budgets, data.remaining, readings)
     )
-    assert calibration.backtest == BACKTESTS[-1]
-    assert fit_calibration(data).backtest == 0.0  # without the check's crossings: never chosen
+    assert (calibration.denoise, calibration.backtest) == (True, 0.5)
+    raw = fit_calibration(data)  # without the other readings' crossings: never chosen
+    assert (raw.denoise, raw.backtest) == (False, 0.0)
 
 
 def test_a_check_strength_outside_its_range_is_refused_and_a_saved_one_is_read_back(tmp_path):
