@@ -1,5 +1,7 @@
 """FM training: examples by hand, the held-out split, and a run that resumes bit for bit."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -83,6 +85,9 @@ def test_the_named_recipes_differ_only_in_what_they_train_on():
         assert recipe.model.hidden == shipped.model.hidden, name
     assert FM_RECIPES["augmented"].futures == "best"
     assert FM_RECIPES["wls_context"].model.wls_context
+    assert FM_RECIPES["broad"].corpus == "bundled" and FM_RECIPES["broad"].prior_curves > 0
+    assert FM_RECIPES["broad_noprior"] == dataclasses.replace(FM_RECIPES["broad"], prior_curves=0)
+    assert FM_RECIPES["broad_scaled"].model.scaled_context
 
 
 def test_one_run_in_holdout_is_held_out():
@@ -119,6 +124,8 @@ def test_an_interrupted_run_resumes_bit_for_bit(tmp_path):
     assert loaded.net.config == SMALL
     prefix = 2.0 * (1.0 + np.arange(30.0)) ** -0.4
     np.testing.assert_array_equal(loaded.futures([prefix]), resumed.predictor.futures([prefix]))
+    np.testing.assert_array_equal(loaded.basis.components, straight.predictor.basis.components)
+    assert loaded.basis.components.shape == (straight.predictor.net.grid, 8)
 
 
 @pytest.mark.parametrize(
