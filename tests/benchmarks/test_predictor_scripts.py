@@ -166,3 +166,15 @@ def test_tune_lara_prints_its_three_tables(capsys):
     assert "| explore (batches) |" in out and "\n| 3 | " in out
     for label in ("FIFO", "EDF", "LARA (WLS)", "LARA (true demand)", "oracle"):
         assert f"| {label} | " in out
+
+
+def test_sample_noise_prints_the_noise_of_prefixes_and_of_samples(capsys):
+    load_script("sample_noise").main(["--task-set", "vit_ood", "--steps", "2", "--runs", "3"])
+    out = capsys.readouterr().out
+    assert "3 prefixes: median per-batch noise of the prefix" in out and "| 2 | raw |" in out
+
+
+def test_sample_noise_refuses_a_missing_checkpoint(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        load_script("sample_noise").main(["--checkpoint", "nowhere.pt"])
+    assert exit_info.value.code == 2 and "nowhere.pt" in capsys.readouterr().err
