@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
-import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -45,7 +44,7 @@ import torch  # noqa: E402
 from coreenv.curves import CurveBank, named_task_set  # noqa: E402
 from coreenv.errors import BankError  # noqa: E402
 from mara_agents.predictors import HORIZON, PREDICTORS, FMPredictor, make_predictor  # noqa: E402
-from mara_agents.predictors.corpus import load_corpus  # noqa: E402
+from mara_agents.predictors.corpus import corpus_kinds, load_corpus  # noqa: E402
 from mara_agents.predictors.flow_training import FM_RECIPES  # noqa: E402
 from mara_agents.predictors.folds import (  # noqa: E402
     cross_fitted_calibrations,
@@ -163,6 +162,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     unknown = sorted(set(args.families or ()) - set(families))
     if unknown:
         parser.error(f"--families: {unknown} are not ID families; choose from {list(families)}")
+    check_fold_options(parser, args)
     if args.protocol == "loko":
         corpus = FM_RECIPES[args.recipe].corpus
         if corpus is None:
@@ -171,7 +171,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                 f"--protocol loko: recipe {args.recipe!r} has no corpus; use {with_corpus}"
             )
         try:
-            kinds = {json.loads(text)["kind"] for text in load_corpus(corpus).config}
+            kinds = set(corpus_kinds(load_corpus(corpus)))
         except FileNotFoundError as error:
             parser.error(f"--protocol loko: {error}")
         unknown = sorted(set(args.kinds or ()) - kinds)
@@ -186,6 +186,26 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if clash:
         parser.error(f"--bank: {clash} would share rows with the task set(s) of that name")
     return args
+
+
+def check_fold_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse options that the chosen protocol would ignore, and a recipe it cannot fold."""
+    ignored = {
+        "--families": args.families is not None and args.protocol != "lofo",
+        "--kinds": args.kinds is not None and args.protocol != "loko",
+        "--reference-fm": args.reference_fm is not None and args.protocol != "standard",
+        "--predictors": args.protocol != "standard" and args.predictors != ["wls", "fm"],
+    }
+    for option, refused in ignored.items():
+        if refused:
+            parser.error(f"{option} does not apply to --protocol {args.protocol}")
+    if args.protocol == "lofo" and FM_RECIPES[args.recipe].corpus is not None:
+        without = sorted(name for name, r in FM_RECIPES.items() if r.corpus is None)
+        parser.error(
+            f"--protocol lofo: recipe {args.recipe!r} trains on the corpus, whose runs share "
+            f"models and datasets with the ID families; fold it by kind (--protocol loko) or "
+            f"use one of {without}"
+        )
 
 
 def read_banks(
@@ -227,10 +247,6 @@ def standard(args: argparse.Namespace, config: QueryConfig) -> Results:
     return score_banks(groups(args.task_sets, args), predictors, config, args.horizon)
 
 
-_CALIBRATIONS: dict[tuple, dict] = {}
-"""Cross-fitted calibrations by fold setting, fitted once per run of the script."""
-
-
 def folded(args: argparse.Namespace, config: QueryConfig) -> Results:
     """Every fold of the recipe (FM and WLS), then shipped FM and WLS on OOD sets and banks.
 
@@ -243,10 +259,9 @@ def folded(args: argparse.Namespace, config: QueryConfig) -> Results:
     work = args.work or Path("results/fm") / args.recipe
     folds = lofo_folds(recipe) if args.protocol == "lofo" else loko_folds(recipe)
     chosen = args.families if args.protocol == "lofo" else args.kinds
-    key = (args.protocol, args.recipe, work, recipe.steps, recipe.runs)
-    if args.calibrate and key not in _CALIBRATIONS:  # one fit serves every query protocol
-        _CALIBRATIONS[key] = cross_fitted_calibrations(folds, work)
-    calibrations = _CALIBRATIONS.get(key, {})
+    if args.calibrate and args.calibrations is None:  # one fit serves every query protocol
+        args.calibrations = cross_fitted_calibrations(folds, work)
+    calibrations = args.calibrations or {}
     results = {}
     for fold in folds:
         if chosen is None or fold.name in chosen:
@@ -349,6 +364,7 @@ def plot_reliability(results: Results, path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    args.calibrations = None  # fitted by the first fold protocol that needs them
     torch.set_num_threads(1)  # latency on one core
     args.out.mkdir(parents=True, exist_ok=True)
     texts, rows = [], []

@@ -50,6 +50,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     unknown = sorted(set(args.families or ()) - set(CORPUS_FAMILIES))
     if unknown:
         parser.error(f"--families: unknown {unknown}; choose from {list(CORPUS_FAMILIES)}")
+    narrowed = args.quick or args.families or args.kinds
+    narrowed = narrowed or (args.runs_per_family, args.batches) != (RUNS_PER_FAMILY, BATCHES)
+    if narrowed and args.out == CORPUS:
+        parser.error(
+            f"--out: a narrowed corpus (--quick, --families, --kinds, --runs-per-family or "
+            f"--batches) would overwrite the shipped one at {CORPUS}; give another --out"
+        )
     families = args.families or list(CORPUS_FAMILIES)
     args.families = [f for f in families if not args.kinds or CORPUS_FAMILIES[f].kind in args.kinds]
     if not args.families:
@@ -86,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     bank, failed = assemble_corpus(specs, args.work)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     save_bank(bank, args.out, dtype=np.float32)
-    kinds = [json.loads(text)["kind"] for text in bank.config]
+    kinds = [json.loads(text)["kind"] for text in bank.config]  # one per row, for the counts
     import torch
 
     manifest = {

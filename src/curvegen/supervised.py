@@ -14,9 +14,9 @@ from curvegen.data import load
 from curvegen.models import build
 from curvegen.specs import FAMILIES, RunSpec
 
-__all__ = ["SupervisedRun", "supervised_curve"]
+__all__ = ["OPTIMIZERS", "SupervisedRun", "supervised_curve"]
 
-_OPTIMIZERS = {
+OPTIMIZERS = {  # name -> constructor of (parameters, learning rate); the corpus uses it too
     "sgd": lambda params, lr: torch.optim.SGD(params, lr=lr),
     "momentum": lambda params, lr: torch.optim.SGD(params, lr=lr, momentum=0.9),
     "adam": lambda params, lr: torch.optim.Adam(params, lr=lr),
@@ -42,7 +42,7 @@ class SupervisedRun:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(spec.seed)
             self.model = build(family.kind, data.features, data.classes, **shape)
-        self.optimizer = _OPTIMIZERS[spec.hparams["optimizer"]](
+        self.optimizer = OPTIMIZERS[spec.hparams["optimizer"]](
             self.model.parameters(), spec.hparams["learning_rate"]
         )
         self.batch_size = spec.hparams["batch_size"]

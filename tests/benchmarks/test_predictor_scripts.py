@@ -141,13 +141,16 @@ def test_eval_predictors_loko_trains_a_fold_without_a_kind_and_scores_it_on_that
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--protocol", "lofo", "--families", "mlp-cifar"], "--families: ['mlp-cifar']"),
+        (["--protocol", "lofo", "--recipe", "id_only", "--families", "mlp-cifar"], "['mlp-cifar']"),
+        (["--protocol", "lofo"], "recipe 'broad' trains on the corpus"),
+        (["--kinds", "rl"], "--kinds does not apply to --protocol standard"),
+        (["--protocol", "loko", "--reference-fm", str(PRETRAINED)], "--reference-fm does not"),
         (["--protocol", "loko", "--recipe", "broad", "--kinds", "poetry"], "--kinds: ['poetry']"),
         (["--protocol", "loko", "--recipe", "id_only"], "recipe 'id_only' has no corpus; use"),
         (["--task-sets", "nope"], "--task-sets"),
         (["--per-curve", "0"], "--per-curve"),
         (["--reference-fm", "nowhere.pt"], "--reference-fm: no checkpoint at nowhere.pt"),
-        (["--protocol", "lofo", "--steps", "0"], "--steps"),
+        (["--protocol", "lofo", "--recipe", "id_only", "--steps", "0"], "--steps"),
         (["--queries", "users"], "--queries: invalid choice: 'users'"),
     ],
 )

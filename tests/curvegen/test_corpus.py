@@ -82,9 +82,10 @@ def test_the_recorder_resumes_and_assembles_each_runs_curves_with_kind_curve_and
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--families", "mlp-cifar"], "--families: unknown ['mlp-cifar']"),
+        (["--families", "mlp-cifar", "--out", "x.npz"], "--families: unknown ['mlp-cifar']"),
         (["--runs-per-family", "0"], "--runs-per-family must be >= 1"),
-        (["--families", "mlp-moons", "--kinds", "rl"], "select no family"),
+        (["--families", "mlp-moons", "--kinds", "rl", "--out", "x.npz"], "select no family"),
+        (["--quick"], "would overwrite the shipped one"),
     ],
 )
 def test_bad_recorder_options_exit_2_naming_the_option(argv, message, capsys):

@@ -18,6 +18,7 @@ from torch import nn
 from curvegen.corpus.networks import build_network
 from curvegen.corpus.problems import Problem, problem
 from curvegen.specs import RunSpec
+from curvegen.supervised import OPTIMIZERS
 
 __all__ = ["CLIP", "FLOOR", "SCHEDULES", "RunCurves", "batch_loss", "schedule_factor", "train_run"]
 
@@ -27,14 +28,6 @@ FLOOR = 1e-6
 
 SCHEDULES = ("constant", "step", "cosine", "warmup_cosine", "warmup", "exponential")
 """Learning-rate schedules a run draws from (`schedule_factor`)."""
-
-_OPTIMIZERS = {
-    "sgd": lambda params, lr: torch.optim.SGD(params, lr=lr),
-    "momentum": lambda params, lr: torch.optim.SGD(params, lr=lr, momentum=0.9),
-    "adam": lambda params, lr: torch.optim.Adam(params, lr=lr),
-    "adamw": lambda params, lr: torch.optim.AdamW(params, lr=lr, weight_decay=0.01),
-    "rmsprop": lambda params, lr: torch.optim.RMSprop(params, lr=lr),
-}
 
 
 @dataclass(frozen=True)
@@ -96,7 +89,7 @@ def train_run(spec: RunSpec, problem_name: str, network: str, shape: dict) -> Ru
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(spec.seed)
         model = build_network(network, data, **shape)
-        optimizer = _OPTIMIZERS[hp["optimizer"]](model.parameters(), hp["learning_rate"])
+        optimizer = OPTIMIZERS[hp["optimizer"]](model.parameters(), hp["learning_rate"])
         generator = torch.Generator().manual_seed(spec.seed)
         for step in range(spec.batches + 1):
             with torch.no_grad():

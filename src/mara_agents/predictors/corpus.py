@@ -17,7 +17,14 @@ import numpy as np
 from coreenv.curves import CurveBank, load_bank, pad_curves
 from curvegen import CORPUS
 
-__all__ = ["BUNDLED_CORPUS", "BUNDLED_KIND", "corpus_rows", "join_banks", "load_corpus"]
+__all__ = [
+    "BUNDLED_CORPUS",
+    "BUNDLED_KIND",
+    "corpus_kinds",
+    "corpus_rows",
+    "join_banks",
+    "load_corpus",
+]
 
 BUNDLED_CORPUS = "bundled"
 """How a recipe names the shipped corpus (`curvegen.CORPUS`)."""
@@ -41,6 +48,11 @@ def load_corpus(path: str | Path = BUNDLED_CORPUS) -> CurveBank:
     return load_bank(path)
 
 
+def corpus_kinds(bank: CurveBank) -> tuple[str, ...]:
+    """The kinds of a corpus bank's rows, in order of first appearance."""
+    return tuple(dict.fromkeys(json.loads(text)["kind"] for text in bank.config))
+
+
 def corpus_rows(
     bank: CurveBank,
     kinds: Sequence[str] | None = None,
@@ -53,6 +65,12 @@ def corpus_rows(
     Raises ValueError naming the valid values when a filter matches nothing.
     """
     configs = [json.loads(text) for text in bank.config]
+    unknown = sorted(set(exclude_kinds) - {c.get("kind") for c in configs})
+    if unknown:
+        raise ValueError(
+            f"corpus {bank.name!r} has no kind {unknown} to exclude; its kinds are "
+            f"{sorted({c.get('kind') for c in configs})}."
+        )
     keep = np.ones(len(bank), bool)
     for key, wanted in (("kind", kinds), ("curve", curves), ("split", [split] if split else None)):
         values = np.array([c.get(key) for c in configs])

@@ -60,6 +60,9 @@ WLS_OFFSETS = (4, 16, 64, 250, 500)
 WLS_WIDTH = 2 + len(WLS_OFFSETS)
 """Columns of `wls_context`: slope, residual spread, one per offset."""
 
+SAMPLER_FIELDS = ("samples", "ode_steps", "solver", "seed", "cache_size", "backtest_lag")
+"""`FMConfig` fields that change how a trained network is sampled, not what it reads or writes."""
+
 SYMLOG_SCALE = 1e-3
 """Where `symlog` turns from linear to logarithmic, in nats."""
 NOISE_SPAN = 16
@@ -122,8 +125,12 @@ class FMConfig:
         if self.solver not in ("euler", "heun"):
             raise ValueError(f"FMConfig.solver must be 'euler' or 'heun', got {self.solver!r}.")
         sizes = ("horizon", "recent", "spread", "hidden", "context_dim", "samples", "ode_steps")
-        sizes += ("backtest_lag",)
         require(self, ">= 1", (*sizes, "layers"))
+        if self.backtest_lag < BACKTEST_WINDOW:
+            raise ValueError(
+                f"FMConfig.backtest_lag must be >= {BACKTEST_WINDOW} (the check averages its last "
+                f"{BACKTEST_WINDOW} batches), got {self.backtest_lag!r}."
+            )
         if self.time_dim < 2 or self.time_dim % 2:
             raise ValueError(f"FMConfig.time_dim must be even and >= 2, got {self.time_dim!r}.")
 
@@ -347,6 +354,15 @@ class FMPredictor:
         self.config = config or net.config
         self.calibration = calibration
         self.basis = basis
+        if calibration is not None and calibration.denoise and basis is None:
+            raise ValueError(
+                "FMPredictor: the calibration reads denoised futures but no basis came."
+            )
+        if basis is not None and basis.mean.shape != (net.grid,):
+            raise ValueError(
+                f"FMPredictor: the basis has {basis.mean.shape[0]} grid points, the network "
+                f"{net.grid}."
+            )
         self._wls = WLSPredictor()  # the blend's WLS estimates (`Calibration.remaining`)
         self.offsets = future_offsets(self.config.horizon)
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
@@ -358,8 +374,15 @@ class FMPredictor:
         """The shipped checkpoint (trained on the ID training runs only); no network needed.
 
         ``calibrated=False`` leaves out the checkpoint's `Calibration` (the raw reading);
-        ``overrides`` are sampler settings (`FMConfig` fields).
+        ``overrides`` are sampler settings (`SAMPLER_FIELDS` of `FMConfig`); a field that shapes
+        the network's input or output is refused.
         """
+        fixed = sorted(set(overrides) - set(SAMPLER_FIELDS))
+        if fixed:
+            raise ValueError(
+                f"FMPredictor.pretrained: {fixed} shape the trained network and cannot be "
+                f"overridden; sampler settings are {list(SAMPLER_FIELDS)}."
+            )
         path = Path(path) if path is not None else PRETRAINED
         if not path.is_file():
             raise FileNotFoundError(
@@ -492,6 +515,11 @@ class FMPredictor:
         look back or no fall was predicted. A `Calibration` scales the sampled futures by it.
         """
         lag = self.config.backtest_lag
+        if lag > self.config.horizon:
+            raise ValueError(
+                f"FMConfig.backtest_lag {lag} is beyond the horizon {self.config.horizon}: the "
+                "futures sampled then do not reach now."
+            )
         ratios = np.ones(len(prefixes))
         rows = [i for i, p in enumerate(prefixes) if len(p) - 1 - lag >= BACKTEST_MIN_PREFIX]
         if not rows:

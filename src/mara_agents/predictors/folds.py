@@ -33,7 +33,7 @@ from mara_agents.predictors.calibration import (
     OutOfFamily,
     fit_calibration,
 )
-from mara_agents.predictors.corpus import corpus_rows, load_corpus
+from mara_agents.predictors.corpus import corpus_kinds, corpus_rows, load_corpus
 from mara_agents.predictors.flow import FMPredictor
 from mara_agents.predictors.flow_training import FMTrainConfig, train_fm
 from mara_agents.predictors.queries import (
@@ -98,9 +98,16 @@ class FoldScore:
 def lofo_folds(recipe: FMTrainConfig | None = None) -> list[Fold]:
     """One fold per family of ``recipe.task_set``, each with ``recipe`` minus that family.
 
-    ``recipe`` defaults to the shipped predictor's (`FMTrainConfig`).
+    ``recipe`` defaults to package 0.2's (`FMTrainConfig`, recipe ``id_only``). A recipe with a
+    corpus is refused: the corpus holds runs of the same models and datasets (``cnn-digits``
+    among them), so the held-out family would not be held out; fold such a recipe by kind.
     """
     recipe = recipe or FMTrainConfig()
+    if recipe.corpus is not None:
+        raise ValueError(
+            "lofo_folds needs a recipe without a corpus (its runs share models and datasets with "
+            f"the ID families), got corpus={recipe.corpus!r}; use loko_folds for it."
+        )
     train = named_task_set(CALIBRATION_SET)
     families = named_task_set(recipe.task_set).families
     test = named_task_set(TEST_SET)
@@ -124,7 +131,7 @@ def loko_folds(recipe: FMTrainConfig) -> list[Fold]:
     if recipe.corpus is None:
         raise ValueError("loko_folds needs a recipe with a corpus (FMTrainConfig.corpus).")
     corpus = corpus_rows(load_corpus(recipe.corpus), curves=recipe.corpus_curves)
-    kinds = dict.fromkeys(json.loads(text)["kind"] for text in corpus.config)
+    kinds = corpus_kinds(corpus)
     return [
         Fold(
             kind,
@@ -236,7 +243,8 @@ def train_calibrated(
     calibration = cross_fitted_calibrations(folds, work, log=log)[None]
     log(
         f"calibrated on the folds: point estimate at the {calibration.level:.2f} quantile, "
-        f"WLS weight {calibration.wls_weight:.2f}"
+        f"WLS weight {calibration.wls_weight:.2f}, denoised {calibration.denoise}, "
+        f"revealed-progress strength {calibration.backtest}"
     )
     predictor = train_fm(recipe, Path(work) / "all", log).predictor
     predictor.calibration = calibration

@@ -135,3 +135,16 @@ def test_a_check_strength_outside_its_range_is_refused_and_a_saved_one_is_read_b
     calibration = Calibration(np.array([0.0, 1.0]), np.array([0.1, 0.9]), 0.5, 0.2, 0.5)
     FMPredictor(VelocityNet(config), calibration=calibration).save(tmp_path / "fm.pt")
     assert FMPredictor.pretrained(tmp_path / "fm.pt").calibration.backtest == 0.5
+
+
+def test_mara_reads_the_network_its_policies_were_trained_on():
+    from mara_agents.predictors import make_predictor
+    from mara_agents.predictors.flow import MARA_NETWORK
+    from mara_agents.schedulers.variants import VARIANTS
+
+    mara = make_predictor("fm_mara")
+    assert mara.calibration is None and MARA_NETWORK.name == "fm_mara.pt"
+    assert {VARIANTS[name].predictor for name in ("mara", "mara_noshape")} == {"fm_mara"}
+    reference = FMPredictor.pretrained(MARA_NETWORK, calibrated=False)
+    prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
+    np.testing.assert_array_equal(mara.futures([prefix]), reference.futures([prefix]))

@@ -226,3 +226,68 @@ def test_with_the_check_on_a_slow_curve_the_sampled_crossings_come_later():
     checked = linear_predictor(backtest=1.0).sampled_crossings([slow], target)
     np.testing.assert_array_equal(raw, 10.0)  # 0.1 nats at the forecast 0.01 per batch
     np.testing.assert_array_equal(checked, 20.0)  # at the revealed 0.005
+
+
+def test_symlog_magnifies_small_falls_and_keeps_their_sign():
+    from mara_agents.predictors.flow import symlog
+
+    np.testing.assert_allclose(symlog(np.array([1.0, -1.0, 0.0])), [1.0, -1.0, 0.0])
+    assert symlog(np.array([1e-4]))[0] == pytest.approx(0.0138, abs=2e-4)  # linear: 1e-4
+
+
+@pytest.mark.parametrize("sigma", [0.0, 0.01, 0.1])
+def test_the_noise_level_recovers_gaussian_noise_around_a_steady_fall(sigma):
+    from mara_agents.predictors.flow import noise_level
+
+    rng = np.random.default_rng(0)
+    log_losses = -0.01 * np.arange(4000.0) + sigma * rng.standard_normal(4000)
+    ends = np.arange(100, 4000, 17)
+    assert np.median(noise_level(log_losses, ends)) == pytest.approx(sigma, rel=0.25, abs=1e-12)
+
+
+def test_scaled_context_adds_the_symlog_columns_and_the_noise_level_before_the_wls_fit():
+    from mara_agents.predictors.flow import WLS_WIDTH, noise_level, symlog
+
+    config = FMConfig(recent=4, spread=4, scaled_context=True, wls_context=True)
+    log_losses = np.log(2.0 * (1.0 + np.arange(60.0)) ** -0.5)
+    features = context_features(np.exp(log_losses), config)
+    shape = 8
+    assert config.context_size == len(features) == 2 * (shape + 1) + WLS_WIDTH
+    np.testing.assert_allclose(features[shape + 1 : 2 * shape + 1], symlog(features[:shape]), 1e-6)
+    noise = noise_level(log_losses, np.array([59]))
+    np.testing.assert_allclose(features[2 * shape + 1], symlog(noise), atol=1e-6)
+    np.testing.assert_allclose(features[-WLS_WIDTH:], wls_context(log_losses, np.array([59]))[0], 1e-5)
+
+
+def test_a_pretrained_network_refuses_overrides_that_change_what_it_reads_or_writes(tmp_path):
+    FMPredictor(VelocityNet(FMConfig(hidden=8, context_dim=4, time_dim=4))).save(tmp_path / "f.pt")
+    assert FMPredictor.pretrained(tmp_path / "f.pt", samples=4, ode_steps=2).config.samples == 4
+    with pytest.raises(ValueError, match=r"\['horizon'\] shape the trained network"):
+        FMPredictor.pretrained(tmp_path / "f.pt", horizon=1000)
+
+
+@pytest.mark.parametrize("lag", [0, 7])
+def test_a_revealed_progress_lag_shorter_than_its_window_is_refused(lag):
+    with pytest.raises(ValueError, match="FMConfig.backtest_lag must be >= 8"):
+        FMConfig(backtest_lag=lag)
+
+
+def test_a_revealed_progress_lag_beyond_the_horizon_is_refused_when_the_check_runs():
+    predictor = FMPredictor(VelocityNet(FMConfig(horizon=20, hidden=8, context_dim=4, time_dim=4)))
+    with pytest.raises(ValueError, match="beyond the horizon 20"):
+        predictor.progress_ratios([np.linspace(2.0, 1.0, 60)])
+
+
+def test_a_raw_read_is_the_same_before_and_after_denoised_and_checked_reads():
+    from mara_agents.predictors.basis import fit_basis
+
+    net = VelocityNet(FMConfig(hidden=8, context_dim=4, time_dim=4))
+    basis = fit_basis(np.random.default_rng(0).normal(size=(200, net.grid)), components=4)
+    predictor = FMPredictor(net, basis=basis)
+    prefixes = [2.0 * (1.0 + np.arange(n + 1.0)) ** -0.4 for n in (40, 60)]
+    targets = np.array([p[-1] * 0.9 for p in prefixes])
+    before = predictor.sampled_crossings(prefixes, targets, (False, 0.0)).copy()
+    predictor.sampled_crossings(prefixes, targets, (True, 1.0))
+    np.testing.assert_array_equal(
+        predictor.sampled_crossings(prefixes, targets, (False, 0.0)), before
+    )

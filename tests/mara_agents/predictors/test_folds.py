@@ -142,3 +142,21 @@ def test_a_calibration_cross_fitted_by_kind_chooses_among_the_checks_strengths(c
         and np.array_equal(shipped.calibration.values, calibrations[None].values)
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["all", *KINDS, "corpus.npz"])
+
+
+def test_family_folds_refuse_a_recipe_that_trains_on_the_corpus(corpus):
+    with pytest.raises(ValueError, match="use loko_folds"):
+        lofo_folds(FMTrainConfig(corpus=corpus))
+
+
+def test_corpus_rows_name_what_matches_nothing_and_the_bundled_corpus_has_every_kind(corpus):
+    from mara_agents.predictors.corpus import corpus_kinds, corpus_rows, load_corpus
+
+    bank = load_corpus(corpus)
+    with pytest.raises(ValueError, match="has no kind \\['poetry'\\]"):
+        corpus_rows(bank, kinds=["poetry"])
+    with pytest.raises(ValueError, match="no kind \\['poetry'\\] to exclude"):
+        corpus_rows(bank, exclude_kinds=["poetry"])
+    kept = corpus_rows(bank, curves=["validation"], split="test", exclude_kinds=["rl"])
+    assert set(corpus_kinds(kept)) == {"classification", "regression"} and len(kept) == 4
+    assert len(corpus_kinds(load_corpus("bundled"))) == 9
