@@ -22,8 +22,10 @@ reaches later, asked at a prefix of 20-300 batches). ``--bank PATH ...`` also sc
 predictors on your own curves (a CSV of training logs that `coreenv.curves.bank_from_csv` reads,
 or a ``.npz`` bank), one group of rows per file, named after its stem; with ``--bank`` only the
 banks are scored unless ``--task-sets`` is given too (``lofo``/``loko`` still score their
-folds). Writes ``predictors.csv``, ``predictors.md`` and a reliability plot ``reliability.png``
-to ``--out``.
+folds). ``--queries environment user`` asks both kinds of queries in one run (one table each).
+Writes ``predictors.csv`` (a row per group, predictor and kind of queries), ``predictors.md`` and
+a reliability plot, ``reliability.png`` (``reliability-<queries>.png`` for each of several), to
+``--out``.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--calibrate",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="fit the calibration on the leave-one-family-out folds (8 more models)",
+        help="fit the calibration on held-out folds (one more model per kind or family)",
     )
     parser.add_argument("--work", type=Path, help="default: results/fm/<recipe>")
     parser.add_argument("--out", type=Path, default=PRETRAINED)

@@ -1,13 +1,15 @@
-"""Reading sampled futures on new families: a calibrated ``p_success`` and a blended estimate.
+"""Reading sampled futures on new kinds of curve: a calibrated ``p_success`` and a blended estimate.
 
 The flow-matching predictor errs in one direction on families it never saw: tasks it gives a
 success share of 5% succeed more often than not, and its remaining batches err where LARA's
 power-law fit (WLS) errs the other way. So the shipped predictor reads its samples through a
-`Calibration`: the success share goes through an isotonic (monotone, piecewise-linear) map, and
-the remaining batches are a geometric blend of a quantile of the sampled crossings and the WLS
-estimate (where WLS has one). Both are fitted by cross-fitting on the leave-one-family-out folds
-(`mara_agents.predictors.lofo`): each fold's model predicts the *training* runs of the family it
-never saw, so the fit shows how the predictor errs on a new family, and no test run is read.
+`Calibration`: a reading of the futures (raw or denoised through the network's `FutureBasis`,
+rescaled or not by the revealed-progress check), an isotonic (monotone, piecewise-linear) map of
+the success share, and, as remaining batches, a geometric blend of a quantile of the sampled
+crossings and the WLS estimate (where WLS has one). All are fitted by cross-fitting on held-out
+folds (`mara_agents.predictors.folds`): each fold's model predicts the *training* runs of the
+family or kind it never saw, so the fit shows how the predictor errs on something new, and no
+test run is read.
 """
 
 from __future__ import annotations
