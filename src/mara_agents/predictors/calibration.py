@@ -29,6 +29,7 @@ __all__ = [
     "Calibration",
     "OutOfFamily",
     "blend",
+    "family_ratios",
     "fit_calibration",
     "point_estimates",
 ]
@@ -150,6 +151,21 @@ def blend(fm: np.ndarray, wls: np.ndarray, wls_weight: float, horizon: int = HOR
     fm = np.minimum(fm, horizon + 1.0)
     mixed = np.exp((1.0 - weight) * np.log(fm) + weight * np.log(np.where(weight > 0, wls, 1.0)))
     return np.where(mixed > horizon, np.inf, mixed)
+
+
+def family_ratios(
+    data: OutOfFamily, calibration: Calibration, horizon: int = HORIZON
+) -> dict[str, float]:
+    """Capped MAE of ``calibration``'s remaining batches over WLS's, per family of ``data``."""
+    reading = (calibration.denoise, calibration.backtest)
+    estimate = calibration.remaining(data.crossings_at(reading), data.wls, horizon)
+    truth = np.minimum(data.remaining, horizon)
+    error = np.abs(np.minimum(estimate, horizon) - truth)
+    wls_error = np.abs(np.minimum(data.wls, horizon) - truth)
+    return {
+        str(f): float(error[data.family == f].mean() / wls_error[data.family == f].mean())
+        for f in np.unique(data.family)
+    }
 
 
 def fit_calibration(data: OutOfFamily, horizon: int = HORIZON) -> Calibration:

@@ -31,6 +31,7 @@ from mara_agents.predictors.calibration import (
     READINGS,
     Calibration,
     OutOfFamily,
+    family_ratios,
     fit_calibration,
 )
 from mara_agents.predictors.corpus import corpus_kinds, corpus_rows, load_corpus
@@ -224,12 +225,18 @@ def cross_fitted_calibrations(
                 )
             )
 
-    def fitted(excluded: str | None) -> Calibration:
+    def pooled(excluded: str | None) -> OutOfFamily:
         kept = [part for name, part in parts if name != excluded]
         columns = (np.concatenate([getattr(p, f.name) for p in kept]) for f in fields(OutOfFamily))
-        return fit_calibration(OutOfFamily(*columns))
+        return OutOfFamily(*columns)
 
-    return {None: fitted(None), **{fold.name: fitted(fold.name) for fold in folds}}
+    calibrations = {None: fit_calibration(pooled(None))}
+    ratios = family_ratios(pooled(None), calibrations[None])
+    log(
+        "out-of-fold MAE / WLS's on the calibration runs, every fold: "
+        + ", ".join(f"{name} {ratio:.2f}" for name, ratio in ratios.items())
+    )
+    return {**calibrations, **{fold.name: fit_calibration(pooled(fold.name)) for fold in folds}}
 
 
 def train_calibrated(
