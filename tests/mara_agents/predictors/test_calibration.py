@@ -148,3 +148,17 @@ def test_mara_reads_the_network_its_policies_were_trained_on():
     reference = FMPredictor.pretrained(MARA_NETWORK, calibrated=False)
     prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
     np.testing.assert_array_equal(mara.futures([prefix]), reference.futures([prefix]))
+
+
+def test_family_ratios_are_each_familys_mae_over_wlss_under_the_calibrations_reading():
+    from mara_agents.predictors.calibration import family_ratios
+
+    data = pessimistic_queries(n=400)
+    calibration = Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]), 0.5, 0.0)
+    ratios = family_ratios(data, calibration)
+    truth = np.minimum(data.remaining, 500)
+    mine = np.abs(np.minimum(point_estimates(data.crossings, 0.5), 500) - truth)
+    wls = np.abs(np.minimum(data.wls, 500) - truth)
+    for family in ("a", "b"):
+        rows = data.family == family
+        assert ratios[family] == pytest.approx(mine[rows].mean() / wls[rows].mean())

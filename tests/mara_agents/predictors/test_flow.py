@@ -256,7 +256,9 @@ def test_scaled_context_adds_the_symlog_columns_and_the_noise_level_before_the_w
     np.testing.assert_allclose(features[shape + 1 : 2 * shape + 1], symlog(features[:shape]), 1e-6)
     noise = noise_level(log_losses, np.array([59]))
     np.testing.assert_allclose(features[2 * shape + 1], symlog(noise), atol=1e-6)
-    np.testing.assert_allclose(features[-WLS_WIDTH:], wls_context(log_losses, np.array([59]))[0], 1e-5)
+    np.testing.assert_allclose(
+        features[-WLS_WIDTH:], wls_context(log_losses, np.array([59]))[0], 1e-5
+    )
 
 
 def test_a_pretrained_network_refuses_overrides_that_change_what_it_reads_or_writes(tmp_path):
