@@ -28,10 +28,12 @@ __all__ = [
     "WLS_WEIGHTS",
     "Calibration",
     "OutOfFamily",
+    "FEATURES",
     "blend",
     "family_ratios",
     "fit_calibration",
     "point_estimates",
+    "success_features",
 ]
 
 LEVELS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
@@ -54,14 +56,21 @@ READINGS = tuple(
 
 @dataclass(frozen=True)
 class Calibration:
-    """How to read a task's sampled crossings: a map of the success share, and the blend."""
+    """How to read a task's sampled crossings: ``p_success``, and the remaining batches' blend.
 
-    knots: np.ndarray  # (J,) increasing success shares, knots[0] = 0, knots[-1] = 1
+    ``p_success`` is the isotonic map given by ``knots`` and ``values`` (monotone,
+    piecewise-linear) of a score: the logistic regression of `success_features` when
+    ``coefficients`` are given (what `fit_calibration` fits), else the sampled success share
+    (package 0.2's calibrations).
+    """
+
+    knots: np.ndarray  # (J,) increasing scores, knots[0] = 0, knots[-1] = 1
     values: np.ndarray  # (J,) calibrated probabilities at the knots, non-decreasing in [0, 1]
     level: float = 0.5  # the quantile of the sampled crossings that enters the blend
     wls_weight: float = 0.0  # the WLS estimate's weight in the (geometric) blend
     backtest: float = 0.0  # strength of the revealed-progress check (0: off)
     denoise: bool = False  # read the futures through the network's `FutureBasis`
+    coefficients: np.ndarray | None = None  # (1 + FEATURES,) intercept and weights of the map
 
     def __post_init__(self) -> None:
         knots, values = np.asarray(self.knots, np.float64), np.asarray(self.values, np.float64)
@@ -85,12 +94,39 @@ class Calibration:
             raise ValueError(f"Calibration.wls_weight must be in [0, 1), got {self.wls_weight!r}.")
         if not 0.0 <= self.backtest <= 2.0:
             raise ValueError(f"Calibration.backtest must be in [0, 2], got {self.backtest!r}.")
+        if self.coefficients is not None:
+            coefficients = np.asarray(self.coefficients, np.float64)
+            if coefficients.shape != (1 + FEATURES,) or not np.all(np.isfinite(coefficients)):
+                raise ValueError(
+                    f"Calibration.coefficients must be {1 + FEATURES} finite numbers, got "
+                    f"{self.coefficients!r}."
+                )
+            object.__setattr__(self, "coefficients", coefficients)
         object.__setattr__(self, "knots", knots)
         object.__setattr__(self, "values", values)
 
-    def p_success(self, share: np.ndarray) -> np.ndarray:
-        """Calibrated probabilities of the success shares ``share``."""
-        return np.interp(share, self.knots, self.values)
+    def p_success(
+        self,
+        crossings: np.ndarray,
+        budgets: np.ndarray,
+        wls: np.ndarray,
+        horizon: int = HORIZON,
+    ) -> np.ndarray:
+        """(B,) calibrated probabilities from sampled crossings (B, S), budgets, WLS estimates."""
+        return np.interp(self.score(crossings, budgets, wls, horizon), self.knots, self.values)
+
+    def score(
+        self,
+        crossings: np.ndarray,
+        budgets: np.ndarray,
+        wls: np.ndarray,
+        horizon: int = HORIZON,
+    ) -> np.ndarray:
+        """(B,) what the isotonic map reads: the logistic score, or the sampled success share."""
+        if self.coefficients is None:
+            return np.mean(crossings <= np.asarray(budgets)[:, None], axis=1)
+        features = success_features(crossings, budgets, wls, horizon)
+        return 1.0 / (1.0 + np.exp(-(self.coefficients[0] + features @ self.coefficients[1:])))
 
     def remaining(
         self, crossings: np.ndarray, wls: np.ndarray, horizon: int = HORIZON
@@ -131,6 +167,35 @@ class OutOfFamily:
     def success(self) -> np.ndarray:
         """(N,) whether each task reaches its target within its budget."""
         return self.remaining <= self.budgets
+
+
+FEATURES = 4
+"""Columns of `success_features`."""
+
+
+def success_features(
+    crossings: np.ndarray, budgets: np.ndarray, wls: np.ndarray, horizon: int = HORIZON
+) -> np.ndarray:
+    """(B, `FEATURES`) what the logistic ``p_success`` reads of a task.
+
+    The logit of the sampled success share (counted with half a sample each way, so it stays
+    finite), the log of the budget, of the median sampled crossing and of the WLS estimate
+    (each capped just past H). The share alone does not say how far a target is: a near target
+    with a small budget and a far one with a large budget can share it and succeed at different
+    rates.
+    """
+    samples = crossings.shape[1]
+    budgets = np.asarray(budgets, np.float64)
+    share = (np.sum(crossings <= budgets[:, None], axis=1) + 0.5) / (samples + 1.0)
+    cap = horizon + 1.0
+    return np.column_stack(
+        [
+            np.log(share / (1.0 - share)),
+            np.log1p(budgets),
+            np.log1p(np.minimum(np.median(crossings, axis=1), cap)),
+            np.log1p(np.minimum(wls, cap)),
+        ]
+    )
 
 
 def point_estimates(crossings: np.ndarray, level: float) -> np.ndarray:
@@ -174,10 +239,11 @@ def fit_calibration(data: OutOfFamily, horizon: int = HORIZON) -> Calibration:
     The reading of the samples (raw, or one of `READINGS` when ``data`` has their crossings),
     the level of `LEVELS` and the weight of `WLS_WEIGHTS` are the ones whose capped MAE, relative
     to WLS's, is lowest on the worst family: the target is to beat WLS on every new family, not
-    on average. The map is then the isotonic regression of success on the sampled share of the
-    chosen reading.
+    on average. ``p_success`` is then a logistic regression of success on the `success_features`
+    of the chosen reading, mapped through the isotonic regression of success on its score.
     """
     from sklearn.isotonic import IsotonicRegression
+    from sklearn.linear_model import LogisticRegression
 
     if len(data.remaining) < 2:
         raise ValueError(f"fit_calibration needs at least 2 queries, got {len(data.remaining)}.")
@@ -202,9 +268,15 @@ def fit_calibration(data: OutOfFamily, horizon: int = HORIZON) -> Calibration:
         ((r, level, weight) for r in readings for level in LEVELS for weight in WLS_WEIGHTS),
         key=lambda choice: worst_ratio(*choice),
     )
-    isotonic = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
-    isotonic.fit(data.share_at(reading), data.success.astype(np.float64))
+    features = success_features(data.crossings_at(reading), data.budgets, data.wls, horizon)
+    success = data.success.astype(int)
+    if success.min() == success.max():
+        raise ValueError("fit_calibration needs queries that succeed and queries that fail.")
+    logistic = LogisticRegression(C=100.0, max_iter=1000).fit(features, success)
+    coefficients = np.concatenate([logistic.intercept_, logistic.coef_[0]])
+    scores = logistic.predict_proba(features)[:, 1]
+    isotonic = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(scores, success)
     knots = np.unique(np.concatenate([[0.0], isotonic.X_thresholds_, [1.0]]))
     values = np.clip(isotonic.predict(knots), 0.0, 1.0)
     denoise, strength = reading
-    return Calibration(knots, values, level, weight, strength, denoise)
+    return Calibration(knots, values, level, weight, strength, denoise, coefficients)

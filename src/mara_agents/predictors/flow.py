@@ -403,6 +403,7 @@ class FMPredictor:
                 float(stored["wls_weight"]),
                 float(stored.get("backtest", 0.0)),  # absent before package 0.3
                 bool(stored.get("denoise", False)),
+                stored["coefficients"].numpy() if "coefficients" in stored else None,
             )
         basis = None
         if "basis_mean" in state:  # absent before package 0.3
@@ -424,6 +425,10 @@ class FMPredictor:
                 "backtest": self.calibration.backtest,
                 "denoise": self.calibration.denoise,
             }
+            if self.calibration.coefficients is not None:
+                state["calibration"]["coefficients"] = torch.from_numpy(
+                    self.calibration.coefficients
+                )
         if self.basis is not None:
             state["basis_mean"] = torch.from_numpy(self.basis.mean)
             state["basis"] = torch.from_numpy(self.basis.components)
@@ -447,12 +452,12 @@ class FMPredictor:
             remaining[remaining > self.config.horizon] = np.inf
             return remaining, p_success
         sampled = self.sampled_crossings(prefixes, targets)
-        share = np.mean(sampled <= np.asarray(budgets)[:, None], axis=1)
-        wls = np.ones(len(prefixes))  # unused at weight 0
-        if self.calibration.wls_weight > 0:
+        wls = np.ones(len(prefixes))  # unused at weight 0 without coefficients
+        if self.calibration.wls_weight > 0 or self.calibration.coefficients is not None:
             wls, _ = self._wls.estimate_batch(prefixes, targets, budgets)
-        remaining = self.calibration.remaining(sampled, wls, self.config.horizon)
-        return remaining, self.calibration.p_success(share)
+        horizon = self.config.horizon
+        remaining = self.calibration.remaining(sampled, wls, horizon)
+        return remaining, self.calibration.p_success(sampled, budgets, wls, horizon)
 
     def estimate_quantiles(
         self, prefixes: list[np.ndarray], targets: np.ndarray, levels: np.ndarray

@@ -38,7 +38,7 @@ def test_a_fitted_calibration_removes_a_pessimistic_bias():
     calibration = fit_calibration(data)
     assert np.all(np.diff(calibration.values) >= 0)
     fresh = pessimistic_queries(seed=1)
-    calibrated = calibration.p_success(fresh.share)
+    calibrated = calibration.p_success(fresh.crossings, fresh.budgets, fresh.wls)
     assert reliability(calibrated, fresh.success).calibration_error < 0.03
     assert reliability(fresh.share, fresh.success).calibration_error > 0.1
 
@@ -108,9 +108,11 @@ def test_the_shipped_checkpoint_is_calibrated_and_can_be_read_raw():
     assert shipped.calibration is not None and raw.calibration is None
     prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
     np.testing.assert_array_equal(shipped.futures([prefix]), raw.futures([prefix]))
-    p_raw = raw.estimate_batch([prefix], np.array([prefix[-1] * 0.9]), np.array([200]))[1]
-    p_shipped = shipped.estimate_batch([prefix], np.array([prefix[-1] * 0.9]), np.array([200]))[1]
-    np.testing.assert_allclose(p_shipped, shipped.calibration.p_success(p_raw))
+    target, budget = np.array([prefix[-1] * 0.9]), np.array([200])
+    p_shipped = shipped.estimate_batch([prefix], target, budget)[1]
+    sampled = shipped.sampled_crossings([prefix], target)  # under the calibration's reading
+    wls, _ = WLSPredictor().estimate_batch([prefix], target, budget)
+    np.testing.assert_allclose(p_shipped, shipped.calibration.p_success(sampled, budget, wls))
 
 
 def test_the_reading_of_the_samples_that_corrects_them_is_chosen():
@@ -162,3 +164,21 @@ def test_family_ratios_are_each_familys_mae_over_wlss_under_the_calibrations_rea
     for family in ("a", "b"):
         rows = data.family == family
         assert ratios[family] == pytest.approx(mine[rows].mean() / wls[rows].mean())
+
+
+def test_a_logistic_calibration_reads_more_than_the_share():
+    from mara_agents.predictors.calibration import FEATURES, success_features
+
+    crossings = np.array([[10.0, 20.0, np.inf, np.inf], [300.0, 400.0, np.inf, np.inf]])
+    budgets, wls = np.array([100, 450]), np.array([50.0, np.inf])
+    features = success_features(crossings, budgets, wls)
+    assert features.shape == (2, FEATURES)
+    np.testing.assert_allclose(features[:, 0], np.log(2.5 / 2.5))  # (2 + 0.5) / (4 + 1): even
+    np.testing.assert_allclose(features[:, 3], np.log1p([50.0, 501.0]))
+    only_budget = Calibration(
+        np.array([0.0, 1.0]), np.array([0.0, 1.0]), coefficients=np.array([-5.0, 0, 1.0, 0, 0])
+    )  # the same share, the larger budget more likely to succeed (identity isotonic map)
+    p = only_budget.p_success(crossings, budgets, wls)
+    assert p[1] > p[0] and np.allclose(p, 1 / (1 + np.exp(5 - np.log1p(budgets))))
+    with pytest.raises(ValueError, match="Calibration.coefficients must be 5 finite numbers"):
+        Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]), coefficients=np.zeros(3))
