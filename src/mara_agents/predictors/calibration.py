@@ -25,6 +25,7 @@ __all__ = [
     "LEVELS",
     "RAW",
     "READINGS",
+    "TASK_FEATURES",
     "WLS_WEIGHTS",
     "Calibration",
     "OutOfFamily",
@@ -110,22 +111,25 @@ class Calibration:
         crossings: np.ndarray,
         budgets: np.ndarray,
         wls: np.ndarray,
+        tasks: np.ndarray | None = None,
         horizon: int = HORIZON,
     ) -> np.ndarray:
         """(B,) calibrated probabilities from sampled crossings (B, S), budgets, WLS estimates."""
-        return np.interp(self.score(crossings, budgets, wls, horizon), self.knots, self.values)
+        score = self.score(crossings, budgets, wls, tasks, horizon)
+        return np.interp(score, self.knots, self.values)
 
     def score(
         self,
         crossings: np.ndarray,
         budgets: np.ndarray,
         wls: np.ndarray,
+        tasks: np.ndarray | None = None,
         horizon: int = HORIZON,
     ) -> np.ndarray:
         """(B,) what the isotonic map reads: the logistic score, or the sampled success share."""
         if self.coefficients is None:
             return np.mean(crossings <= np.asarray(budgets)[:, None], axis=1)
-        features = success_features(crossings, budgets, wls, horizon)
+        features = success_features(crossings, budgets, wls, tasks, horizon)
         return 1.0 / (1.0 + np.exp(-(self.coefficients[0] + features @ self.coefficients[1:])))
 
     def remaining(
@@ -147,6 +151,8 @@ class OutOfFamily:
     readings: np.ndarray | None = None
     """(N, len(READINGS), S) the crossings of the futures under each other reading of
     `READINGS` (None: the raw reading is the only choice of the fit)."""
+    tasks: np.ndarray | None = None
+    """(N, `TASK_FEATURES`) each task's own description (None: zeros)."""
 
     @property
     def share(self) -> np.ndarray:
@@ -169,20 +175,27 @@ class OutOfFamily:
         return self.remaining <= self.budgets
 
 
-FEATURES = 4
+TASK_FEATURES = 3
+"""Columns of a task's own description (`mara_agents.predictors.flow.task_features`): how far
+below the best loss so far its target lies, its prefix's noise, its prefix's length."""
+FEATURES = 4 + TASK_FEATURES
 """Columns of `success_features`."""
 
 
 def success_features(
-    crossings: np.ndarray, budgets: np.ndarray, wls: np.ndarray, horizon: int = HORIZON
+    crossings: np.ndarray,
+    budgets: np.ndarray,
+    wls: np.ndarray,
+    tasks: np.ndarray | None = None,
+    horizon: int = HORIZON,
 ) -> np.ndarray:
     """(B, `FEATURES`) what the logistic ``p_success`` reads of a task.
 
     The logit of the sampled success share (counted with half a sample each way, so it stays
     finite), the log of the budget, of the median sampled crossing and of the WLS estimate
-    (each capped just past H). The share alone does not say how far a target is: a near target
-    with a small budget and a far one with a large budget can share it and succeed at different
-    rates.
+    (each capped just past H), then the task's own `TASK_FEATURES` columns (zeros if None). The
+    share alone does not say how far a target is: a near target with a small budget and a far one
+    with a large budget can share it and succeed at different rates.
     """
     samples = crossings.shape[1]
     budgets = np.asarray(budgets, np.float64)
@@ -194,6 +207,7 @@ def success_features(
             np.log1p(budgets),
             np.log1p(np.minimum(np.median(crossings, axis=1), cap)),
             np.log1p(np.minimum(wls, cap)),
+            np.zeros((len(budgets), TASK_FEATURES)) if tasks is None else tasks,
         ]
     )
 
@@ -268,7 +282,9 @@ def fit_calibration(data: OutOfFamily, horizon: int = HORIZON) -> Calibration:
         ((r, level, weight) for r in readings for level in LEVELS for weight in WLS_WEIGHTS),
         key=lambda choice: worst_ratio(*choice),
     )
-    features = success_features(data.crossings_at(reading), data.budgets, data.wls, horizon)
+    features = success_features(
+        data.crossings_at(reading), data.budgets, data.wls, data.tasks, horizon
+    )
     success = data.success.astype(int)
     if success.min() == success.max():
         raise ValueError("fit_calibration needs queries that succeed and queries that fail.")

@@ -34,7 +34,12 @@ from torch import nn
 
 from mara_agents.checks import require
 from mara_agents.predictors.basis import FutureBasis
-from mara_agents.predictors.calibration import RAW, Calibration, point_estimates
+from mara_agents.predictors.calibration import (
+    RAW,
+    TASK_FEATURES,
+    Calibration,
+    point_estimates,
+)
 from mara_agents.predictors.horizon import HORIZON
 from mara_agents.predictors.wls import WLSConfig, WLSPredictor
 
@@ -196,6 +201,22 @@ def noise_level(log_losses: np.ndarray, ends: np.ndarray) -> np.ndarray:
     positions = np.clip(ends[:, None] + np.arange(-NOISE_SPAN, 1), 0, None)  # (N, span + 1)
     curvature = np.abs(np.diff(log_losses[positions], n=2, axis=1))
     return 1.4826 * np.median(curvature, axis=1) / math.sqrt(6.0)
+
+
+def task_features(prefixes: list[np.ndarray], targets: np.ndarray) -> np.ndarray:
+    """(B, `TASK_FEATURES`) what a calibrated ``p_success`` reads of each task besides its samples.
+
+    The log of how far (in nats, at least 1e-3) the target lies below the lowest loss so far, the
+    log of the prefix's per-batch noise (`noise_level`, at least 1e-4) and ``log(1 + n)``.
+    """
+    rows = []
+    for prefix, target in zip(prefixes, np.asarray(targets, np.float64)):
+        log_losses = np.log(np.asarray(prefix, np.float64))
+        n = len(log_losses) - 1
+        depth = max(float(log_losses.min() - math.log(target)), 0.0)
+        noise = noise_level(log_losses, np.array([n]))[0]
+        rows.append([math.log(depth + 1e-3), math.log(noise + 1e-4), math.log1p(n)])
+    return np.array(rows, np.float64).reshape(len(rows), TASK_FEATURES)
 
 
 def wls_context(log_losses: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -457,7 +478,8 @@ class FMPredictor:
             wls, _ = self._wls.estimate_batch(prefixes, targets, budgets)
         horizon = self.config.horizon
         remaining = self.calibration.remaining(sampled, wls, horizon)
-        return remaining, self.calibration.p_success(sampled, budgets, wls, horizon)
+        tasks = task_features(prefixes, targets)
+        return remaining, self.calibration.p_success(sampled, budgets, wls, tasks, horizon)
 
     def estimate_quantiles(
         self, prefixes: list[np.ndarray], targets: np.ndarray, levels: np.ndarray

@@ -35,7 +35,7 @@ from mara_agents.predictors.calibration import (
     fit_calibration,
 )
 from mara_agents.predictors.corpus import corpus_kinds, corpus_rows, load_corpus
-from mara_agents.predictors.flow import FMPredictor
+from mara_agents.predictors.flow import FMPredictor, task_features
 from mara_agents.predictors.flow_training import FMTrainConfig, train_fm
 from mara_agents.predictors.queries import (
     PredictorScore,
@@ -221,6 +221,7 @@ def cross_fitted_calibrations(
                             ],
                             axis=1,
                         ),
+                        task_features(asked.prefixes, asked.targets),
                     ),
                 )
             )

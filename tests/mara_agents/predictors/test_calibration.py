@@ -16,7 +16,12 @@ from mara_agents.predictors.calibration import (  # noqa: E402
     fit_calibration,
     point_estimates,
 )
-from mara_agents.predictors.flow import FMConfig, FMPredictor, VelocityNet  # noqa: E402
+from mara_agents.predictors.flow import (  # noqa: E402
+    FMConfig,
+    FMPredictor,
+    VelocityNet,
+    task_features,
+)
 from mara_agents.predictors.queries import reliability  # noqa: E402
 from mara_agents.predictors.wls import WLSPredictor  # noqa: E402
 
@@ -112,7 +117,10 @@ def test_the_shipped_checkpoint_is_calibrated_and_can_be_read_raw():
     p_shipped = shipped.estimate_batch([prefix], target, budget)[1]
     sampled = shipped.sampled_crossings([prefix], target)  # under the calibration's reading
     wls, _ = WLSPredictor().estimate_batch([prefix], target, budget)
-    np.testing.assert_allclose(p_shipped, shipped.calibration.p_success(sampled, budget, wls))
+    tasks = task_features([prefix], target)
+    np.testing.assert_allclose(
+        p_shipped, shipped.calibration.p_success(sampled, budget, wls, tasks)
+    )
 
 
 def test_the_reading_of_the_samples_that_corrects_them_is_chosen():
@@ -176,9 +184,11 @@ def test_a_logistic_calibration_reads_more_than_the_share():
     np.testing.assert_allclose(features[:, 0], np.log(2.5 / 2.5))  # (2 + 0.5) / (4 + 1): even
     np.testing.assert_allclose(features[:, 3], np.log1p([50.0, 501.0]))
     only_budget = Calibration(
-        np.array([0.0, 1.0]), np.array([0.0, 1.0]), coefficients=np.array([-5.0, 0, 1.0, 0, 0])
+        np.array([0.0, 1.0]),
+        np.array([0.0, 1.0]),
+        coefficients=np.array([-5.0, 0, 1, 0, 0, 0, 0, 0]),
     )  # the same share, the larger budget more likely to succeed (identity isotonic map)
     p = only_budget.p_success(crossings, budgets, wls)
     assert p[1] > p[0] and np.allclose(p, 1 / (1 + np.exp(5 - np.log1p(budgets))))
-    with pytest.raises(ValueError, match="Calibration.coefficients must be 5 finite numbers"):
+    with pytest.raises(ValueError, match="Calibration.coefficients must be 8 finite numbers"):
         Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]), coefficients=np.zeros(3))

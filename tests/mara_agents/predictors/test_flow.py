@@ -293,3 +293,13 @@ def test_a_raw_read_is_the_same_before_and_after_denoised_and_checked_reads():
     np.testing.assert_array_equal(
         predictor.sampled_crossings(prefixes, targets, (False, 0.0)), before
     )
+
+
+def test_task_features_say_how_deep_the_target_how_noisy_the_prefix_how_long_it_is():
+    from mara_agents.predictors.flow import task_features
+
+    smooth = np.exp(-0.01 * np.arange(101.0))  # n = 100, lowest loss e^-1, no noise
+    features = task_features([smooth, smooth], np.array([np.exp(-1.5), np.exp(-1.0)]))
+    np.testing.assert_allclose(features[:, 0], np.log([0.5 + 1e-3, 1e-3]))  # 0.5 nats below; none
+    np.testing.assert_allclose(features[:, 1], np.log(1e-4), atol=1e-9)  # noise-free
+    np.testing.assert_allclose(features[:, 2], np.log1p(100.0))
