@@ -25,9 +25,10 @@ import numpy as np
 
 from coreenv.curves import save_bank
 from curvegen import CORPUS
+from curvegen.cache import is_cached
 from curvegen.corpus import CORPUS_FAMILIES, KINDS, plan_corpus
 from curvegen.corpus.families import BATCHES, RUNS_PER_FAMILY, TEST_EVERY
-from curvegen.corpus.store import CURVES, EMA_ALPHA, assemble_corpus, cache_path, record_corpus_run
+from curvegen.corpus.store import CURVES, EMA_ALPHA, assemble_corpus, record_corpus_run
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -65,7 +66,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def run_all(specs, work: Path, workers: int) -> None:
-    todo = [spec for spec in specs if not cache_path(work, spec).exists()]
+    todo = [spec for spec in specs if not is_cached(work, spec)]
     print(f"{len(specs) - len(todo)} of {len(specs)} runs cached in {work}; training {len(todo)}.")
     todo.sort(key=lambda s: CORPUS_FAMILIES[s.family].kind != "rl")  # slowest first
     start = time.perf_counter()

@@ -26,7 +26,7 @@ import numpy as np
 from coreenv.curves import CurveBank, curve_problem, pad_curves, save_bank
 from coreenv.curves.bundled import BUNDLED_BANK, TEST_EVERY
 from curvegen import FAMILIES, LOSS_DEFINITIONS, RunSpec, plan_runs
-from curvegen.cache import cache_path, load_cached, record
+from curvegen.cache import is_cached, load_cached, record
 from curvegen.specs import RUNS_PER_FAMILY
 
 
@@ -39,7 +39,7 @@ def split_of(spec: RunSpec) -> str:
 
 
 def run_all(specs: list[RunSpec], work: Path, workers: int) -> None:
-    todo = [spec for spec in specs if not cache_path(work, spec).exists()]
+    todo = [spec for spec in specs if not is_cached(work, spec)]
     print(f"{len(specs) - len(todo)} of {len(specs)} runs cached in {work}; training {len(todo)}.")
     # slowest families first, so that the pool does not end waiting on one long run
     todo.sort(key=lambda s: (not FAMILIES[s.family].reinforcement, s.family != "vit-digits"))

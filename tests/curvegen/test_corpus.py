@@ -1,6 +1,7 @@
 """The curve corpus: its kinds and families, runs reproducible from their seeds, both curves of
 every run, the split, and the recorder that resumes and assembles them."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -10,6 +11,7 @@ pytest.importorskip("torch")
 pytest.importorskip("sklearn")
 
 from coreenv.curves import load_bank  # noqa: E402
+from curvegen.cache import is_cached  # noqa: E402
 from curvegen.corpus import CORPUS_FAMILIES, KINDS, corpus_curves, plan_corpus, split_of  # noqa: E402
 from curvegen.corpus.store import CURVES, ema  # noqa: E402
 from curvegen.corpus.training import SCHEDULES, schedule_factor  # noqa: E402
@@ -77,6 +79,10 @@ def test_the_recorder_resumes_and_assembles_each_runs_curves_with_kind_curve_and
     script.main(argv)  # every run cached: nothing retrained, the same bank
     assert (tmp_path / "w" / "mlp-moons" / "0000-30.npz").stat().st_mtime_ns == before
     np.testing.assert_array_equal(load_bank(tmp_path / "c.npz").losses, bank.losses)
+    spec = plan_corpus(runs_per_family=1, batches=30, families=["mlp-moons"])[0]
+    assert is_cached(tmp_path / "w", spec)
+    changed = dataclasses.replace(spec, hparams={**spec.hparams, "learning_rate": 1.0})
+    assert not is_cached(tmp_path / "w", changed)  # drawn otherwise since: trained again
 
 
 @pytest.mark.parametrize(

@@ -11,18 +11,16 @@ row's config records its ``kind``, ``curve`` and ``split`` with the run's hyperp
 from __future__ import annotations
 
 import json
-import os
-import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from coreenv.curves import CurveBank, curve_problem, pad_curves
+from curvegen.cache import cache_path, record_with
 from curvegen.corpus.families import CORPUS_FAMILIES, corpus_curves, split_of
 from curvegen.specs import RunSpec
 
-__all__ = ["CURVES", "EMA_ALPHA", "assemble_corpus", "cache_path", "ema", "record_corpus_run"]
+__all__ = ["CURVES", "EMA_ALPHA", "assemble_corpus", "ema", "record_corpus_run"]
 
 EMA_ALPHA = 0.1
 CURVES = ("validation", "train", "train_ema")
@@ -39,26 +37,14 @@ def ema(values: np.ndarray, alpha: float = EMA_ALPHA) -> np.ndarray:
     return out
 
 
-def cache_path(work: Path, spec: RunSpec) -> Path:
-    """Where the finished corpus run ``spec`` is cached under ``work``."""
-    return Path(work) / spec.family / f"{spec.index:04d}-{spec.batches}.npz"
-
-
 def record_corpus_run(spec: RunSpec, work: Path) -> tuple[RunSpec, float]:
-    """Train one run on one torch thread (reproducible from its seed) and cache its curves."""
-    import torch
+    """Train one corpus run and cache its two curves (`curvegen.cache.record_with`)."""
 
-    torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", category=UserWarning)
-    start = time.perf_counter()
-    curves = corpus_curves(spec)
-    seconds = time.perf_counter() - start
-    path = cache_path(work, spec)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".partial.npz")
-    np.savez(partial, validation=curves.validation, train=curves.train, seconds=seconds)
-    os.replace(partial, path)
-    return spec, seconds
+    def train() -> dict[str, np.ndarray]:
+        curves = corpus_curves(spec)
+        return {"validation": curves.validation, "train": curves.train}
+
+    return record_with(train, spec, work)
 
 
 def assemble_corpus(specs: list[RunSpec], work: Path) -> tuple[CurveBank, list[dict]]:
