@@ -16,7 +16,8 @@ prior [2], written here from scratch). A curve is drawn in four steps:
 
 A curve that `coreenv.curves.curve_problem` refuses is redrawn with the same form. Every draw comes
 from the generator passed in, and every feature's uniforms are drawn for every curve whether the
-feature is on or not, so changing one probability leaves the other draws alone.
+feature is on or not, so changing one probability leaves the other features' draws of the first
+round alone (the Student-t noise and the redraws of refused curves still shift what follows).
 
 [1] Domhan, Springenberg, Hutter (2015), Speeding up automatic hyperparameter optimization of deep
     neural networks by extrapolation of learning curves, IJCAI.
