@@ -7,12 +7,22 @@ of it with hyperparameters drawn from its seed. Every run is reproducible from i
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-__all__ = ["FAMILIES", "GROUPS", "RUNS_PER_FAMILY", "Family", "RunSpec", "plan_runs"]
+__all__ = [
+    "FAMILIES",
+    "GROUPS",
+    "RUNS_PER_FAMILY",
+    "Family",
+    "RunSpec",
+    "item",
+    "plan_families",
+    "plan_runs",
+]
 
 GROUPS = ("id", "rl_ood", "vit_ood")
 """In-distribution families (predictor training and ID tests), RL and ViT out-of-distribution."""
@@ -136,12 +146,12 @@ def run_seed(family: str, index: int) -> int:
 
 def sample_hparams(family: Family, rng: np.random.Generator) -> dict[str, Any]:
     """Draw a run's hyperparameters."""
-    hparams = {name: _item(rng.choice(values)) for name, values in family.choices.items()}
+    hparams = {name: item(rng.choice(values)) for name, values in family.choices.items()}
     if family.reinforcement:
         hparams["learning_rate"] = RL_DEFAULT_LR[family.kind] * float(
             np.exp(rng.uniform(-1.1, 1.1))
         )
-        hparams["gamma"] = _item(rng.choice([0.98, 0.99, 0.995]))
+        hparams["gamma"] = item(rng.choice([0.98, 0.99, 0.995]))
     else:
         optimizer = str(rng.choice(family.optimizers))
         low, high = LR_RANGES[optimizer]
@@ -157,20 +167,40 @@ def plan_runs(
 
     Each family gets ``runs_per_family`` runs, or by default `RUNS_PER_FAMILY` of its group.
     """
-    names = families or list(FAMILIES)
-    unknown = sorted(set(names) - set(FAMILIES))
+    return plan_families(
+        FAMILIES,
+        families,
+        lambda name: runs_per_family or RUNS_PER_FAMILY[FAMILIES[name].group],
+        batches,
+        sample_hparams,
+    )
+
+
+def plan_families(
+    known: Mapping[str, Any],
+    names: list[str] | None,
+    runs: Callable[[str], int],
+    batches: int,
+    sample: Callable[[Any, np.random.Generator], dict[str, Any]],
+) -> list[RunSpec]:
+    """``runs(name)`` runs of each family ``name`` of ``known`` (default: all of them).
+
+    Each run's hyperparameters are ``sample(family, rng)`` with ``rng`` seeded by `run_seed`, so
+    a run depends only on its family's name and its number. Names not in ``known`` are refused.
+    """
+    names = names or list(known)
+    unknown = sorted(set(names) - set(known))
     if unknown:
-        raise ValueError(f"unknown families {unknown}; known: {list(FAMILIES)}.")
+        raise ValueError(f"unknown families {unknown}; known: {list(known)}.")
     specs = []
     for name in names:
-        runs = runs_per_family or RUNS_PER_FAMILY[FAMILIES[name].group]
-        for index in range(runs):
+        for index in range(runs(name)):
             seed = run_seed(name, index)
-            hparams = sample_hparams(FAMILIES[name], np.random.default_rng(seed))
+            hparams = sample(known[name], np.random.default_rng(seed))
             specs.append(RunSpec(name, index, seed, batches, hparams))
     return specs
 
 
-def _item(value: Any) -> Any:
+def item(value: Any) -> Any:
     """Numpy scalars -> Python scalars, for JSON."""
     return value.item() if hasattr(value, "item") else value

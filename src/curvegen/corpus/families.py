@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from curvegen.corpus.training import SCHEDULES, RunCurves, train_run
-from curvegen.specs import LR_RANGES, RunSpec, run_seed
+from curvegen.specs import LR_RANGES, RunSpec, item, plan_families
 
 __all__ = [
     "CORPUS_FAMILIES",
@@ -76,18 +76,14 @@ class CorpusFamily:
     batch_sizes: tuple[int, ...] = (16, 32, 64, 128)
 
 
-def _f(name: str, kind: str, network: str, problem: str, **settings) -> CorpusFamily:
-    return CorpusFamily(name, kind, network, problem, **settings)
-
-
 _WIDTHS = {"width": (16, 32, 64, 128)}
 _DEEP = {"width": (16, 32, 64), "depth": (1, 2, 3)}
 _ADAPTIVE = ("adam", "adamw", "rmsprop")
 
 _FAMILY_LIST = [
     # classification: cross-entropy
-    _f("mlp-digits_noisy", "classification", "mlp", "digits_noisy", choices=_DEEP),
-    _f(
+    CorpusFamily("mlp-digits_noisy", "classification", "mlp", "digits_noisy", choices=_DEEP),
+    CorpusFamily(
         "cnn-digits",
         "classification",
         "digits",
@@ -95,15 +91,15 @@ _FAMILY_LIST = [
         shape={"kind": "cnn"},
         choices={"channels": (4, 8, 16)},
     ),
-    _f("mlp-iris", "classification", "mlp", "iris", choices={"width": (8, 16, 32)}),
-    _f("mlp-moons", "classification", "mlp", "moons", choices=_DEEP),
-    _f("mlp-circles", "classification", "mlp", "circles", choices=_DEEP),
-    _f("logreg-blobs", "classification", "mlp", "blobs", shape={"depth": 0}),
-    _f("mlp-blobs", "classification", "mlp", "blobs", choices=_WIDTHS),
-    _f("mlp-quantiles", "classification", "mlp", "quantiles", choices=_DEEP),
-    _f("mlp-hastie", "classification", "mlp", "hastie", choices=_DEEP),
-    _f("logreg-wine", "classification", "mlp", "wine", shape={"depth": 0}),
-    _f(
+    CorpusFamily("mlp-iris", "classification", "mlp", "iris", choices={"width": (8, 16, 32)}),
+    CorpusFamily("mlp-moons", "classification", "mlp", "moons", choices=_DEEP),
+    CorpusFamily("mlp-circles", "classification", "mlp", "circles", choices=_DEEP),
+    CorpusFamily("logreg-blobs", "classification", "mlp", "blobs", shape={"depth": 0}),
+    CorpusFamily("mlp-blobs", "classification", "mlp", "blobs", choices=_WIDTHS),
+    CorpusFamily("mlp-quantiles", "classification", "mlp", "quantiles", choices=_DEEP),
+    CorpusFamily("mlp-hastie", "classification", "mlp", "hastie", choices=_DEEP),
+    CorpusFamily("logreg-wine", "classification", "mlp", "wine", shape={"depth": 0}),
+    CorpusFamily(
         "deep-breast_cancer",
         "classification",
         "mlp",
@@ -111,18 +107,20 @@ _FAMILY_LIST = [
         choices={"width": (16, 32), "depth": (3, 4)},
     ),
     # multilabel: binary cross-entropy per label
-    _f("mlp-multilabel", "multilabel", "mlp", "multilabel", choices=_DEEP),
-    _f("linear-multilabel", "multilabel", "mlp", "multilabel", shape={"depth": 0}),
+    CorpusFamily("mlp-multilabel", "multilabel", "mlp", "multilabel", choices=_DEEP),
+    CorpusFamily("linear-multilabel", "multilabel", "mlp", "multilabel", shape={"depth": 0}),
     # regression: mean squared error on standardised targets
-    _f("mlp-diabetes", "regression", "mlp", "diabetes", choices=_WIDTHS, lr_scale=0.3),
-    _f("linear-diabetes", "regression", "mlp", "diabetes", shape={"depth": 0}, lr_scale=0.3),
-    _f("mlp-friedman1", "regression", "mlp", "friedman1", choices=_DEEP, lr_scale=0.3),
-    _f("mlp-friedman2", "regression", "mlp", "friedman2", choices=_DEEP, lr_scale=0.3),
-    _f("mlp-friedman3", "regression", "mlp", "friedman3", choices=_DEEP, lr_scale=0.3),
-    _f("linear-linear", "regression", "mlp", "linear", shape={"depth": 0}, lr_scale=0.1),
-    _f("mlp-sine", "regression", "mlp", "sine", choices=_DEEP, lr_scale=0.3),
+    CorpusFamily("mlp-diabetes", "regression", "mlp", "diabetes", choices=_WIDTHS, lr_scale=0.3),
+    CorpusFamily(
+        "linear-diabetes", "regression", "mlp", "diabetes", shape={"depth": 0}, lr_scale=0.3
+    ),
+    CorpusFamily("mlp-friedman1", "regression", "mlp", "friedman1", choices=_DEEP, lr_scale=0.3),
+    CorpusFamily("mlp-friedman2", "regression", "mlp", "friedman2", choices=_DEEP, lr_scale=0.3),
+    CorpusFamily("mlp-friedman3", "regression", "mlp", "friedman3", choices=_DEEP, lr_scale=0.3),
+    CorpusFamily("linear-linear", "regression", "mlp", "linear", shape={"depth": 0}, lr_scale=0.1),
+    CorpusFamily("mlp-sine", "regression", "mlp", "sine", choices=_DEEP, lr_scale=0.3),
     # reconstruction: autoencoders, mean squared error
-    _f(
+    CorpusFamily(
         "ae-digits_images",
         "reconstruction",
         "autoencoder",
@@ -130,7 +128,7 @@ _FAMILY_LIST = [
         choices={"width": (32, 64), "bottleneck": (2, 4, 8, 16)},
         lr_scale=0.3,
     ),
-    _f(
+    CorpusFamily(
         "ae-swiss_roll",
         "reconstruction",
         "autoencoder",
@@ -138,7 +136,7 @@ _FAMILY_LIST = [
         choices={"width": (16, 32, 64), "bottleneck": (1, 2)},
         lr_scale=0.3,
     ),
-    _f(
+    CorpusFamily(
         "ae-low_rank",
         "reconstruction",
         "autoencoder",
@@ -146,7 +144,7 @@ _FAMILY_LIST = [
         choices={"width": (32, 64), "bottleneck": (2, 4, 8)},
         lr_scale=0.3,
     ),
-    _f(
+    CorpusFamily(
         "ae-breast_cancer_features",
         "reconstruction",
         "autoencoder",
@@ -155,7 +153,7 @@ _FAMILY_LIST = [
         lr_scale=0.3,
     ),
     # generative: negative log-likelihood or its evidence bound, in nats per example
-    _f(
+    CorpusFamily(
         "vae-binary_digits",
         "generative",
         "vae",
@@ -163,7 +161,7 @@ _FAMILY_LIST = [
         choices={"width": (32, 64, 128), "latent": (2, 4, 8)},
         optimizers=_ADAPTIVE,
     ),
-    _f(
+    CorpusFamily(
         "vae-soft_digits",
         "generative",
         "vae",
@@ -171,8 +169,10 @@ _FAMILY_LIST = [
         choices={"width": (32, 64, 128), "latent": (2, 4, 8)},
         optimizers=_ADAPTIVE,
     ),
-    _f("fvsbn-binary_digits", "generative", "fvsbn", "binary_digits", optimizers=_ADAPTIVE),
-    _f(
+    CorpusFamily(
+        "fvsbn-binary_digits", "generative", "fvsbn", "binary_digits", optimizers=_ADAPTIVE
+    ),
+    CorpusFamily(
         "pair-moons_tokens",
         "generative",
         "pair",
@@ -181,14 +181,14 @@ _FAMILY_LIST = [
         optimizers=_ADAPTIVE,
     ),
     # language: next-token cross-entropy on generated texts
-    _f(
+    CorpusFamily(
         "ngram-text_markov",
         "language",
         "token_mlp",
         "text_markov",
         choices={"embed": (4, 8, 16), "width": (32, 64, 128)},
     ),
-    _f(
+    CorpusFamily(
         "transformer-text_markov",
         "language",
         "transformer",
@@ -197,7 +197,7 @@ _FAMILY_LIST = [
         optimizers=_ADAPTIVE,
         lr_scale=0.5,
     ),
-    _f(
+    CorpusFamily(
         "lstm-text_words",
         "language",
         "recurrent",
@@ -205,7 +205,7 @@ _FAMILY_LIST = [
         choices={"hidden": (16, 32, 64)},
         optimizers=_ADAPTIVE,
     ),
-    _f(
+    CorpusFamily(
         "transformer-text_words",
         "language",
         "transformer",
@@ -214,14 +214,14 @@ _FAMILY_LIST = [
         optimizers=_ADAPTIVE,
         lr_scale=0.5,
     ),
-    _f(
+    CorpusFamily(
         "ngram-text_arithmetic",
         "language",
         "token_mlp",
         "text_arithmetic",
         choices={"embed": (4, 8, 16), "width": (32, 64, 128), "depth": (1, 2)},
     ),
-    _f(
+    CorpusFamily(
         "lstm-text_brackets",
         "language",
         "recurrent",
@@ -230,8 +230,10 @@ _FAMILY_LIST = [
         optimizers=_ADAPTIVE,
     ),
     # forecasting: next value of a standardised series, mean squared error
-    _f("mlp-series_sines", "forecasting", "mlp", "series_sines", choices=_DEEP, lr_scale=0.3),
-    _f(
+    CorpusFamily(
+        "mlp-series_sines", "forecasting", "mlp", "series_sines", choices=_DEEP, lr_scale=0.3
+    ),
+    CorpusFamily(
         "gru-series_ar2",
         "forecasting",
         "recurrent",
@@ -240,7 +242,7 @@ _FAMILY_LIST = [
         choices={"hidden": (8, 16, 32)},
         optimizers=_ADAPTIVE,
     ),
-    _f(
+    CorpusFamily(
         "mlp-series_mackey_glass",
         "forecasting",
         "mlp",
@@ -248,7 +250,7 @@ _FAMILY_LIST = [
         choices=_DEEP,
         lr_scale=0.3,
     ),
-    _f(
+    CorpusFamily(
         "gru-series_mackey_glass",
         "forecasting",
         "recurrent",
@@ -257,7 +259,7 @@ _FAMILY_LIST = [
         choices={"hidden": (8, 16, 32)},
         optimizers=_ADAPTIVE,
     ),
-    _f(
+    CorpusFamily(
         "linear-series_seasonal",
         "forecasting",
         "mlp",
@@ -266,7 +268,7 @@ _FAMILY_LIST = [
         lr_scale=0.1,
     ),
     # recommendation: rating regression from (user, item) embeddings
-    _f(
+    CorpusFamily(
         "mf-ratings_rank3",
         "recommendation",
         "factorisation",
@@ -275,7 +277,7 @@ _FAMILY_LIST = [
         optimizers=_ADAPTIVE,
         lr_scale=3.0,
     ),
-    _f(
+    CorpusFamily(
         "mf-ratings_rank10",
         "recommendation",
         "factorisation",
@@ -284,7 +286,7 @@ _FAMILY_LIST = [
         optimizers=_ADAPTIVE,
         lr_scale=3.0,
     ),
-    _f(
+    CorpusFamily(
         "ncf-ratings_rank3",
         "recommendation",
         "factorisation",
@@ -293,7 +295,7 @@ _FAMILY_LIST = [
         optimizers=_ADAPTIVE,
     ),
     # rl: 1 - normalised return
-    _f(
+    CorpusFamily(
         "a2c-cartpole",
         "rl",
         "actor_critic",
@@ -306,7 +308,7 @@ _FAMILY_LIST = [
         },
         lr_range=(3e-4, 3e-3),
     ),
-    _f(
+    CorpusFamily(
         "reinforce-cartpole",
         "rl",
         "actor_critic",
@@ -319,7 +321,7 @@ _FAMILY_LIST = [
         },
         lr_range=(3e-4, 3e-3),
     ),
-    _f(
+    CorpusFamily(
         "a2c-acrobot",
         "rl",
         "actor_critic",
@@ -327,7 +329,7 @@ _FAMILY_LIST = [
         choices={"hidden": (32, 64), "gamma": (0.99,), "entropy": (0.0, 0.01), "critic": (True,)},
         lr_range=(3e-4, 3e-3),
     ),
-    _f(
+    CorpusFamily(
         "pg-bandit",
         "rl",
         "policy_gradient",
@@ -335,7 +337,7 @@ _FAMILY_LIST = [
         choices={"arms": (5, 10, 20), "reward_noise": (0.5, 1.0, 2.0)},
         lr_range=(0.02, 0.5),
     ),
-    _f(
+    CorpusFamily(
         "pg-gridworld",
         "rl",
         "policy_gradient",
@@ -349,7 +351,7 @@ CORPUS_FAMILIES = {family.name: family for family in _FAMILY_LIST}
 
 def sample_hparams(family: CorpusFamily, rng: np.random.Generator) -> dict[str, Any]:
     """Draw a run's hyperparameters (JSON-serialisable)."""
-    hparams = {name: _item(rng.choice(values)) for name, values in family.choices.items()}
+    hparams = {name: item(rng.choice(values)) for name, values in family.choices.items()}
     if family.kind == "rl":
         low, high = family.lr_range
         hparams["learning_rate"] = float(math.exp(rng.uniform(math.log(low), math.log(high))))
@@ -358,7 +360,7 @@ def sample_hparams(family: CorpusFamily, rng: np.random.Generator) -> dict[str, 
     low, high = (family.lr_scale * bound for bound in LR_RANGES[optimizer])
     hparams["optimizer"] = optimizer
     hparams["learning_rate"] = float(math.exp(rng.uniform(math.log(low), math.log(high))))
-    hparams["batch_size"] = _item(rng.choice(family.batch_sizes))
+    hparams["batch_size"] = item(rng.choice(family.batch_sizes))
     hparams["schedule"] = str(rng.choice(SCHEDULES))
     return hparams
 
@@ -369,17 +371,9 @@ def plan_corpus(
     families: list[str] | None = None,
 ) -> list[RunSpec]:
     """The runs of the corpus: ``runs_per_family`` of each family, ``batches`` batches each."""
-    names = families or list(CORPUS_FAMILIES)
-    unknown = sorted(set(names) - set(CORPUS_FAMILIES))
-    if unknown:
-        raise ValueError(f"unknown corpus families {unknown}; known: {list(CORPUS_FAMILIES)}.")
-    specs = []
-    for name in names:
-        for index in range(runs_per_family):
-            seed = run_seed(name, index)
-            hparams = sample_hparams(CORPUS_FAMILIES[name], np.random.default_rng(seed))
-            specs.append(RunSpec(name, index, seed, batches, hparams))
-    return specs
+    return plan_families(
+        CORPUS_FAMILIES, families, lambda _: runs_per_family, batches, sample_hparams
+    )
 
 
 def split_of(spec: RunSpec) -> str:
@@ -396,7 +390,3 @@ def corpus_curves(spec: RunSpec) -> RunCurves:
         return rl_run(spec, family.problem)
     shape = {**family.shape, **{k: spec.hparams[k] for k in family.choices}}
     return train_run(spec, family.problem, family.network, shape)
-
-
-def _item(value: Any) -> Any:
-    return value.item() if hasattr(value, "item") else value
