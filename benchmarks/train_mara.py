@@ -17,6 +17,15 @@ checkpoints (`MARATrainConfig`, `MARA_GROUPED`, `ImitationConfig`).
    ``--hold`` steps between events, leave-one-out baselines per seed, a KL anchor of weight
    ``--anchor`` to the imitation policy. ``--algorithm ppo``: package 0.2.0's PPO on ``--envs``
    environments, whose first ``--critic-warmup`` updates train only the value function.
+   ``--algorithm held_ppo``: MAT + PPO with a critic over ``--episodes`` whole episodes per
+   update and decisions held up to ``--hold`` steps (`MARA_SCRATCH`).
+
+``--scratch`` skips the warm start: RL from the random weights of ``--seed``. The paper's recipe
+from scratch, 10 M steps (docs/mara.md, *Learning from scratch*):
+
+    python benchmarks/train_mara.py --variant mara --scratch --algorithm held_ppo --seed 1 \
+        --env-seed 300000 --max-steps 10000000 --minutes 600 --eval-every 6 \
+        --work results/scratch/shaped_1 --out results/scratch/shaped_1/mara.pt
 
 Every ``--eval-every`` updates the deterministic policy is evaluated on ``--eval-episodes``
 ``id_train`` episodes with training seeds (never the evaluation seeds of the sweep), paired with
@@ -36,10 +45,22 @@ import torch
 from mara_agents.schedulers.mara import VARIANTS
 from mara_agents.training import MARA_PPO, ImitationConfig, MARATrainConfig, train_mara
 from mara_agents.training.imitation import TEACHERS
-from mara_agents.training.recipe import ALGORITHMS, MARA_GROUPED
+from mara_agents.training.recipe import ALGORITHMS, MARA_GROUPED, MARA_SCRATCH
 
 RUN = {f.name: f.default for f in dataclasses.fields(MARATrainConfig)}
 IMITATION = ImitationConfig()
+TAKES = {
+    "grouped": ("lr", "clip", "hold"),
+    "ppo": ("lr", "clip", "entropy", "gae_lambda"),
+    "held_ppo": ("lr", "clip", "hold", "entropy", "gae_lambda"),
+}
+"""The RL-stage options each algorithm reads when given (unset: the algorithm's own default)."""
+
+
+def stage_options(args: argparse.Namespace) -> dict:
+    """The RL-stage options given on the command line, by config field."""
+    names = {name for names in TAKES.values() for name in names}
+    return {name: getattr(args, name) for name in names if getattr(args, name) is not None}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -47,17 +68,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--variant", choices=sorted(VARIANTS), default=RUN["variant"])
     parser.add_argument("--minutes", type=float, default=RUN["minutes"], help="PPO wall time")
     parser.add_argument("--max-updates", type=int, default=RUN["max_updates"])
+    parser.add_argument(
+        "--max-steps", type=int, default=RUN["max_steps"], help="stop after these env steps"
+    )
     parser.add_argument("--algorithm", choices=ALGORITHMS, default=RUN["algorithm"])
     parser.add_argument("--lr", type=float, default=None, help="default: the algorithm's")
     parser.add_argument("--clip", type=float, default=None, help="default: the algorithm's")
     parser.add_argument("--workloads", type=int, default=MARA_GROUPED.workloads, help="grouped")
     parser.add_argument("--group", type=int, default=MARA_GROUPED.group, help="grouped")
-    parser.add_argument("--hold", type=int, default=MARA_GROUPED.hold, help="grouped")
+    parser.add_argument(
+        "--hold", type=int, default=None, help="grouped, held_ppo (default: the algorithm's)"
+    )
     parser.add_argument("--anchor", type=float, default=MARA_GROUPED.anchor, help="grouped")
     parser.add_argument("--envs", type=int, default=MARA_PPO.envs, help="ppo")
     parser.add_argument("--rollout", type=int, default=MARA_PPO.rollout, help="ppo")
-    parser.add_argument("--entropy", type=float, default=MARA_PPO.entropy, help="ppo")
-    parser.add_argument("--gae-lambda", type=float, default=MARA_PPO.gae_lambda, help="ppo")
+    parser.add_argument("--episodes", type=int, default=MARA_SCRATCH.episodes, help="held_ppo")
+    parser.add_argument("--entropy", type=float, default=None, help="ppo, held_ppo")
+    parser.add_argument("--gae-lambda", type=float, default=None, help="ppo, held_ppo")
     parser.add_argument("--beta", type=float, default=None, help="override the variant's shaping β")
     parser.add_argument(
         "--critic-warmup", type=int, default=RUN["critic_warmup"], help="ppo: value-only updates"
@@ -76,17 +103,30 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--init", type=Path, default=None, help="start RL from this MARA checkpoint, no imitation"
     )
+    parser.add_argument(
+        "--scratch", action="store_true", help="start RL from random weights, no imitation"
+    )
+    parser.add_argument("--seed", type=int, default=RUN["seed"], help="initial weights, sampling")
+    parser.add_argument(
+        "--env-seed", type=int, default=RUN["env_seed"], help="seed of the first RL episode"
+    )
     parser.add_argument("--work", type=Path, default=None, help="default results/mara/VARIANT")
     parser.add_argument("--out", type=Path, default=None, help="default: the shipped checkpoint")
     args = parser.parse_args(argv)
     if args.init is not None and not args.init.is_file():
         parser.error(f"--init {args.init}: no such checkpoint file")
+    if args.init is not None and args.scratch:
+        parser.error("--init and --scratch are two different starts; give one")
+    ignored = sorted(set(stage_options(args)) - set(TAKES[args.algorithm]))
+    if ignored:
+        flags = ", ".join("--" + name.replace("_", "-") for name in ignored)
+        parser.error(f"--algorithm {args.algorithm} does not read {flags}")
     return args
 
 
 def config_from(args: argparse.Namespace) -> MARATrainConfig:
     """The run the flags describe; unset paths derive from the variant."""
-    given = {k: v for k, v in (("lr", args.lr), ("clip", args.clip)) if v is not None}
+    given = stage_options(args)
     steps = {name: given if name == args.algorithm else {} for name in ALGORITHMS}
     return MARATrainConfig(
         work=args.work or Path("results/mara") / args.variant,
@@ -100,17 +140,12 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
             MARA_GROUPED,
             workloads=args.workloads,
             group=args.group,
-            hold=args.hold,
             anchor=args.anchor,
             **steps["grouped"],
         ),
-        ppo=dataclasses.replace(
-            MARA_PPO,
-            envs=args.envs,
-            rollout=args.rollout,
-            entropy=args.entropy,
-            gae_lambda=args.gae_lambda,
-            **steps["ppo"],
+        ppo=dataclasses.replace(MARA_PPO, envs=args.envs, rollout=args.rollout, **steps["ppo"]),
+        held=dataclasses.replace(
+            MARA_SCRATCH, episodes=args.episodes, seed=args.seed, **steps["held_ppo"]
         ),
         imitation=dataclasses.replace(
             IMITATION,
@@ -121,6 +156,10 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
             epochs=args.demo_epochs,
         ),
         init=args.init,
+        scratch=args.scratch,
+        max_steps=args.max_steps,
+        seed=args.seed,
+        env_seed=args.env_seed,
         critic_warmup=args.critic_warmup,
         eval_every=args.eval_every,
         eval_episodes=args.eval_episodes,

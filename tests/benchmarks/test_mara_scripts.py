@@ -1,6 +1,7 @@
 """Smoke tests of the MARA scripts: training writes a policy and resumes; latency and training
 throughput print their ratios."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,7 @@ def test_train_mara_writes_a_loadable_policy_and_resumes(tmp_path, capsys):
     train_mara.main([*argv, "--max-updates", "2"])
     out = capsys.readouterr().out
     assert "imitation of hop, round 1" in out and "resumed from" in out and "update 2 " in out
-    assert "over the imitation policy" in out
+    assert "over the start policy" in out
     history = (tmp_path / "w" / "history.json").read_text()
     assert '"update": 2' in history
     assert MARA.pretrained("mara_wls", path=tmp_path / "p.pt").name == "mara_wls"
@@ -52,6 +53,34 @@ def test_train_mara_writes_a_loadable_policy_and_resumes(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "starting the RL stage from" in out and "imitation of" not in out
     assert (tmp_path / "w2" / "checkpoint.pt").is_file()
+
+
+def test_train_mara_from_scratch_with_held_ppo_stops_at_its_step_budget(tmp_path, capsys):
+    work = tmp_path / "w"
+    argv = ["--variant", "mara_wls", "--scratch", "--algorithm", "held_ppo", "--episodes", "2"]
+    argv += ["--eval-every", "1", "--eval-episodes", "2", "--max-steps", "1", "--seed", "3"]
+    load_script("train_mara").main([*argv, "--work", str(work), "--out", str(tmp_path / "p.pt")])
+    out = capsys.readouterr().out
+    assert "from random weights (seed 3)" in out and "imitation of" not in out
+    assert "update 1 " in out and "update 2 " not in out  # one update passes one step
+    history = json.loads((work / "history.json").read_text())
+    assert (history[0]["phase"], history[0]["seed"], history[0]["steps"]) == ("scratch", 3, 0)
+    assert len(history[0]["rates"]) == 2 and history[1]["phase"] == "held_ppo"
+    assert (work / "start.pt").is_file() and (work / "last.pt").is_file()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--scratch", "--init", "README.md"], "--init and --scratch are two different starts"),
+        (["--algorithm", "grouped", "--entropy", "0.1"], "grouped does not read --entropy"),
+        (["--algorithm", "ppo", "--hold", "4"], "ppo does not read --hold"),
+    ],
+)
+def test_train_mara_refuses_contradictory_options(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        load_script("train_mara").main(argv)
+    assert message in capsys.readouterr().err
 
 
 def test_train_mara_refuses_a_missing_init_checkpoint(tmp_path, capsys):

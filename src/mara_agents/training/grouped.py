@@ -29,10 +29,9 @@ import torch
 
 from coreenv import BatchedCore, Predictor
 from coreenv.config import make_config
-from coreenv.core.features import slot_width
 from mara_agents.checks import require
 from mara_agents.policy.mat import MAT
-from mara_agents.training.events import DecisionEvents
+from mara_agents.training.episodes import play_episodes
 
 __all__ = ["Decisions", "GroupedConfig", "GroupedTrainer", "leave_one_out"]
 
@@ -125,7 +124,6 @@ class GroupedTrainer:
         self.env_config = make_config(None, **env_overrides)
         lanes = config.workloads * config.group
         self.core = BatchedCore(self.env_config, lanes, predictor)
-        self.events_args = (self.env_config.num_nodes, slot_width(self.env_config))
         self.env_seed = env_seed
         self.optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, eps=1e-5)
         self.generator = torch.Generator(device=device).manual_seed(config.seed)
@@ -140,43 +138,21 @@ class GroupedTrainer:
 
     def collect(self) -> Decisions:
         """Play every lane's whole episode with the sampled policy, deciding at events only."""
-        c, d, k = self.config, self.device, self.env_config.num_slots
-        self.model.eval()
-        view = self.core.reset(self.seeds())
-        events = DecisionEvents(*self.events_args, hold=c.hold, feasibility=c.feasibility)
-        held = np.full((self.core.num_envs, self.env_config.num_nodes), k, np.int64)
-        obs, masks, actions, log_probs, where, rewards = [], [], [], [], [], []
-        completion = np.zeros(self.core.num_envs)
-        while view.active.any():
-            due = events.due(view.obs) & view.active
-            if due.any():
-                lanes = np.flatnonzero(due)
-                obs_t = torch.from_numpy(view.obs[lanes]).to(d)
-                occupied = torch.from_numpy(view.action_mask[lanes, :k].astype(bool)).to(d)
-                out = self.model.act(obs_t, occupied, generator=self.generator)
-                held[lanes] = out.actions.cpu().numpy()
-                obs.append(obs_t)
-                masks.append(out.masks)
-                actions.append(out.actions)
-                log_probs.append(out.log_probs)
-                where += [(len(rewards), lane) for lane in lanes.tolist()]
-            active = view.active
-            view = self.core.step(held)
-            rewards.append(np.where(active, view.rewards, 0.0))
-            self.env_steps += int(active.sum())
-            for lane, _, metrics in view.finished:
-                completion[lane] = metrics["completion_rate"]
-        returns_to_go = np.cumsum(np.stack(rewards)[::-1], axis=0)[::-1]  # (T, B), γ = 1
-        advantage = leave_one_out(returns_to_go, c.group)
-        steps, lanes = np.array(where).T
-        self.model.train()
+        c = self.config
+        played = play_episodes(
+            self.core, self.model, self.seeds(), c.hold, c.feasibility, self.generator, self.device
+        )
+        self.env_steps += played.env_steps
+        advantage = leave_one_out(played.returns_to_go, c.group)
         return Decisions(
-            torch.cat(obs),
-            torch.cat(masks),
-            torch.cat(actions),
-            torch.cat(log_probs),
-            torch.from_numpy(advantage[steps, lanes].astype(np.float32)).to(d),
-            completion.reshape(c.workloads, c.group),
+            played.obs,
+            played.masks,
+            played.actions,
+            played.log_probs,
+            torch.from_numpy(advantage[played.steps, played.lanes].astype(np.float32)).to(
+                self.device
+            ),
+            played.completion.reshape(c.workloads, c.group),
         )
 
     def update(self, batch: Decisions) -> dict[str, float]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pickle
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import torch
@@ -20,7 +21,7 @@ from mara_agents.policy.mat import MAT
 from mara_agents.training.returns import ValueNorm, gae
 from mara_agents.training.vec_env import VecCoreEnv
 
-__all__ = ["PPOConfig", "PPOTrainer", "Rollout"]
+__all__ = ["EpochSettings", "PPOBatch", "PPOConfig", "PPOTrainer", "Rollout", "ppo_epochs"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,79 @@ class Rollout:
     terminated: torch.Tensor  # (T, E) bool
     truncated: torch.Tensor  # (T, E) bool
     final_values: torch.Tensor  # (T, E, M) on the reward scale, where truncated (else 0)
+
+
+class EpochSettings(Protocol):
+    """The settings `ppo_epochs` reads (`PPOConfig` and `HeldPPOConfig` both have them)."""
+
+    epochs: int
+    minibatches: int
+    clip: float
+    value_clip: float
+    entropy: float
+    value_coef: float
+    max_grad_norm: float
+
+
+@dataclass(frozen=True)
+class PPOBatch:
+    """What PPO's epochs learn from, flattened to (N, …) rows (one row per decision)."""
+
+    obs: torch.Tensor  # (N, M, D)
+    masks: torch.Tensor  # (N, M, K + 1) bool, as sampled under
+    actions: torch.Tensor  # (N, M)
+    log_probs: torch.Tensor  # (N, M) when sampled
+    values: torch.Tensor  # (N, M) when sampled, normalised
+    targets: torch.Tensor  # (N, M) value targets, normalised
+    advantages: torch.Tensor  # (N, M) normalised
+
+
+def ppo_epochs(
+    model: MAT,
+    optimizer: torch.optim.Optimizer,
+    batch: PPOBatch,
+    config: EpochSettings,
+    generator: torch.Generator,
+    train_policy: bool = True,
+) -> dict[str, float]:
+    """``config.epochs`` passes of ``config.minibatches`` clipped PPO steps; mean statistics.
+
+    The loss is the clipped policy objective, the value loss clipped around the sampled values
+    (both on normalised targets), and the entropy bonus; with ``train_policy=False`` only the
+    value loss (and only ``optimizer``'s parameters move).
+    """
+    c = config
+    n = batch.obs.shape[0]
+    size = -(-n // c.minibatches)
+    stats = {"policy": 0.0, "value": 0.0, "entropy": 0.0, "clipped": 0.0}
+    passes = 0
+    for _ in range(c.epochs):
+        order = torch.randperm(n, generator=generator, device=batch.obs.device)
+        for start in range(0, n, size):
+            rows = order[start : start + size]
+            scores = model.score_actions(batch.obs[rows], batch.actions[rows], batch.masks[rows])
+            entropy, values = scores.entropy, scores.values
+            ratio = torch.exp(scores.log_probs - batch.log_probs[rows])
+            advantages, targets = batch.advantages[rows], batch.targets[rows]
+            old = batch.values[rows]
+            policy_loss = -torch.min(
+                ratio * advantages, ratio.clamp(1 - c.clip, 1 + c.clip) * advantages
+            ).mean()
+            clipped = old + (values - old).clamp(-c.value_clip, c.value_clip)
+            value_loss = torch.max((values - targets) ** 2, (clipped - targets) ** 2).mean()
+            loss = c.value_coef * value_loss
+            if train_policy:
+                loss = loss + policy_loss - c.entropy * entropy.mean()
+            model.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), c.max_grad_norm)
+            optimizer.step()
+            stats["policy"] += policy_loss.item()
+            stats["value"] += value_loss.item()
+            stats["entropy"] += entropy.mean().item()
+            stats["clipped"] += ((ratio - 1).abs() > c.clip).float().mean().item()
+            passes += 1
+    return {key: value / passes for key, value in stats.items()}
 
 
 class PPOTrainer:
@@ -182,47 +256,19 @@ class PPOTrainer:
         advantages, returns = estimate.advantages, estimate.returns
         self.value_norm.update(returns)
         flat = lambda x: x.reshape(-1, *x.shape[2:])  # noqa: E731  (T, E, …) -> (T·E, …)
-        obs, masks, actions = flat(rollout.obs), flat(rollout.masks), flat(rollout.actions)
-        old_log_probs, old_values = (
+        advantages = flat(advantages)
+        batch = PPOBatch(
+            flat(rollout.obs),
+            flat(rollout.masks),
+            flat(rollout.actions),
             flat(rollout.log_probs),
             flat(self.value_norm.normalize(rollout.values[:-1])),
+            flat(self.value_norm.normalize(returns)),
+            (advantages - advantages.mean()) / (advantages.std() + 1e-8),
         )
-        targets = flat(self.value_norm.normalize(returns))
-        advantages = flat(advantages)
-        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-        size = obs.shape[0] // c.minibatches
-        stats = {"policy": 0.0, "value": 0.0, "entropy": 0.0, "clipped": 0.0}
-        for _ in range(c.epochs):
-            order = torch.randperm(obs.shape[0], generator=self.generator, device=self.device)
-            for start in range(0, obs.shape[0], size):
-                rows = order[start : start + size]
-                scores = self.model.score_actions(obs[rows], actions[rows], masks[rows])
-                entropy, values = scores.entropy, scores.values
-                ratio = torch.exp(scores.log_probs - old_log_probs[rows])
-                policy_loss = -torch.min(
-                    ratio * advantages[rows],
-                    ratio.clamp(1 - c.clip, 1 + c.clip) * advantages[rows],
-                ).mean()
-                clipped = old_values[rows] + (values - old_values[rows]).clamp(
-                    -c.value_clip, c.value_clip
-                )
-                value_loss = torch.max(
-                    (values - targets[rows]) ** 2, (clipped - targets[rows]) ** 2
-                ).mean()
-                loss = c.value_coef * value_loss
-                if train_policy:
-                    loss = loss + policy_loss - c.entropy * entropy.mean()
-                self.model.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.model.parameters(), c.max_grad_norm)
-                optimizer.step()
-                stats["policy"] += policy_loss.item()
-                stats["value"] += value_loss.item()
-                stats["entropy"] += entropy.mean().item()
-                stats["clipped"] += ((ratio - 1).abs() > c.clip).float().mean().item()
+        stats = ppo_epochs(self.model, optimizer, batch, c, self.generator, train_policy)
         self.updates += 1
-        steps = c.epochs * c.minibatches
-        return {key: value / steps for key, value in stats.items()}
+        return stats
 
     def iterate(self) -> dict[str, float]:
         """One update (value head only in the critic warm-up); its statistics and ``completion``.

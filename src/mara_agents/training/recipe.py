@@ -3,11 +3,12 @@
 ``train_mara(MARATrainConfig(work, out, variant="mara"))`` is one run of the recipe that
 trained the shipped checkpoints (docs/mara.md, *Training*): `MARATrainConfig`'s defaults, i.e.
 expert iteration on HOP (`ImitationConfig`), then the grouped policy gradient (`MARA_GROUPED`;
-``algorithm="ppo"`` runs `MARA_PPO`, the recipe of package 0.2.0, instead). All training is on
-the ID training runs at the training load (`TRAINING_ENV`), with seeds below the sweep's
+``algorithm="ppo"`` runs `MARA_PPO`, the recipe of package 0.2.0, instead; ``algorithm="held_ppo"``
+with ``scratch=True`` is the paper's MAT + PPO from random weights, `MARA_SCRATCH`). All training
+is on the ID training runs at the training load (`TRAINING_ENV`), with seeds below the sweep's
 evaluation seeds (1,000,000+): imitation 100,000+, RL 200,000+, selection 900,000+. Selection
 scores the deterministic policy on the same ``eval_episodes`` episodes each time, paired with
-the imitation policy's scores on them.
+the start policy's scores on them (the imitation policy, or the random one from scratch).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from mara_agents.policy.mat import MAT, MATConfig
 from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.mara import MARA, VARIANTS
 from mara_agents.training.grouped import GroupedConfig, GroupedTrainer
+from mara_agents.training.held_ppo import HeldPPOConfig, HeldPPOTrainer
 from mara_agents.training.imitation import ImitationConfig, warm_start
 from mara_agents.training.ppo import PPOConfig, PPOTrainer
 from mara_agents.training.vec_env import VecCoreEnv
@@ -39,6 +41,7 @@ __all__ = [
     "ALGORITHMS",
     "MARA_GROUPED",
     "MARA_PPO",
+    "MARA_SCRATCH",
     "TRAINING_ENV",
     "MARARun",
     "MARATrainConfig",
@@ -59,7 +62,11 @@ other fields are `PPOConfig`'s defaults: 32 environments × 128 steps, 4 × 4 mi
 MARA_GROUPED = GroupedConfig()
 """The grouped policy gradient of the shipped checkpoints (`GroupedConfig`'s defaults)."""
 
-ALGORITHMS = ("grouped", "ppo")
+MARA_SCRATCH = HeldPPOConfig()
+"""PPO over whole episodes and held decisions from random weights (`HeldPPOConfig`'s defaults:
+MAT's published settings where they apply; docs/mara.md, *Learning from scratch*)."""
+
+ALGORITHMS = ("grouped", "ppo", "held_ppo")
 """The RL stages `MARATrainConfig.algorithm` chooses from."""
 
 LONGEST_WARM_PREFIX = 360
@@ -76,7 +83,7 @@ class MARATrainConfig:
 
     work: Path
     """Folder of the resumable training state (``checkpoint.pt``), ``history.json``, and the
-    imitation policy the RL stage starts from (``imitation.pt``)."""
+    policy the RL stage starts from (``start.pt``)."""
     out: Path
     """Where the best policy so far is written (`MARA.save`)."""
     variant: str = "mara"
@@ -88,16 +95,24 @@ class MARATrainConfig:
     max_updates: int | None = None
     """Stop after this many RL updates (None: only the time budget stops the run)."""
     algorithm: str = "grouped"
-    """The RL stage: "grouped" (`GroupedTrainer`) or "ppo" (`PPOTrainer`, package 0.2.0's)."""
+    """The RL stage: "grouped" (`GroupedTrainer`), "ppo" (`PPOTrainer`, package 0.2.0's) or
+    "held_ppo" (`HeldPPOTrainer`, PPO over whole episodes and held decisions)."""
     grouped: GroupedConfig = MARA_GROUPED
     """Grouped policy-gradient settings (``algorithm="grouped"``)."""
     ppo: PPOConfig = MARA_PPO
     """PPO settings (``algorithm="ppo"``)."""
+    held: HeldPPOConfig = MARA_SCRATCH
+    """Held-decision PPO settings (``algorithm="held_ppo"``)."""
     imitation: ImitationConfig = ImitationConfig()
     """The warm start."""
     init: Path | None = None
     """Start the RL stage from this MARA checkpoint's policy instead of the warm start (a
-    `MARA.save` file, e.g. another run's ``imitation.pt``); None: the warm start."""
+    `MARA.save` file, e.g. another run's ``start.pt``, that reads the variant's predictor);
+    None: the warm start, or random weights with ``scratch``."""
+    scratch: bool = False
+    """Start the RL stage from the random initial weights (no imitation, no ``init``)."""
+    max_steps: int | None = None
+    """Stop once the RL stage has played this many environment steps (None: no such limit)."""
     mat: MATConfig = MATConfig()
     """The network."""
     critic_warmup: int = 20
@@ -130,6 +145,15 @@ class MARATrainConfig:
             )
         require(self, ">= 1", ("eval_every", "eval_episodes"))
         require(self, ">= 0", ("critic_warmup",))
+        if self.scratch and self.init is not None:
+            raise ValueError(
+                f"MARATrainConfig: scratch starts from random weights, init from {self.init}; "
+                "choose one."
+            )
+        if self.max_steps is not None and self.max_steps < 0:
+            raise ValueError(
+                f"MARATrainConfig.max_steps must be None or >= 0, got {self.max_steps!r}."
+            )
         if self.max_updates is not None and self.max_updates < 0:
             raise ValueError(
                 f"MARATrainConfig.max_updates must be None or >= 0, got {self.max_updates!r}."
@@ -194,13 +218,33 @@ def selection_rates(model: MAT, predictor: Predictor, episodes: int, seed: int) 
 
 def make_trainer(
     config: MARATrainConfig, model: MAT, predictor: Predictor
-) -> GroupedTrainer | PPOTrainer:
+) -> GroupedTrainer | PPOTrainer | HeldPPOTrainer:
     """The RL stage of ``config``, starting from ``model`` (the grouped one anchored to it)."""
     env = {**TRAINING_ENV, "shaping_beta": config.beta}
     if config.algorithm == "grouped":
         return GroupedTrainer(model, predictor, config.grouped, env, config.env_seed, config.device)
+    if config.algorithm == "held_ppo":
+        return HeldPPOTrainer(model, predictor, config.held, env, config.env_seed, config.device)
     envs = VecCoreEnv(config.ppo.envs, config.env_seed, predictor, **env)
     return PPOTrainer(model, envs, config.ppo, config.device, config.critic_warmup)
+
+
+def initial_policy(config: MARATrainConfig) -> MAT:
+    """The policy of ``config.init``, refused unless it fits the run's network and predictor."""
+    state = torch.load(config.init, map_location="cpu", weights_only=True)
+    expected = VARIANTS[config.variant].predictor
+    if state["predictor"] != expected:
+        raise ValueError(
+            f"MARATrainConfig.init {config.init} reads the predictor {state['predictor']!r}; "
+            f"variant {config.variant!r} trains on {expected!r}."
+        )
+    start = MARA.pretrained(config.variant, path=config.init).policy
+    if start.config != config.mat:
+        raise ValueError(
+            f"MARATrainConfig.init {config.init} holds a MAT of {start.config}, "
+            f"not the configured {config.mat}."
+        )
+    return start
 
 
 def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_print) -> MARARun:
@@ -237,32 +281,33 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
         start_rates = state["start_rates"]
         log(f"resumed from {checkpoint}: update {trainer.updates}, {spent:.1f} min spent")
     else:
-        if config.init is None:
+        if config.init is None and not config.scratch:
             history = warm_start(
                 model, predictor, config.imitation, TRAINING_ENV, judge, config.device, log
             )
         else:
-            start = MARA.pretrained(config.variant, path=config.init).policy
-            if start.config != config.mat:
-                raise ValueError(
-                    f"MARATrainConfig.init {config.init} holds a MAT of {start.config}, "
-                    f"not the configured {config.mat}."
-                )
-            model.load_state_dict(start.state_dict())
-            history = [{"phase": "init", "path": str(config.init)}]
-            log(f"starting the RL stage from {config.init}")
-            judge(model)
+            if config.scratch:
+                start = {"phase": "scratch", "seed": config.seed}
+                log(f"starting the RL stage from random weights (seed {config.seed})")
+            else:
+                model.load_state_dict(initial_policy(config).state_dict())
+                start = {"phase": "init", "path": str(config.init)}
+                log(f"starting the RL stage from {config.init}")
+            rates = judge(model)
+            history = [{**start, "steps": 0, "eval": float(rates.mean()), "rates": rates.tolist()}]
         start_rates = judged[-1]  # the warm start's last round judged this very policy
         best = float(start_rates.mean())
         write_policy(history)
-        write_policy(history, config.work / "imitation.pt")  # the RL stage's start, kept
+        write_policy(history, config.work / "start.pt")  # the RL stage's start, kept
         trainer = make_trainer(config, model, predictor)
         spent = 0.0
     config.work.mkdir(parents=True, exist_ok=True)
 
     began = time.perf_counter() - 60 * spent
-    while (time.perf_counter() - began) / 60 < config.minutes and (
-        config.max_updates is None or trainer.updates < config.max_updates
+    while (
+        (time.perf_counter() - began) / 60 < config.minutes
+        and (config.max_updates is None or trainer.updates < config.max_updates)
+        and (config.max_steps is None or trainer.env_steps < config.max_steps)
     ):
         stats = trainer.iterate()
         log(
@@ -282,15 +327,18 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
                     "eval": float(rates.mean()),
                     "gain": gain,
                     "gain_se": se,
+                    "rates": rates.tolist(),  # per selection episode, for paired curves
                     **stats,
                 }
             )
             if rates.mean() > best:
                 best = float(rates.mean())
                 write_policy(history)
+            write_policy(history, config.work / "last.pt")  # for learning curves' final policy
+            (config.work / "history.json").write_text(json.dumps(history, indent=1))
             log(
                 f"  eval {100 * rates.mean():.2f}% on {len(rates)} episodes: "
-                f"{100 * gain:+.2f} ± {100 * se:.2f} over the imitation policy "
+                f"{100 * gain:+.2f} ± {100 * se:.2f} over the start policy "
                 f"(best {100 * best:.2f}%)"
             )
             torch.save(
