@@ -106,6 +106,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--scratch", action="store_true", help="start RL from random weights, no imitation"
     )
+    parser.add_argument(
+        "--quantiles",
+        type=float,
+        nargs="+",
+        default=list(RUN["quantiles"]),
+        help="levels of the predictor's quantiles the policy reads (default: none)",
+    )
     parser.add_argument("--seed", type=int, default=RUN["seed"], help="initial weights, sampling")
     parser.add_argument(
         "--env-seed", type=int, default=RUN["env_seed"], help="seed of the first RL episode"
@@ -121,6 +128,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if ignored:
         flags = ", ".join("--" + name.replace("_", "-") for name in ignored)
         parser.error(f"--algorithm {args.algorithm} does not read {flags}")
+    try:
+        config_from(args)
+    except ValueError as e:  # a value no config takes, named by the config's own message
+        parser.error(str(e))
     return args
 
 
@@ -160,6 +171,10 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
         max_steps=args.max_steps,
         seed=args.seed,
         env_seed=args.env_seed,
+        quantiles=tuple(args.quantiles),
+        mat=dataclasses.replace(
+            RUN["mat"], slot_features=RUN["mat"].slot_features + len(args.quantiles)
+        ),
         critic_warmup=args.critic_warmup,
         eval_every=args.eval_every,
         eval_episodes=args.eval_episodes,

@@ -15,7 +15,12 @@ import numpy as np
 from coreenv import BatchedCore, CoreEnv, EnvConfig, Predictor
 from coreenv.config import make_config
 from coreenv.core.metrics import METRIC_KEYS
-from mara_agents.schedulers.base import Scheduler, acts_in_batches, predictor_for
+from mara_agents.schedulers.base import (
+    Scheduler,
+    acts_in_batches,
+    observed_config,
+    predictor_for,
+)
 
 __all__ = ["completion_rates", "evaluate", "paired_difference", "run_episode", "run_episodes"]
 
@@ -33,9 +38,11 @@ def run_episodes(scheduler: Scheduler, episodes: Sequence[tuple[EnvConfig, int]]
     """The metrics of each ``(config, seed)`` episode, in order, with the scheduler's predictor.
 
     Episodes of a batched scheduler run in lockstep (all of them at once, whatever their configs,
-    as long as they share the observation layout); others run one after another.
+    as long as they share the observation layout); others run one after another. Each config gets
+    the quantile levels the scheduler reads (`observed_config`).
     """
     predictor = predictor_for(scheduler)
+    episodes = [(observed_config(scheduler, config), seed) for config, seed in episodes]
     if acts_in_batches(scheduler):
         return _run_lockstep(scheduler, predictor, episodes)
     envs: list[CoreEnv] = []

@@ -75,6 +75,8 @@ def test_train_mara_from_scratch_with_held_ppo_stops_at_its_step_budget(tmp_path
         (["--scratch", "--init", "README.md"], "--init and --scratch are two different starts"),
         (["--algorithm", "grouped", "--entropy", "0.1"], "grouped does not read --entropy"),
         (["--algorithm", "ppo", "--hold", "4"], "ppo does not read --hold"),
+        (["--quantiles", "0.5", "1.5"], "estimate_quantiles must be a tuple of at most 9"),
+        (["--max-steps", "-1"], "MARATrainConfig.max_steps must be None or >= 0, got -1"),
     ],
 )
 def test_train_mara_refuses_contradictory_options(argv, message, capsys):

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 
-from coreenv import CoreEnv, Predictor
+from coreenv import CoreEnv, EnvConfig, Predictor
 from mara_agents.predictors import PREDICTORS, make_predictor
 
 __all__ = [
     "DEFAULT_OBSERVATION_PREDICTOR",
     "Scheduler",
     "acts_in_batches",
+    "observed_config",
     "predictor_for",
     "serve_in_order",
 ]
@@ -32,7 +34,9 @@ class Scheduler(ABC):
     (``EST_REMAINING``, ``EST_P_SUCCESS``): a `coreenv.Predictor`, a name in
     `mara_agents.predictors.PREDICTORS` (``"wls"``, ``"fm"``), or None for a scheduler that reads
     none (it then sees -1 there). Runners (`mara_agents.evaluate`, the sweep) attach what
-    `predictor_for` resolves; the default gives WLS estimates.
+    `predictor_for` resolves; the default gives WLS estimates. ``observation_quantiles`` are the
+    levels of `coreenv.EnvConfig.estimate_quantiles` it reads (none by default); runners build
+    its environments with them (`observed_config`).
 
     A scheduler that decides from the observation arrays alone may also implement `act_batch`:
     runners then play many episodes in lockstep, one call per step for all of them
@@ -41,6 +45,7 @@ class Scheduler(ABC):
 
     name: str = "scheduler"
     observation_predictor: Predictor | str | None = DEFAULT_OBSERVATION_PREDICTOR
+    observation_quantiles: tuple[float, ...] = ()
 
     def reset(self, env: CoreEnv) -> None:
         """Remember the environment of the new episode."""
@@ -83,6 +88,23 @@ def predictor_for(scheduler: Any) -> Predictor | None:
         f"{type(scheduler).__name__}.observation_predictor must be a Predictor, one of "
         f"{sorted(PREDICTORS)} or None, got {declared!r}."
     )
+
+
+def observed_config(scheduler: Any, config: EnvConfig) -> EnvConfig:
+    """``config`` with the quantile levels ``scheduler`` reads (its ``observation_quantiles``).
+
+    A scheduler that declares none plays ``config`` as given; one whose levels differ from levels
+    the config already asks for is refused (its policy would read columns it never learned).
+    """
+    levels = tuple(getattr(scheduler, "observation_quantiles", ()))
+    if not levels or config.estimate_quantiles == levels:
+        return config
+    if config.estimate_quantiles:
+        raise ValueError(
+            f"{type(scheduler).__name__} reads the quantile levels {levels}; the episode's "
+            f"EnvConfig.estimate_quantiles asks for {config.estimate_quantiles}."
+        )
+    return dataclasses.replace(config, estimate_quantiles=levels)
 
 
 def serve_in_order(env: CoreEnv, slots: np.ndarray) -> dict[str, int]:

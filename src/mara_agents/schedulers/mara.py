@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from coreenv import Predictor
+from coreenv.core.features import SlotFeature
 from mara_agents.policy.mat import MAT, MATConfig
 from mara_agents.policy.observations import stack_observations
 from mara_agents.predictors import PREDICTORS, make_predictor
@@ -35,13 +36,27 @@ class MARA(Scheduler):
         predictor: the predictor whose estimates the policy was trained to read.
         deterministic: take each node's most likely action (evaluation) rather than sampling.
         name: the method's name in results.
+        quantiles: the levels of `coreenv.EnvConfig.estimate_quantiles` the policy reads (one
+            slot column each; runners build its environments with them).
     """
 
     def __init__(
-        self, policy: MAT, predictor: Predictor, deterministic: bool = True, name: str = "mara"
+        self,
+        policy: MAT,
+        predictor: Predictor,
+        deterministic: bool = True,
+        name: str = "mara",
+        quantiles: tuple[float, ...] = (),
     ) -> None:
+        expected = len(SlotFeature) + len(quantiles)
+        if policy.config.slot_features != expected:
+            raise ValueError(
+                f"MARA: the policy reads {policy.config.slot_features} columns per slot; "
+                f"{len(quantiles)} quantile levels {tuple(quantiles)} make {expected}."
+            )
         self.policy = policy.eval()
         self.observation_predictor = predictor
+        self.observation_quantiles = tuple(float(q) for q in quantiles)
         self.deterministic = deterministic
         self.name = name
 
@@ -62,7 +77,8 @@ class MARA(Scheduler):
         state = torch.load(path, map_location="cpu", weights_only=True)
         policy = MAT(MATConfig(**state["mat_config"]))
         policy.load_state_dict(state["model"])
-        return cls(policy, make_predictor(state["predictor"]), name=variant)
+        quantiles = tuple(state.get("estimate_quantiles", ()))  # absent before package 0.4
+        return cls(policy, make_predictor(state["predictor"]), name=variant, quantiles=quantiles)
 
     def save(
         self,
@@ -87,6 +103,7 @@ class MARA(Scheduler):
             "mat_config": asdict(self.policy.config),
             "model": self.policy.state_dict(),
             "predictor": predictor,
+            "estimate_quantiles": list(self.observation_quantiles),
             "shaping_beta": shaping_beta,
             "history": list(history),
         }
@@ -105,7 +122,7 @@ class MARA(Scheduler):
             raise ValueError(
                 f"MARA's policy reads observations of {self.policy.config.obs_dim} features, got "
                 f"{obs.shape[-1]}: it was trained on another layout (num_nodes, num_slots, or "
-                f"EnvConfig.estimate_quantiles, which the shipped policies leave off)."
+                f"EnvConfig.estimate_quantiles: it reads {self.observation_quantiles})."
             )
         out = self.policy.act(
             torch.from_numpy(obs),  # (E, M, D)

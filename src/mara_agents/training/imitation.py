@@ -204,7 +204,8 @@ def warm_start(
     for round_ in range(config.dagger_rounds + 1):
         start = time.perf_counter()
         if round_:
-            student = MARA(model.cpu(), predictor)
+            quantiles = tuple(env_overrides.get("estimate_quantiles", ()))
+            student = MARA(model.cpu(), predictor, quantiles=quantiles)
             more = demonstrations(
                 predictor,
                 config.teacher,

@@ -20,11 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 import torch
 
 from coreenv import EnvConfig, Predictor
+from coreenv.core.features import slot_width
 from coreenv.curves import named_task_set
 from mara_agents.checks import require
 from mara_agents.evaluation import completion_rates, paired_difference
@@ -113,6 +115,9 @@ class MARATrainConfig:
     """Start the RL stage from the random initial weights (no imitation, no ``init``)."""
     max_steps: int | None = None
     """Stop once the RL stage has played this many environment steps (None: no such limit)."""
+    quantiles: tuple[float, ...] = ()
+    """Levels of `EnvConfig.estimate_quantiles` the policy reads (one slot column each; ``mat``
+    must have ``slot_features`` 9 + their number). Empty: the point estimates only."""
     mat: MATConfig = MATConfig()
     """The network."""
     critic_warmup: int = 20
@@ -158,12 +163,24 @@ class MARATrainConfig:
             raise ValueError(
                 f"MARATrainConfig.max_updates must be None or >= 0, got {self.max_updates!r}."
             )
-        env = EnvConfig(**TRAINING_ENV)
+        env = EnvConfig(**self.env)
         if (self.mat.num_nodes, self.mat.num_slots) != (env.num_nodes, env.num_slots):
             raise ValueError(
                 f"MARATrainConfig.mat must fit the training environment's {env.num_nodes} nodes "
                 f"and {env.num_slots} slots, got {self.mat.num_nodes} and {self.mat.num_slots}."
             )
+        if self.mat.slot_features != slot_width(env):
+            raise ValueError(
+                f"MARATrainConfig.mat reads {self.mat.slot_features} columns per slot; the "
+                f"training environment with quantiles {self.quantiles} has {slot_width(env)}."
+            )
+
+    @property
+    def env(self) -> dict[str, Any]:
+        """`EnvConfig` fields of the training episodes: `TRAINING_ENV` and the quantile levels."""
+        if not self.quantiles:
+            return dict(TRAINING_ENV)
+        return {**TRAINING_ENV, "estimate_quantiles": tuple(self.quantiles)}
 
     @property
     def beta(self) -> float:
@@ -207,20 +224,23 @@ def warm_predictor(name: str, log: Callable[[str], None] = _flush_print) -> Pred
     return predictor
 
 
-def selection_rates(model: MAT, predictor: Predictor, episodes: int, seed: int) -> np.ndarray:
+def selection_rates(
+    model: MAT, predictor: Predictor, episodes: int, seed: int, quantiles: tuple[float, ...] = ()
+) -> np.ndarray:
     """(episodes,) completion rates of the deterministic policy on training episodes from ``seed``.
 
     Leaves the model on the CPU in evaluation mode.
     """
     model.eval()
-    return completion_rates(MARA(model.cpu(), predictor), episodes, seed, **TRAINING_ENV)
+    policy = MARA(model.cpu(), predictor, quantiles=quantiles)
+    return completion_rates(policy, episodes, seed, **TRAINING_ENV)
 
 
 def make_trainer(
     config: MARATrainConfig, model: MAT, predictor: Predictor
 ) -> GroupedTrainer | PPOTrainer | HeldPPOTrainer:
     """The RL stage of ``config``, starting from ``model`` (the grouped one anchored to it)."""
-    env = {**TRAINING_ENV, "shaping_beta": config.beta}
+    env = {**config.env, "shaping_beta": config.beta}
     if config.algorithm == "grouped":
         return GroupedTrainer(model, predictor, config.grouped, env, config.env_seed, config.device)
     if config.algorithm == "held_ppo":
@@ -237,6 +257,11 @@ def initial_policy(config: MARATrainConfig) -> MAT:
         raise ValueError(
             f"MARATrainConfig.init {config.init} reads the predictor {state['predictor']!r}; "
             f"variant {config.variant!r} trains on {expected!r}."
+        )
+    if tuple(state.get("estimate_quantiles", ())) != tuple(config.quantiles):
+        raise ValueError(
+            f"MARATrainConfig.init {config.init} reads the quantile levels "
+            f"{tuple(state.get('estimate_quantiles', ()))}; the run's are {config.quantiles}."
         )
     start = MARA.pretrained(config.variant, path=config.init).policy
     if start.config != config.mat:
@@ -264,12 +289,15 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
 
     def judge(policy: MAT) -> np.ndarray:
         judged.append(
-            selection_rates(policy, predictor, config.eval_episodes, config.selection_seed)
+            selection_rates(
+                policy, predictor, config.eval_episodes, config.selection_seed, config.quantiles
+            )
         )
         return judged[-1]
 
     def write_policy(history: list[dict], path: Path = config.out) -> None:
-        MARA(model, predictor).save(path, variant.predictor, config.beta, history)
+        policy = MARA(model, predictor, quantiles=config.quantiles)
+        policy.save(path, variant.predictor, config.beta, history)
         model.train()
 
     checkpoint = config.work / "checkpoint.pt"
@@ -283,7 +311,7 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
     else:
         if config.init is None and not config.scratch:
             history = warm_start(
-                model, predictor, config.imitation, TRAINING_ENV, judge, config.device, log
+                model, predictor, config.imitation, config.env, judge, config.device, log
             )
         else:
             if config.scratch:

@@ -1,5 +1,6 @@
 """MARA: the shipped variants load offline and act as feasible, deterministic schedulers."""
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -65,3 +66,40 @@ def test_save_writes_what_pretrained_reads(tmp_path):
     assert state["shaping_beta"] == 0.5 and state["history"] == [{"phase": "imitation"}]
     with pytest.raises(ValueError, match="predictor must be one of"):
         mara.save(path, predictor="truth", shaping_beta=0.0)
+
+
+class SpreadWLS(WLSPredictor):
+    """WLS with quantiles: its point estimate scaled by 0.5 + level (increasing in the level)."""
+
+    def estimate_quantiles(self, prefixes, targets, levels):
+        remaining, _ = self.estimate_batch(prefixes, targets, np.full(len(prefixes), 10**6))
+        return remaining[:, None] * (0.5 + np.asarray(levels))[None]
+
+
+LEVELS = (0.1, 0.5, 0.9)
+
+
+def quantile_mara():
+    torch.manual_seed(0)
+    return MARA(MAT(MATConfig(slot_features=9 + len(LEVELS))), SpreadWLS(), quantiles=LEVELS)
+
+
+def test_a_policy_reading_quantiles_plays_environments_built_with_them():
+    mara = quantile_mara()
+    assert mara.observation_quantiles == LEVELS
+    first = evaluate(mara, episodes=2, seed=5, arrival_horizon=100)
+    assert first == evaluate(mara, episodes=2, seed=5, arrival_horizon=100)
+    assert 0.0 <= first["completion_rate"] <= 1.0
+
+
+def test_quantile_levels_travel_with_the_checkpoint(tmp_path):
+    quantile_mara().save(tmp_path / "q.pt", predictor="wls", shaping_beta=1.0)
+    assert MARA.pretrained("q", path=tmp_path / "q.pt").observation_quantiles == LEVELS
+    assert MARA.pretrained("mara_wls").observation_quantiles == ()  # shipped before quantiles
+
+
+def test_a_layout_the_policy_did_not_learn_is_refused():
+    with pytest.raises(ValueError, match="reads 9 columns per slot; 3 quantile levels"):
+        MARA(MAT(MATConfig()), SpreadWLS(), quantiles=LEVELS)
+    with pytest.raises(ValueError, match=r"reads the quantile levels \(0.1, 0.5, 0.9\)"):
+        evaluate(quantile_mara(), episodes=1, seed=0, estimate_quantiles=(0.25, 0.75))

@@ -17,6 +17,7 @@ from mara_agents.training import (  # noqa: E402
     MARATrainConfig,
     PPOTrainer,
 )
+from mara_agents.training.held_ppo import HeldPPOTrainer  # noqa: E402
 from mara_agents.training.recipe import MARA_GROUPED, make_trainer  # noqa: E402
 
 
@@ -52,6 +53,9 @@ def test_beta_is_the_variants_unless_overridden(variant):
         ({"critic_warmup": -1}, "MARATrainConfig.critic_warmup must be >= 0, got -1"),
         ({"algorithm": "a2c"}, "MARATrainConfig.algorithm must be one of"),
         ({"mat": MATConfig(num_slots=5)}, "must fit the training environment's 4 nodes and 8"),
+        ({"quantiles": (0.5,)}, r"reads 9 columns per slot; .* quantiles \(0.5,\) has 10"),
+        ({"scratch": True, "init": Path("p.pt")}, "scratch starts from random weights, init from"),
+        ({"max_steps": -5}, "MARATrainConfig.max_steps must be None or >= 0, got -5"),
     ],
 )
 def test_bad_training_config_is_refused(fields, message):
@@ -59,10 +63,20 @@ def test_bad_training_config_is_refused(fields, message):
         config(**fields)
 
 
-@pytest.mark.parametrize(("algorithm", "kind"), [("grouped", GroupedTrainer), ("ppo", PPOTrainer)])
+@pytest.mark.parametrize(
+    ("algorithm", "kind"),
+    [("grouped", GroupedTrainer), ("ppo", PPOTrainer), ("held_ppo", HeldPPOTrainer)],
+)
 def test_the_algorithm_chooses_the_rl_stage_on_the_shaped_training_regime(algorithm, kind):
     run = config(algorithm=algorithm, variant="mara_noshape")
     trainer = make_trainer(run, MAT(MATConfig()), None)
     assert isinstance(trainer, kind)
-    env = trainer.env_config if algorithm == "grouped" else trainer.envs.config
+    env = trainer.envs.config if algorithm == "ppo" else trainer.env_config
     assert (env.task_set, env.arrival_prob, env.shaping_beta) == ("id_train", 0.04, 0.0)
+
+
+def test_a_policy_reading_quantiles_trains_on_episodes_that_show_them():
+    run = config(quantiles=(0.25, 0.75), mat=MATConfig(slot_features=11), algorithm="held_ppo")
+    assert run.env == {**TRAINING_ENV, "estimate_quantiles": (0.25, 0.75)}
+    assert config().env == dict(TRAINING_ENV)
+    assert make_trainer(run, MAT(run.mat), None).env_config.estimate_quantiles == (0.25, 0.75)
