@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from coreenv import CoreEnv, EnvConfig
 from mara_agents.evaluation import run_episode, run_episodes
-from mara_agents.schedulers.base import acts_in_batches, predictor_for
+from mara_agents.schedulers.base import acts_in_batches, observed_config, predictor_for
 from mara_agents.sweep import EVAL_SEED_BASE, METHODS, make_scheduler
 
 DEFAULT_METHODS = ["lara", "lara_fm", "mara_wls", "mara"]
@@ -52,8 +52,10 @@ def decision_ms(method: str, episodes: int, lockstep: bool) -> float:
     watch = Stopwatch()
     if predictor is not None:
         predictor.estimate_batch = watch.wrap(predictor.estimate_batch, lambda *args: 0)
+        if hasattr(predictor, "estimate_quantiles"):  # read by a policy that sees quantiles
+            predictor.estimate_quantiles = watch.wrap(predictor.estimate_quantiles, lambda *a: 0)
         scheduler.observation_predictor = predictor  # the very instance, timed
-    config = EnvConfig(task_set="id", arrival_prob=0.04)
+    config = observed_config(scheduler, EnvConfig(task_set="id", arrival_prob=0.04))
     seeds = range(EVAL_SEED_BASE, EVAL_SEED_BASE + episodes)
     if lockstep:
         scheduler.act_batch = watch.wrap(scheduler.act_batch, lambda obs, mask: len(obs))
