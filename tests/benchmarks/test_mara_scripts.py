@@ -178,3 +178,29 @@ def test_learning_curves_prints_curves_pairs_and_last_policies_against_lara(
     with pytest.raises(SystemExit):
         script.main(["--arm", "shaped", str(tmp_path)])
     assert "has no history.json" in capsys.readouterr().err
+
+
+def test_compare_policies_pairs_every_policy_with_the_first(tmp_path, capsys, monkeypatch):
+    torch = pytest.importorskip("torch")
+    from mara_agents.policy import MAT, MATConfig
+    from mara_agents.predictors import WLSPredictor
+
+    torch.manual_seed(0)
+    MARA(MAT(MATConfig()), WLSPredictor()).save(tmp_path / "mine.pt", "wls", 1.0)
+    script = load_script("compare_policies")
+    seen = []
+
+    def completion_rates(scheduler, episodes, seed, **env):  # full episodes take minutes here
+        seen.append((scheduler.name, episodes, seed, env))
+        return np.array([0.5, 0.6]) if scheduler.name == "mara_wls" else np.array([0.6, 0.9])
+
+    monkeypatch.setattr(script, "completion_rates", completion_rates)
+    script.main(["mara_wls", str(tmp_path / "mine.pt"), "--episodes", "2"])
+    out = capsys.readouterr().out
+    assert "| mara_wls | 55.00 ± 5.00 | +0.00 ± 0.00 |" in out
+    assert f"| {tmp_path / 'mine.pt'} | 75.00 ± 15.00 | +20.00 ± 10.00 |" in out
+    env = {"task_set": "id_train", "arrival_prob": 0.04}
+    assert seen == [("mara_wls", 2, 950_000, env), ("mine", 2, 950_000, env)]
+    with pytest.raises(SystemExit):
+        script.main(["mara_typo"])
+    assert "neither a shipped variant" in capsys.readouterr().err

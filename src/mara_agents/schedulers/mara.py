@@ -25,7 +25,7 @@ from mara_agents.predictors import PREDICTORS, make_predictor
 from mara_agents.schedulers.base import Scheduler
 from mara_agents.schedulers.variants import CHECKPOINTS, VARIANTS, MARAVariant
 
-__all__ = ["CHECKPOINTS", "MARA", "MARAVariant", "VARIANTS"]
+__all__ = ["CHECKPOINTS", "MARA", "MARAVariant", "VARIANTS", "load_policies"]
 
 
 class MARA(Scheduler):
@@ -130,3 +130,19 @@ class MARA(Scheduler):
             deterministic=self.deterministic,
         )
         return out.actions.numpy()
+
+
+def load_policies(paths: Sequence[str | Path]) -> list[MARA]:
+    """`MARA.pretrained` of each checkpoint file, named by its stem, one predictor per name.
+
+    Sharing the predictor lets every policy reuse the futures the others sampled (the same ones).
+    """
+    shared: dict[str, Predictor] = {}
+    policies = []
+    for path in map(Path, paths):
+        loaded = MARA.pretrained(path.stem, path=path)
+        name = torch.load(path, map_location="cpu", weights_only=True)["predictor"]
+        predictor = shared.setdefault(name, loaded.observation_predictor)
+        levels = loaded.observation_quantiles
+        policies.append(MARA(loaded.policy, predictor, name=path.stem, quantiles=levels))
+    return policies

@@ -13,10 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import torch
 
-from mara_agents.predictors import make_predictor
-from mara_agents.schedulers.mara import MARA
+from mara_agents.schedulers.mara import MARA, load_policies
 
 __all__ = ["LearningCurve", "PairedDifference", "last_policies", "paired_runs", "read_curve"]
 
@@ -118,21 +116,12 @@ def paired_runs(
 
 
 def last_policies(works: list[Path]) -> list[MARA]:
-    """Each run's last policy (``last.pt``), one predictor instance shared per predictor name.
-
-    Sharing lets every policy reuse the futures the others sampled, which are the same.
-    """
-    predictors: dict = {}
-    policies = []
-    for work in works:
-        path = Path(work) / "last.pt"
+    """Each run's last policy (``last.pt``), named after its run folder."""
+    paths = [Path(work) / "last.pt" for work in works]
+    for path in paths:
         if not path.is_file():
             raise FileNotFoundError(f"no {path}: the run has not reached an evaluation yet.")
-        state = torch.load(path, map_location="cpu", weights_only=True)
-        name = state["predictor"]
-        if name not in predictors:
-            predictors[name] = make_predictor(name)
-        loaded = MARA.pretrained(Path(work).name, path=path)
-        levels = loaded.observation_quantiles
-        policies.append(MARA(loaded.policy, predictors[name], name=loaded.name, quantiles=levels))
+    policies = load_policies(paths)
+    for work, policy in zip(works, policies):
+        policy.name = Path(work).name
     return policies
