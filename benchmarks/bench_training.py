@@ -7,7 +7,9 @@ Both setups train a fresh MAT with `MARA_PPO` on the training environment (ID tr
 p = 0.04, shaped reward) and are measured in the same run: the reference is today's sequential
 path (``--reference-envs`` `CoreEnv`s stepped one by one, `MARA_PPO`'s 32), against the batched
 core with ``--envs`` lanes. FM's futures of every training prefix are sampled once beforehand, as
-`train_mara` does (the time is printed apart). Torch gets ``--threads`` threads.
+`train_mara` does (the time is printed apart). Torch gets ``--threads`` threads. A third setup
+is PPO over held decisions (`MARA_SCRATCH`, ``--held-episodes`` whole episodes per update, the
+same ``--epochs``): its steps are the episodes' steps, its network passes only the decisions.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ import dataclasses
 import torch
 
 from mara_agents.training import MARA_PPO
-from mara_agents.training.recipe import warm_predictor
-from mara_agents.training.throughput import training_throughput
+from mara_agents.training.recipe import MARA_SCRATCH, warm_predictor
+from mara_agents.training.throughput import held_throughput, training_throughput
 
 PREDICTORS = ("fm", "wls", "none")
 
@@ -35,7 +37,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--epochs", type=int, default=MARA_PPO.epochs, help="PPO epochs over each rollout"
     )
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--held-episodes",
+        type=int,
+        default=MARA_SCRATCH.episodes,
+        help="whole episodes per update of PPO over held decisions (0: leave that setup out)",
+    )
     args = parser.parse_args(argv)
+    if args.held_episodes < 0:
+        parser.error(f"--held-episodes must be >= 0, got {args.held_episodes}.")
     for name in ("envs", "reference_envs", "rollout", "updates", "epochs", "threads"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}.")
@@ -54,6 +64,10 @@ def main(argv: list[str] | None = None) -> None:
     for name, (envs, batched) in setups.items():
         ppo = dataclasses.replace(MARA_PPO, envs=envs, rollout=args.rollout, epochs=args.epochs)
         results[name] = training_throughput(predictor, ppo, batched, args.updates)
+    if args.held_episodes:
+        held = dataclasses.replace(MARA_SCRATCH, episodes=args.held_episodes, epochs=args.epochs)
+        results["held decisions"] = held_throughput(predictor, held, args.updates)
+        setups["held decisions"] = (args.held_episodes, True)
     reference = results["sequential"]
     print(
         f"predictor {args.predictor}, {args.threads} torch threads, rollout {args.rollout}, "

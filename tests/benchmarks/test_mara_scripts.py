@@ -109,12 +109,18 @@ def test_latency_benchmark_prints_ratios_to_lara(capsys):
 def test_training_benchmark_prints_both_setups_and_refuses_bad_sizes(capsys):
     script = load_script("bench_training")
     tiny = ["--predictor", "none", "--updates", "1", "--rollout", "8"]
-    script.main([*tiny, "--envs", "4", "--reference-envs", "2", "--threads", "1"])
+    script.main(
+        [*tiny, "--envs", "4", "--reference-envs", "2", "--threads", "1", "--held-episodes", "2"]
+    )
     out = capsys.readouterr().out
     assert "| sequential | 2 |" in out and "| batched | 4 |" in out and "| 1.0x |" in out
+    assert "| held decisions | 2 |" in out
     with pytest.raises(SystemExit):
         script.main([*tiny, "--envs", "0"])
     assert "--envs must be >= 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        script.main([*tiny, "--held-episodes", "-1"])
+    assert "--held-episodes must be >= 0" in capsys.readouterr().err
 
 
 def test_tune_hop_tries_each_value_of_a_stage_paired_and_keeps_the_best(capsys, monkeypatch):

@@ -13,11 +13,12 @@ import torch
 
 from coreenv import Predictor
 from mara_agents.policy.mat import MAT, MATConfig
-from mara_agents.training.ppo import PPOConfig, PPOTrainer
+from mara_agents.training.held_ppo import HeldPPOConfig, HeldPPOTrainer
+from mara_agents.training.ppo import PPOConfig, PPOTrainer, ppo_epochs
 from mara_agents.training.recipe import TRAINING_ENV
 from mara_agents.training.vec_env import VecCoreEnv
 
-__all__ = ["Throughput", "training_throughput"]
+__all__ = ["Throughput", "held_throughput", "training_throughput"]
 
 
 @dataclass(frozen=True)
@@ -44,13 +45,10 @@ def training_throughput(
     One untimed iteration first, so one-off costs (allocation, the first predictor calls of a
     fresh cache region) are not counted; the rollouts' episodes are the same for both backends.
     """
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(0)
-        model = MAT(MATConfig())
     envs = VecCoreEnv(
         ppo.envs, 200_000, predictor, batched=batched, shaping_beta=shaping_beta, **TRAINING_ENV
     )
-    trainer = PPOTrainer(model, envs, ppo)
+    trainer = PPOTrainer(fresh_mat(), envs, ppo)
     trainer.update(trainer.collect())
     collecting = updating = 0.0
     for _ in range(updates):
@@ -62,3 +60,34 @@ def training_throughput(
         updating += time.perf_counter() - middle
     steps = updates * ppo.envs * ppo.rollout
     return Throughput(steps / collecting, steps / (collecting + updating), steps)
+
+
+def held_throughput(
+    predictor: Predictor | None, held: HeldPPOConfig, updates: int = 2, shaping_beta: float = 1.0
+) -> Throughput:
+    """Time ``updates`` iterations of PPO over held decisions (`HeldPPOTrainer`), fresh MAT.
+
+    Its rollouts are whole episodes (≈ 1,250 steps each at p = 0.04), so one untimed update is
+    a sizeable cost; it is skipped, as for `training_throughput`.
+    """
+    env = {**TRAINING_ENV, "shaping_beta": shaping_beta}
+    trainer = HeldPPOTrainer(fresh_mat(), predictor, held, env, 200_000)
+    trainer.iterate()
+    collecting = updating = 0.0
+    steps = 0
+    for _ in range(updates):
+        start = time.perf_counter()
+        batch, played = trainer.collect()
+        middle = time.perf_counter()
+        ppo_epochs(trainer.model, trainer.optimizer, batch, held, trainer.generator)
+        collecting += middle - start
+        updating += time.perf_counter() - middle
+        steps += played.env_steps
+    return Throughput(steps / collecting, steps / (collecting + updating), steps)
+
+
+def fresh_mat() -> MAT:
+    """The same untrained MAT for every setup (seed 0), leaving the global generator alone."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        return MAT(MATConfig())
