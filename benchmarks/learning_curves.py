@@ -8,7 +8,8 @@ r"""Learning curves of MARA training runs, the difference of two recipes, and th
 Each ``--arm LABEL RUN…`` is one recipe's runs (``train_mara`` work folders), in training-seed
 order. Prints, from each run's ``history.json``: the completion on the fixed selection episodes at
 every evaluation (mean and spread over the arm's runs); each run's final, best and area under the
-curve; and, with two arms, first − second paired by seed and by selection episode. With
+curve; and, with two arms or more, the first − the second paired by seed (the runs in the order
+given) and by selection episode. With
 ``--test-episodes N`` each run's last policy and LARA play the same N episodes of ``--task-set``
 at ``--load`` from seed 1,000,000 (the sweep's evaluation seeds, never trained on).
 """
@@ -44,6 +45,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         for run in arm[1:]:
             if not (Path(run) / "history.json").is_file():
                 parser.error(f"--arm {arm[0]}: {run} has no history.json (not a train_mara run)")
+    if len(args.arm) >= 2 and len(args.arm[0]) != len(args.arm[1]):
+        parser.error(
+            f"--arm {args.arm[0][0]} has {len(args.arm[0]) - 1} runs and --arm {args.arm[1][0]} "
+            f"{len(args.arm[1]) - 1}: the first two arms are paired run by run"
+        )
     if args.test_episodes < 0:
         parser.error(f"--test-episodes must be >= 0, got {args.test_episodes}")
     if args.test_episodes == 1:
@@ -124,7 +130,8 @@ def plot(arms: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(6, 4))
-    for colour, (label, curves) in zip(("C0", "C1", "C2", "C3"), arms.items()):
+    for index, (label, curves) in enumerate(arms.items()):
+        colour = f"C{index % 10}"  # matplotlib's colour cycle
         for c in curves:
             axes.plot(c.steps / 1e6, 100 * c.means, color=colour, alpha=0.35, linewidth=1)
         points = min(len(c.steps) for c in curves)

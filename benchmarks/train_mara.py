@@ -45,16 +45,17 @@ import torch
 from mara_agents.schedulers.mara import VARIANTS
 from mara_agents.training import MARA_PPO, ImitationConfig, MARATrainConfig, train_mara
 from mara_agents.training.imitation import TEACHERS
-from mara_agents.training.recipe import ALGORITHMS, MARA_GROUPED, MARA_SCRATCH
+from mara_agents.training.recipe import ALGORITHMS, MARA_GROUPED, MARA_SCRATCH, check_init
 
 RUN = {f.name: f.default for f in dataclasses.fields(MARATrainConfig)}
 IMITATION = ImitationConfig()
 TAKES = {
-    "grouped": ("lr", "clip", "hold"),
-    "ppo": ("lr", "clip", "entropy", "gae_lambda"),
-    "held_ppo": ("lr", "clip", "hold", "entropy", "gae_lambda"),
+    "grouped": ("lr", "clip", "hold", "workloads", "group", "anchor"),
+    "ppo": ("lr", "clip", "entropy", "gae_lambda", "envs", "rollout", "critic_warmup"),
+    "held_ppo": ("lr", "clip", "hold", "entropy", "gae_lambda", "episodes"),
 }
-"""The RL-stage options each algorithm reads when given (unset: the algorithm's own default)."""
+"""The RL-stage options each algorithm reads when given (unset: the algorithm's own default);
+all but ``critic_warmup`` (a `MARATrainConfig` field) are fields of the algorithm's config."""
 
 
 def stage_options(args: argparse.Namespace) -> dict:
@@ -74,20 +75,29 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--algorithm", choices=ALGORITHMS, default=RUN["algorithm"])
     parser.add_argument("--lr", type=float, default=None, help="default: the algorithm's")
     parser.add_argument("--clip", type=float, default=None, help="default: the algorithm's")
-    parser.add_argument("--workloads", type=int, default=MARA_GROUPED.workloads, help="grouped")
-    parser.add_argument("--group", type=int, default=MARA_GROUPED.group, help="grouped")
+    parser.add_argument(
+        "--workloads", type=int, default=None, help=f"grouped ({MARA_GROUPED.workloads})"
+    )
+    parser.add_argument("--group", type=int, default=None, help=f"grouped ({MARA_GROUPED.group})")
     parser.add_argument(
         "--hold", type=int, default=None, help="grouped, held_ppo (default: the algorithm's)"
     )
-    parser.add_argument("--anchor", type=float, default=MARA_GROUPED.anchor, help="grouped")
-    parser.add_argument("--envs", type=int, default=MARA_PPO.envs, help="ppo")
-    parser.add_argument("--rollout", type=int, default=MARA_PPO.rollout, help="ppo")
-    parser.add_argument("--episodes", type=int, default=MARA_SCRATCH.episodes, help="held_ppo")
+    parser.add_argument(
+        "--anchor", type=float, default=None, help=f"grouped ({MARA_GROUPED.anchor})"
+    )
+    parser.add_argument("--envs", type=int, default=None, help=f"ppo ({MARA_PPO.envs})")
+    parser.add_argument("--rollout", type=int, default=None, help=f"ppo ({MARA_PPO.rollout})")
+    parser.add_argument(
+        "--episodes", type=int, default=None, help=f"held_ppo ({MARA_SCRATCH.episodes})"
+    )
     parser.add_argument("--entropy", type=float, default=None, help="ppo, held_ppo")
     parser.add_argument("--gae-lambda", type=float, default=None, help="ppo, held_ppo")
     parser.add_argument("--beta", type=float, default=None, help="override the variant's shaping β")
     parser.add_argument(
-        "--critic-warmup", type=int, default=RUN["critic_warmup"], help="ppo: value-only updates"
+        "--critic-warmup",
+        type=int,
+        default=None,
+        help=f"ppo: value-only updates ({RUN['critic_warmup']})",
     )
     parser.add_argument("--teacher", choices=TEACHERS, default=IMITATION.teacher)
     parser.add_argument("--demo-episodes", type=int, default=IMITATION.episodes)
@@ -113,7 +123,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=list(RUN["quantiles"]),
         help="levels of the predictor's quantiles the policy reads (default: none)",
     )
-    parser.add_argument("--seed", type=int, default=RUN["seed"], help="initial weights, sampling")
+    parser.add_argument(
+        "--seed", type=int, default=RUN["seed"], help="initial weights and the RL stage's sampling"
+    )
     parser.add_argument(
         "--env-seed", type=int, default=RUN["env_seed"], help="seed of the first RL episode"
     )
@@ -129,7 +141,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         flags = ", ".join("--" + name.replace("_", "-") for name in ignored)
         parser.error(f"--algorithm {args.algorithm} does not read {flags}")
     try:
-        config_from(args)
+        config = config_from(args)
+        if config.init is not None:
+            check_init(config)  # before any work: a checkpoint of another predictor or layout
     except ValueError as e:  # a value no config takes, named by the config's own message
         parser.error(str(e))
     return args
@@ -138,6 +152,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def config_from(args: argparse.Namespace) -> MARATrainConfig:
     """The run the flags describe; unset paths derive from the variant."""
     given = stage_options(args)
+    critic_warmup = given.pop("critic_warmup", RUN["critic_warmup"])
     steps = {name: given if name == args.algorithm else {} for name in ALGORITHMS}
     return MARATrainConfig(
         work=args.work or Path("results/mara") / args.variant,
@@ -147,17 +162,9 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
         minutes=args.minutes,
         max_updates=args.max_updates,
         algorithm=args.algorithm,
-        grouped=dataclasses.replace(
-            MARA_GROUPED,
-            workloads=args.workloads,
-            group=args.group,
-            anchor=args.anchor,
-            **steps["grouped"],
-        ),
-        ppo=dataclasses.replace(MARA_PPO, envs=args.envs, rollout=args.rollout, **steps["ppo"]),
-        held=dataclasses.replace(
-            MARA_SCRATCH, episodes=args.episodes, seed=args.seed, **steps["held_ppo"]
-        ),
+        grouped=dataclasses.replace(MARA_GROUPED, seed=args.seed, **steps["grouped"]),
+        ppo=dataclasses.replace(MARA_PPO, seed=args.seed, **steps["ppo"]),
+        held=dataclasses.replace(MARA_SCRATCH, seed=args.seed, **steps["held_ppo"]),
         imitation=dataclasses.replace(
             IMITATION,
             teacher=args.teacher,
@@ -175,7 +182,7 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
         mat=dataclasses.replace(
             RUN["mat"], slot_features=RUN["mat"].slot_features + len(args.quantiles)
         ),
-        critic_warmup=args.critic_warmup,
+        critic_warmup=critic_warmup,
         eval_every=args.eval_every,
         eval_episodes=args.eval_episodes,
         device=args.device,

@@ -65,9 +65,14 @@ def test_train_mara_from_scratch_with_held_ppo_stops_at_its_step_budget(tmp_path
     assert "from random weights (seed 3)" in out and "imitation of" not in out
     assert "update 1 " in out and "update 2 " not in out  # one update passes one step
     history = json.loads((work / "history.json").read_text())
-    assert (history[0]["phase"], history[0]["seed"], history[0]["steps"]) == ("scratch", 3, 0)
-    assert len(history[0]["rates"]) == 2 and history[1]["phase"] == "held_ppo"
+    assert history[0] == {"phase": "scratch", "seed": 3}
+    assert (history[1]["phase"], history[1]["steps"], len(history[1]["rates"])) == ("start", 0, 2)
+    assert history[2]["phase"] == "held_ppo"
     assert (work / "start.pt").is_file() and (work / "last.pt").is_file()
+    # a resumed run must be the same run: other settings are refused, naming them
+    with pytest.raises(ValueError, match=r"trained with other \['held'\]"):
+        again = ["--episodes", "3", "--work", str(work), "--out", str(tmp_path / "p.pt")]
+        load_script("train_mara").main([*argv, *again])
 
 
 @pytest.mark.parametrize(
@@ -78,6 +83,8 @@ def test_train_mara_from_scratch_with_held_ppo_stops_at_its_step_budget(tmp_path
         (["--algorithm", "ppo", "--hold", "4"], "ppo does not read --hold"),
         (["--quantiles", "0.5", "1.5"], "estimate_quantiles must be a tuple of at most 9"),
         (["--max-steps", "-1"], "MARATrainConfig.max_steps must be None or >= 0, got -1"),
+        (["--algorithm", "grouped", "--episodes", "8"], "grouped does not read --episodes"),
+        (["--init", "src/mara_agents/checkpoints/mara_wls.pt"], "reads the predictor 'wls'"),
     ],
 )
 def test_train_mara_refuses_contradictory_options(argv, message, capsys):
@@ -184,6 +191,9 @@ def test_learning_curves_prints_curves_pairs_and_last_policies_against_lara(
     with pytest.raises(SystemExit):
         script.main(["--arm", "shaped", str(tmp_path)])
     assert "has no history.json" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        script.main(["--arm", "a", arms[2], arms[3], "--arm", "b", arms[6]])
+    assert "the first two arms are paired run by run" in capsys.readouterr().err
 
 
 def test_compare_policies_pairs_every_policy_with_the_first(tmp_path, capsys, monkeypatch):

@@ -61,8 +61,17 @@ class MARA(Scheduler):
         self.name = name
 
     @classmethod
-    def pretrained(cls, variant: str = "mara", path: str | Path | None = None) -> MARA:
-        """A shipped variant (a name in `VARIANTS`), or a checkpoint written by `save`."""
+    def pretrained(
+        cls,
+        variant: str = "mara",
+        path: str | Path | None = None,
+        predictors: dict[str, Predictor] | None = None,
+    ) -> MARA:
+        """A shipped variant (a name in `VARIANTS`), or a checkpoint written by `save`.
+
+        ``predictors``: instances to reuse by predictor name; one the checkpoint names that is
+        missing is built and added, so policies loaded with the same dict share it.
+        """
         if path is None:
             if variant not in VARIANTS:
                 raise ValueError(
@@ -78,7 +87,11 @@ class MARA(Scheduler):
         policy = MAT(MATConfig(**state["mat_config"]))
         policy.load_state_dict(state["model"])
         quantiles = tuple(state.get("estimate_quantiles", ()))  # absent before package 0.4
-        return cls(policy, make_predictor(state["predictor"]), name=variant, quantiles=quantiles)
+        name = state["predictor"]
+        predictors = {} if predictors is None else predictors
+        if name not in predictors:
+            predictors[name] = make_predictor(name)
+        return cls(policy, predictors[name], name=variant, quantiles=quantiles)
 
     def save(
         self,
@@ -138,11 +151,4 @@ def load_policies(paths: Sequence[str | Path]) -> list[MARA]:
     Sharing the predictor lets every policy reuse the futures the others sampled (the same ones).
     """
     shared: dict[str, Predictor] = {}
-    policies = []
-    for path in map(Path, paths):
-        loaded = MARA.pretrained(path.stem, path=path)
-        name = torch.load(path, map_location="cpu", weights_only=True)["predictor"]
-        predictor = shared.setdefault(name, loaded.observation_predictor)
-        levels = loaded.observation_quantiles
-        policies.append(MARA(loaded.policy, predictor, name=path.stem, quantiles=levels))
-    return policies
+    return [MARA.pretrained(Path(path).stem, path=path, predictors=shared) for path in paths]

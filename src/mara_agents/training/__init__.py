@@ -1,6 +1,7 @@
 """Training the MAT allocator: imitation, the grouped policy gradient, PPO, and MARA's recipe."""
 
 from mara_agents.training.grouped import GroupedConfig, GroupedTrainer
+from mara_agents.training.held_ppo import HeldPPOConfig, HeldPPOTrainer
 from mara_agents.training.imitation import (
     Demonstrations,
     ImitationConfig,
@@ -11,6 +12,7 @@ from mara_agents.training.imitation import (
 from mara_agents.training.ppo import PPOConfig, PPOTrainer, Rollout
 from mara_agents.training.recipe import (
     MARA_PPO,
+    MARA_SCRATCH,
     TRAINING_ENV,
     MARARun,
     MARATrainConfig,
@@ -21,11 +23,14 @@ from mara_agents.training.vec_env import VecCoreEnv, VecObservation, VecStep
 
 __all__ = [
     "MARA_PPO",
+    "MARA_SCRATCH",
     "TRAINING_ENV",
     "Advantages",
     "Demonstrations",
     "GroupedConfig",
     "GroupedTrainer",
+    "HeldPPOConfig",
+    "HeldPPOTrainer",
     "ImitationConfig",
     "MARARun",
     "MARATrainConfig",

@@ -57,6 +57,10 @@ def play_episodes(
     ``feasibility``) says so; between decisions it repeats its last joint action. ``core`` must
     have ``len(seeds)`` lanes. Leaves ``model`` in training mode.
     """
+    if len(seeds) != core.num_envs:
+        raise ValueError(
+            f"play_episodes: {len(seeds)} seeds for {core.num_envs} lanes; one episode per lane."
+        )
     config = core.config
     k = config.num_slots
     model.eval()

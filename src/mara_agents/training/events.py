@@ -1,4 +1,4 @@
-"""Decision events: when a held joint action should be chosen anew (docs/mara.md, *Held decisions*).
+"""Decision events: when a held joint action should be chosen anew (design §4, held decisions).
 
 One step's action almost never changes an episode's outcome; a decision held over many steps
 does. Training with held decisions lets one sampled decision carry the credit of what it causes.

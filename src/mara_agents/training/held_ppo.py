@@ -79,7 +79,7 @@ def decision_advantages(
     """(N, M) GAE advantages and value targets of each decision, over its lane's decisions.
 
     ``values`` (N, M) are on the reward scale. A lane's last decision ends its episode, so nothing
-    is bootstrapped after it (episodes are never cut at the default ``max_steps``).
+    is bootstrapped after it (`HeldPPOTrainer` refuses an `EnvConfig.max_steps` that cuts one).
     """
     lanes = played.lanes
     counts = np.bincount(lanes)
@@ -129,6 +129,12 @@ class HeldPPOTrainer:
         self.config = config
         self.device = device
         self.env_config = make_config(None, **env_overrides)
+        if self.env_config.max_steps is not None:
+            raise ValueError(
+                f"HeldPPOTrainer plays whole episodes; EnvConfig.max_steps "
+                f"{self.env_config.max_steps} would cut some, and a cut episode has no value "
+                "to bootstrap from here. Leave it None (a bound no episode reaches)."
+            )
         self.core = BatchedCore(self.env_config, config.episodes, predictor)
         self.env_seed = env_seed
         self.optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, eps=1e-5)

@@ -13,6 +13,7 @@ the start policy's scores on them (the imitation policy, or the random one from 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import time
@@ -249,8 +250,8 @@ def make_trainer(
     return PPOTrainer(model, envs, config.ppo, config.device, config.critic_warmup)
 
 
-def initial_policy(config: MARATrainConfig) -> MAT:
-    """The policy of ``config.init``, refused unless it fits the run's network and predictor."""
+def check_init(config: MARATrainConfig) -> None:
+    """Refuse an ``init`` checkpoint of another predictor, quantile layout or network (cheap)."""
     state = torch.load(config.init, map_location="cpu", weights_only=True)
     expected = VARIANTS[config.variant].predictor
     if state["predictor"] != expected:
@@ -258,18 +259,31 @@ def initial_policy(config: MARATrainConfig) -> MAT:
             f"MARATrainConfig.init {config.init} reads the predictor {state['predictor']!r}; "
             f"variant {config.variant!r} trains on {expected!r}."
         )
-    if tuple(state.get("estimate_quantiles", ())) != tuple(config.quantiles):
+    levels = tuple(state.get("estimate_quantiles", ()))
+    if levels != tuple(config.quantiles):
         raise ValueError(
-            f"MARATrainConfig.init {config.init} reads the quantile levels "
-            f"{tuple(state.get('estimate_quantiles', ()))}; the run's are {config.quantiles}."
+            f"MARATrainConfig.init {config.init} reads the quantile levels {levels}; "
+            f"the run's are {config.quantiles}."
         )
-    start = MARA.pretrained(config.variant, path=config.init).policy
-    if start.config != config.mat:
+    network = MATConfig(**state["mat_config"])
+    if network != config.mat:
         raise ValueError(
-            f"MARATrainConfig.init {config.init} holds a MAT of {start.config}, "
+            f"MARATrainConfig.init {config.init} holds a MAT of {network}, "
             f"not the configured {config.mat}."
         )
-    return start
+
+
+RESUMABLE = frozenset({"work", "out", "minutes", "max_updates", "max_steps", "device"})
+"""`MARATrainConfig` fields a resumed run may change; any other must match its checkpoint."""
+
+
+def run_settings(config: MARATrainConfig) -> dict[str, str]:
+    """The fields that define a run (all but `RESUMABLE`), as text, kept in its checkpoint."""
+    return {
+        f.name: repr(getattr(config, f.name))
+        for f in dataclasses.fields(config)
+        if f.name not in RESUMABLE
+    }
 
 
 def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_print) -> MARARun:
@@ -280,6 +294,20 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
     start and writes its policy to ``config.out``. The wall-time budget counts across runs.
     """
     variant = VARIANTS[config.variant]
+    checkpoint = config.work / "checkpoint.pt"
+    state = None
+    if checkpoint.exists():
+        state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+        stored = state.get("settings", {})  # absent in checkpoints before package 0.4
+        changed = sorted(k for k, v in stored.items() if run_settings(config).get(k) != v)
+        if changed:
+            raise ValueError(
+                f"{checkpoint} was trained with other {changed} "
+                f"({', '.join(f'{k}={stored[k]}' for k in changed)}); resume with the same "
+                "settings or use a fresh work folder."
+            )
+    elif config.init is not None:
+        check_init(config)
     with torch.random.fork_rng(devices=[]):  # the initial weights, from the seed alone
         torch.manual_seed(config.seed)
         predictor = warm_predictor(variant.predictor, log)  # FM's network draws first (as shipped)
@@ -300,9 +328,7 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
         policy.save(path, variant.predictor, config.beta, history)
         model.train()
 
-    checkpoint = config.work / "checkpoint.pt"
-    if checkpoint.exists():
-        state = torch.load(checkpoint, map_location=config.device, weights_only=False)
+    if state is not None:
         trainer = make_trainer(config, model, predictor)
         trainer.load_state_dict(state["trainer"])
         history, best, spent = state["history"], state["best"], state["minutes"]
@@ -318,12 +344,21 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
                 start = {"phase": "scratch", "seed": config.seed}
                 log(f"starting the RL stage from random weights (seed {config.seed})")
             else:
-                model.load_state_dict(initial_policy(config).state_dict())
+                start_policy = MARA.pretrained(config.variant, path=config.init).policy
+                model.load_state_dict(start_policy.state_dict())
                 start = {"phase": "init", "path": str(config.init)}
                 log(f"starting the RL stage from {config.init}")
-            rates = judge(model)
-            history = [{**start, "steps": 0, "eval": float(rates.mean()), "rates": rates.tolist()}]
+            judge(model)
+            history = [start]
         start_rates = judged[-1]  # the warm start's last round judged this very policy
+        history.append(
+            {
+                "phase": "start",
+                "steps": 0,
+                "eval": float(start_rates.mean()),
+                "rates": start_rates.tolist(),
+            }
+        )
         best = float(start_rates.mean())
         write_policy(history)
         write_policy(history, config.work / "start.pt")  # the RL stage's start, kept
@@ -376,6 +411,7 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
                     "best": best,
                     "start_rates": start_rates,
                     "minutes": (time.perf_counter() - began) / 60,
+                    "settings": run_settings(config),
                 },
                 checkpoint,
             )

@@ -9,7 +9,11 @@ from helpers import TINY_TRAINING_ENV  # noqa: E402
 from mara_agents.evaluation import completion_rates  # noqa: E402
 from mara_agents.policy import MAT, MATConfig  # noqa: E402
 from mara_agents.schedulers.mara import MARA  # noqa: E402
-from mara_agents.training.episodes import PlayedEpisodes, segment_rewards  # noqa: E402
+from mara_agents.training.episodes import (  # noqa: E402
+    PlayedEpisodes,
+    play_episodes,
+    segment_rewards,
+)
 from mara_agents.training.held_ppo import (  # noqa: E402
     HeldPPOConfig,
     HeldPPOTrainer,
@@ -110,3 +114,12 @@ def test_checkpoints_resume_bit_for_bit():
 def test_bad_config_is_refused_naming_the_field(fields, message):
     with pytest.raises(ValueError, match=message):
         HeldPPOConfig(**fields)
+
+
+def test_episodes_are_played_whole_one_per_lane():
+    ppo = trainer()
+    with pytest.raises(ValueError, match="3 seeds for 16 lanes; one episode per lane"):
+        play_episodes(ppo.core, ppo.model, [0, 1, 2], 8, False, ppo.generator)
+    cut = {**TINY_ENV, "max_steps": 50}
+    with pytest.raises(ValueError, match="EnvConfig.max_steps 50 would cut some"):
+        HeldPPOTrainer(MAT(MATConfig(num_nodes=2, num_slots=3)), None, HeldPPOConfig(), cut, 0)
