@@ -8,7 +8,8 @@ r"""Learning curves of MARA training runs, the difference of two recipes, and th
 Each ``--arm LABEL RUN…`` is one recipe's runs (``train_mara`` work folders), in training-seed
 order. Prints, from each run's ``history.json``: the completion on the fixed selection episodes at
 every evaluation (mean and spread over the arm's runs); each run's final, best and area under the
-curve; and, with two arms or more, the first − the second paired by seed (the runs in the order
+curve and its final completion against LARA's on the same selection episodes; and, with two
+arms or more, the first − the second paired by seed (the runs in the order
 given) and by selection episode. With
 ``--test-episodes N`` each run's last policy and LARA play the same N episodes of ``--task-set``
 at ``--load`` from seed 1,000,000 (the sweep's evaluation seeds, never trained on).
@@ -17,6 +18,7 @@ at ``--load`` from seed 1,000,000 (the sweep's evaluation seeds, never trained o
 from __future__ import annotations
 
 import argparse
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -24,9 +26,11 @@ import numpy as np
 from coreenv.curves import TASK_SETS
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.schedulers import LARA
+from mara_agents.training import TRAINING_ENV, MARATrainConfig
 from mara_agents.training.curves import last_policies, paired_runs, read_curve
 
 TEST_SEED = 1_000_000
+SELECTION_SEED = {f.name: f.default for f in fields(MARATrainConfig)}["selection_seed"]
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -38,6 +42,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--task-set", choices=sorted(TASK_SETS), default="id")
     parser.add_argument("--load", type=float, default=0.04)
     parser.add_argument("--plot", type=Path, default=None, help="write the curves to this PNG")
+    parser.add_argument(
+        "--selection-seed",
+        type=int,
+        default=SELECTION_SEED,
+        help="first selection episode of the runs (MARATrainConfig.selection_seed)",
+    )
     args = parser.parse_args(argv)
     for arm in args.arm:
         if len(arm) < 2:
@@ -78,15 +88,18 @@ def main(argv: list[str] | None = None) -> None:
         steps = np.mean([c.steps[i] for curves in arms.values() for c in curves]) / 1e6
         cells = [spread([c.means[i] for c in curves]) for curves in arms.values()]
         print(f"| {i} | {steps:.2f} | " + " | ".join(cells) + " |")
+    reference = completion_rates(LARA(), episodes, args.selection_seed, **TRAINING_ENV)
+    print(f"\nLARA on the same selection episodes: {100 * reference.mean():.1f}")
     print("\n## Runs\n")
-    print("| arm | run | steps (M) | final | best | last − best | area |")
-    print("|---|---|---|---|---|---|---|")
+    print("| arm | run | steps (M) | final | best | last − best | area | final − LARA (± SE) |")
+    print("|---|---|---|---|---|---|---|---|")
     for label, curves in arms.items():
         for c in curves:
+            gain, se = paired_difference(reference, c.rates[-1])
             print(
                 f"| {label} | {c.name} | {c.steps[-1] / 1e6:.2f} | {100 * c.final:.1f} | "
                 f"{100 * c.best:.1f} | {100 * (c.final - c.best):+.1f} | "
-                f"{100 * c.area().mean():.1f} |"
+                f"{100 * c.area().mean():.1f} | {100 * gain:+.2f} ± {100 * se:.2f} |"
             )
     if len(arms) >= 2:
         (first, a), (second, b) = list(arms.items())[:2]

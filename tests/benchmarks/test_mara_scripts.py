@@ -186,7 +186,10 @@ def test_learning_curves_prints_curves_pairs_and_last_policies_against_lara(
     assert "| 2 | 0.00 | 60.0 ± 0.0 (60.0–60.0) | 50.0 ± 0.0 (50.0–50.0) |" in out
     assert "| final | +10.00 ± 0.00 | +10.00 ± 0.00 | +10.00 ± 0.00 |" in out
     assert "LARA: 45.0" in out and "| unshaped | unshaped_2 | 60.0 | +15.00 ± 5.00 |" in out
-    assert played[0] == ("lara", 2, 1_000_000, "id") and played[-1][0] == "unshaped_2"
+    assert "LARA on the same selection episodes: 45.0" in out
+    assert "| shaped | shaped_1 | 0.00 | 60.0 | 60.0 | +0.0 | 45.0 | +15.00 ± 5.00 |" in out
+    assert played[:2] == [("lara", 2, 900_000, "id_train"), ("lara", 2, 1_000_000, "id")]
+    assert played[-1][0] == "unshaped_2"
     assert (tmp_path / "c.png").stat().st_size > 0
     with pytest.raises(SystemExit):
         script.main(["--arm", "shaped", str(tmp_path)])
