@@ -59,7 +59,7 @@ def test_train_mara_writes_a_loadable_policy_and_resumes(tmp_path, capsys):
 def test_train_mara_from_scratch_with_held_ppo_stops_at_its_step_budget(tmp_path, capsys):
     work = tmp_path / "w"
     argv = ["--variant", "mara_wls", "--scratch", "--algorithm", "held_ppo", "--episodes", "2"]
-    argv += ["--eval-every", "1", "--eval-episodes", "2", "--max-steps", "1", "--seed", "3"]
+    argv += ["--eval-every", "5", "--eval-episodes", "2", "--max-steps", "1", "--seed", "3"]
     load_script("train_mara").main([*argv, "--work", str(work), "--out", str(tmp_path / "p.pt")])
     out = capsys.readouterr().out
     assert "from random weights (seed 3)" in out and "imitation of" not in out
@@ -67,7 +67,7 @@ def test_train_mara_from_scratch_with_held_ppo_stops_at_its_step_budget(tmp_path
     history = json.loads((work / "history.json").read_text())
     assert history[0] == {"phase": "scratch", "seed": 3}
     assert (history[1]["phase"], history[1]["steps"], len(history[1]["rates"])) == ("start", 0, 2)
-    assert history[2]["phase"] == "held_ppo"
+    assert (history[2]["phase"], history[2]["update"]) == ("held_ppo", 1)  # judged where it ended
     assert (work / "start.pt").is_file() and (work / "last.pt").is_file()
     # a resumed run must be the same run: other settings are refused, naming them
     with pytest.raises(ValueError, match=r"trained with other \['held'\]"):

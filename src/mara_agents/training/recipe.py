@@ -366,7 +366,48 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
         spent = 0.0
     config.work.mkdir(parents=True, exist_ok=True)
 
+    def select(stats: dict[str, float], best: float) -> float:
+        """Judge the policy, record it, keep it if best, save the training state; the best."""
+        rates = judge(model)
+        model.to(config.device).train()
+        gain, se = paired_difference(start_rates, rates)
+        history.append(
+            {
+                "phase": config.algorithm,
+                "update": trainer.updates,
+                "steps": trainer.env_steps,
+                "eval": float(rates.mean()),
+                "gain": gain,
+                "gain_se": se,
+                "rates": rates.tolist(),  # per selection episode, for paired curves
+                **stats,
+            }
+        )
+        if rates.mean() > best:
+            best = float(rates.mean())
+            write_policy(history)
+        write_policy(history, config.work / "last.pt")  # for learning curves' final policy
+        (config.work / "history.json").write_text(json.dumps(history, indent=1))
+        log(
+            f"  eval {100 * rates.mean():.2f}% on {len(rates)} episodes: "
+            f"{100 * gain:+.2f} ± {100 * se:.2f} over the start policy (best {100 * best:.2f}%)"
+        )
+        torch.save(
+            {
+                "trainer": trainer.state_dict(),
+                "history": history,
+                "best": best,
+                "start_rates": start_rates,
+                "minutes": (time.perf_counter() - began) / 60,
+                "settings": run_settings(config),
+            },
+            checkpoint,
+        )
+        return best
+
     began = time.perf_counter() - 60 * spent
+    judged_at = trainer.updates  # a checkpoint is written where a selection judged the policy
+    stats: dict[str, float] = {}
     while (
         (time.perf_counter() - began) / 60 < config.minutes
         and (config.max_updates is None or trainer.updates < config.max_updates)
@@ -379,41 +420,9 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
             + f"  ({(time.perf_counter() - began) / 60:.1f} min)"
         )
         if trainer.updates % config.eval_every == 0:
-            rates = judge(model)
-            model.to(config.device).train()
-            gain, se = paired_difference(start_rates, rates)
-            history.append(
-                {
-                    "phase": config.algorithm,
-                    "update": trainer.updates,
-                    "steps": trainer.env_steps,
-                    "eval": float(rates.mean()),
-                    "gain": gain,
-                    "gain_se": se,
-                    "rates": rates.tolist(),  # per selection episode, for paired curves
-                    **stats,
-                }
-            )
-            if rates.mean() > best:
-                best = float(rates.mean())
-                write_policy(history)
-            write_policy(history, config.work / "last.pt")  # for learning curves' final policy
-            (config.work / "history.json").write_text(json.dumps(history, indent=1))
-            log(
-                f"  eval {100 * rates.mean():.2f}% on {len(rates)} episodes: "
-                f"{100 * gain:+.2f} ± {100 * se:.2f} over the start policy "
-                f"(best {100 * best:.2f}%)"
-            )
-            torch.save(
-                {
-                    "trainer": trainer.state_dict(),
-                    "history": history,
-                    "best": best,
-                    "start_rates": start_rates,
-                    "minutes": (time.perf_counter() - began) / 60,
-                    "settings": run_settings(config),
-                },
-                checkpoint,
-            )
+            best = select(stats, best)
+            judged_at = trainer.updates
+    if trainer.updates != judged_at:  # the run stopped between evaluations: judge where it ended
+        best = select(stats, best)
     (config.work / "history.json").write_text(json.dumps(history, indent=1))
     return MARARun(best, history, config.out)
