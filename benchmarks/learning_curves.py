@@ -131,12 +131,12 @@ def main(argv: list[str] | None = None) -> None:
                     f"{100 * gain:+.2f} ± {100 * se:.2f} |"
                 )
     if args.plot is not None:
-        plot(arms, args.plot)
+        plot(arms, float(reference.mean()), args.plot)
         print(f"\nplot: {args.plot}")
 
 
-def plot(arms: dict, path: Path) -> None:
-    """Each arm's runs (thin) and their mean (thick) against environment steps."""
+def plot(arms: dict, lara: float, path: Path) -> None:
+    """Each arm's runs (thin) and their mean (thick) against environment steps; LARA dashed."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -151,6 +151,7 @@ def plot(arms: dict, path: Path) -> None:
         steps = np.mean([c.steps[:points] for c in curves], axis=0) / 1e6
         means = np.mean([c.means[:points] for c in curves], axis=0)
         axes.plot(steps, 100 * means, color=colour, linewidth=2.5, label=label)
+    axes.axhline(100 * lara, color="black", linestyle="--", linewidth=1, label="LARA")
     axes.set_xlabel("environment steps (millions)")
     axes.set_ylabel("completion on selection episodes (%)")
     axes.grid(alpha=0.3)
