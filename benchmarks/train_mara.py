@@ -52,7 +52,7 @@ IMITATION = ImitationConfig()
 TAKES = {
     "grouped": ("lr", "clip", "hold", "workloads", "group", "anchor"),
     "ppo": ("lr", "clip", "entropy", "gae_lambda", "envs", "rollout", "critic_warmup"),
-    "held_ppo": ("lr", "clip", "hold", "entropy", "gae_lambda", "episodes"),
+    "held_ppo": ("lr", "clip", "hold", "entropy", "gae_lambda", "episodes", "anneal"),
 }
 """The RL-stage options each algorithm reads when given (unset: the algorithm's own default);
 all but ``critic_warmup`` (a `MARATrainConfig` field) are fields of the algorithm's config."""
@@ -91,6 +91,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--episodes", type=int, default=None, help=f"held_ppo ({MARA_SCRATCH.episodes})"
     )
     parser.add_argument("--entropy", type=float, default=None, help="ppo, held_ppo")
+    parser.add_argument(
+        "--anneal",
+        type=int,
+        default=None,
+        help="held_ppo: env steps over which lr and entropy fall to 0 (default 0: constant)",
+    )
     parser.add_argument("--gae-lambda", type=float, default=None, help="ppo, held_ppo")
     parser.add_argument("--beta", type=float, default=None, help="override the variant's shaping β")
     parser.add_argument(

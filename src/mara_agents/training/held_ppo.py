@@ -14,6 +14,7 @@ both for speed and credit (docs/mara.md, *Learning from scratch*):
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -60,13 +61,16 @@ class HeldPPOConfig:
     """Gradients are rescaled to at most this norm."""
     gae_lambda: float = 0.95
     """GAE's λ, per decision (MAT's value, per step there)."""
+    anneal: int = 0
+    """Environment steps over which the learning rate and the entropy weight fall linearly to 0,
+    so a run keeps what it learned (0: both constant, MAT's)."""
     seed: int = 0
     """Seeds the sampling of actions and the minibatch order."""
 
     def __post_init__(self) -> None:
         require(self, ">= 1", ("episodes", "hold", "epochs", "minibatches"))
         require(self, "> 0", ("lr", "clip", "value_clip", "max_grad_norm"))
-        require(self, ">= 0", ("entropy", "value_coef"))
+        require(self, ">= 0", ("entropy", "value_coef", "anneal"))
         if not 0.0 <= self.gae_lambda <= 1.0:
             raise ValueError(
                 f"HeldPPOConfig.gae_lambda must be in [0, 1], got {self.gae_lambda!r}."
@@ -169,11 +173,22 @@ class HeldPPOTrainer:
         )
         return batch, played
 
+    def schedule(self) -> float:
+        """The fraction of the learning rate and entropy weight the next update uses."""
+        if self.config.anneal == 0:
+            return 1.0
+        return max(0.0, 1.0 - self.env_steps / self.config.anneal)
+
     def iterate(self) -> dict[str, float]:
         """One update: collect, then learn; its statistics and the episodes' completion."""
+        fraction = self.schedule()
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.config.lr * fraction
+        settings = dataclasses.replace(self.config, entropy=self.config.entropy * fraction)
         batch, played = self.collect()
-        stats = ppo_epochs(self.model, self.optimizer, batch, self.config, self.generator)
+        stats = ppo_epochs(self.model, self.optimizer, batch, settings, self.generator)
         self.updates += 1
+        stats["schedule"] = fraction
         stats["completion"] = float(played.completion.mean())
         stats["decisions"] = float(len(played.steps))
         return stats

@@ -101,6 +101,21 @@ def test_checkpoints_resume_bit_for_bit():
         assert torch.equal(value, resumed.model.state_dict()[key]), key
 
 
+def test_annealing_lowers_the_learning_rate_and_entropy_weight_to_zero_over_its_steps():
+    ppo = trainer(anneal=1)  # one update plays more than one step: the second has nothing left
+    assert ppo.schedule() == 1.0
+    assert ppo.iterate()["schedule"] == 1.0
+    assert ppo.schedule() == 0.0
+    before = {key: value.clone() for key, value in ppo.model.state_dict().items()}
+    assert ppo.iterate()["schedule"] == 0.0
+    assert ppo.optimizer.param_groups[0]["lr"] == 0.0
+    for key, value in ppo.model.state_dict().items():
+        assert torch.equal(value, before[key]), key
+    constant = trainer()
+    constant.iterate()
+    assert constant.schedule() == 1.0
+
+
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
@@ -108,6 +123,7 @@ def test_checkpoints_resume_bit_for_bit():
         ({"hold": 0}, "HeldPPOConfig.hold must be >= 1, got 0"),
         ({"lr": 0.0}, "HeldPPOConfig.lr must be > 0, got 0.0"),
         ({"entropy": -0.1}, "HeldPPOConfig.entropy must be >= 0, got -0.1"),
+        ({"anneal": -1}, "HeldPPOConfig.anneal must be >= 0, got -1"),
         ({"gae_lambda": 1.5}, r"HeldPPOConfig.gae_lambda must be in \[0, 1\], got 1.5"),
     ],
 )
