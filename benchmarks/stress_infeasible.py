@@ -1,44 +1,6 @@
-"""The infeasible-task stress test (design §2) for every method: completion rate, mean and std.
+"""Shim kept for old commands: `coreenv stress` (mara_agents.cli.stress)."""
 
-    python benchmarks/stress_infeasible.py [--methods fifo edf lara mara oracle] [--episodes 10]
-
-The scenario is the same in every episode; only a stochastic scheduler varies across seeds.
-"""
-
-from __future__ import annotations
-
-import argparse
-
-from coreenv.curves import TASK_SETS
-from mara_agents.sweep import DEFAULT_METHODS, METHODS, SweepInputError, stress_table, validate
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
-    )
-    parser.add_argument(
-        "--methods",
-        nargs="+",
-        default=list(DEFAULT_METHODS),
-        help=f"schedulers: names {sorted(METHODS)} or module:Class",
-    )
-    parser.add_argument("--episodes", type=int, default=10, help="episodes per method")
-    parser.add_argument(
-        "--task-set",
-        default="id",
-        help=f"where the 20 tasks' curves come from: {sorted(TASK_SETS)} or a bank .npz",
-    )
-    args = parser.parse_args(argv)
-    if args.episodes < 1:
-        parser.error("--episodes must be >= 1.")
-    try:
-        validate(args.methods, [args.task_set], [])
-    except SweepInputError as e:
-        parser.error(str(e))
-    for line in stress_table(args.methods, args.episodes, args.task_set):
-        print(line, flush=True)
-
+from mara_agents.cli.stress import main
 
 if __name__ == "__main__":
     main()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -146,13 +147,21 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 def load_script(name: str) -> ModuleType:
     """Import ``benchmarks/<name>.py`` as a module (benchmark scripts are not a package).
 
-    Smoke tests call ``load_script("sweep_load").main([...])`` in-process, so ``benchmarks`` need
+    Smoke tests call ``load_script("ablations").main([...])`` in-process, so ``benchmarks`` need
     not be on the test path.
     """
     spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", BENCHMARKS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def coreenv_executable() -> str:
+    """The installed ``coreenv`` command: beside this interpreter (a venv's bin), else on PATH."""
+    beside = Path(sys.executable).with_name("coreenv")
+    found = str(beside) if beside.is_file() else shutil.which("coreenv")
+    assert found, "no coreenv executable: install the package (pip install -e .)"
+    return found
 
 
 def run_python(code: str, **environ: str) -> str:

@@ -1,5 +1,5 @@
-"""Smoke tests of the MARA scripts: training writes a policy and resumes; latency and training
-throughput print their ratios."""
+"""Smoke tests of the MARA commands and scripts: training writes a policy and resumes; curves and
+comparisons pair their runs; latency and training throughput print their ratios."""
 
 import json
 from pathlib import Path
@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("torch")
 
 from helpers import load_script  # noqa: E402
+from mara_agents.cli import compare, learning_curves, train_mara  # noqa: E402
 from mara_agents.schedulers.mara import MARA, VARIANTS  # noqa: E402
 from mara_agents.training import MARATrainConfig  # noqa: E402
 
@@ -39,7 +40,6 @@ def test_train_mara_writes_a_loadable_policy_and_resumes(tmp_path, capsys):
         "--out",
         str(tmp_path / "p.pt"),
     ]
-    train_mara = load_script("train_mara")
     train_mara.main([*argv, "--max-updates", "1"])
     train_mara.main([*argv, "--max-updates", "2"])
     out = capsys.readouterr().out
@@ -60,7 +60,7 @@ def test_train_mara_from_scratch_with_held_ppo_stops_at_its_step_budget(tmp_path
     work = tmp_path / "w"
     argv = ["--variant", "mara_wls", "--scratch", "--algorithm", "held_ppo", "--episodes", "2"]
     argv += ["--eval-every", "5", "--eval-episodes", "2", "--max-steps", "1", "--seed", "3"]
-    load_script("train_mara").main([*argv, "--work", str(work), "--out", str(tmp_path / "p.pt")])
+    train_mara.main([*argv, "--work", str(work), "--out", str(tmp_path / "p.pt")])
     out = capsys.readouterr().out
     assert "from random weights (seed 3)" in out and "imitation of" not in out
     assert "update 1 " in out and "update 2 " not in out  # one update passes one step
@@ -72,7 +72,7 @@ def test_train_mara_from_scratch_with_held_ppo_stops_at_its_step_budget(tmp_path
     # a resumed run must be the same run: other settings are refused, naming them
     with pytest.raises(ValueError, match=r"trained with other \['held'\]"):
         again = ["--episodes", "3", "--work", str(work), "--out", str(tmp_path / "p.pt")]
-        load_script("train_mara").main([*argv, *again])
+        train_mara.main([*argv, *again])
 
 
 @pytest.mark.parametrize(
@@ -88,19 +88,20 @@ def test_train_mara_from_scratch_with_held_ppo_stops_at_its_step_budget(tmp_path
     ],
 )
 def test_train_mara_refuses_contradictory_options(argv, message, capsys):
-    with pytest.raises(SystemExit):
-        load_script("train_mara").main(argv)
-    assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        train_mara.main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.startswith("coreenv train-mara: error: ")
+    assert message in err and err.count("\n") == 1, err  # one line
 
 
 def test_train_mara_refuses_a_missing_init_checkpoint(tmp_path, capsys):
     with pytest.raises(SystemExit):
-        load_script("train_mara").main(["--init", str(tmp_path / "none.pt")])
+        train_mara.main(["--init", str(tmp_path / "none.pt")])
     assert "--init" in capsys.readouterr().err
 
 
 def test_train_mara_defaults_are_the_library_recipe():
-    train_mara = load_script("train_mara")
     config = train_mara.config_from(train_mara.parse_args([]))
     shipped = MARATrainConfig(work=Path("results/mara/mara"), out=VARIANTS["mara"].path)
     assert config == shipped
@@ -173,15 +174,14 @@ def test_learning_curves_prints_curves_pairs_and_last_policies_against_lara(
             MARA(MAT(MATConfig()), WLSPredictor()).save(run / "last.pt", "wls", 1.0)
             runs.append(str(run))
         arms += ["--arm", label, *runs]
-    script = load_script("learning_curves")
     played = []
 
     def completion_rates(scheduler, episodes, seed, **env):  # full episodes take minutes here
         played.append((scheduler.name, episodes, seed, env["task_set"]))
         return np.array([0.4, 0.5]) if scheduler.name == "lara" else np.array([0.5, 0.7])
 
-    monkeypatch.setattr(script, "completion_rates", completion_rates)
-    script.main([*arms, "--test-episodes", "2", "--plot", str(tmp_path / "c.png")])
+    monkeypatch.setattr(learning_curves, "completion_rates", completion_rates)
+    learning_curves.main([*arms, "--test-episodes", "2", "--plot", str(tmp_path / "c.png")])
     out = capsys.readouterr().out
     assert "| 2 | 0.00 | 60.0 ± 0.0 (60.0–60.0) | 50.0 ± 0.0 (50.0–50.0) |" in out
     assert "| final | +10.00 ± 0.00 | +10.00 ± 0.00 | +10.00 ± 0.00 |" in out
@@ -192,10 +192,10 @@ def test_learning_curves_prints_curves_pairs_and_last_policies_against_lara(
     assert played[-1][0] == "unshaped_2"
     assert (tmp_path / "c.png").stat().st_size > 0
     with pytest.raises(SystemExit):
-        script.main(["--arm", "shaped", str(tmp_path)])
+        learning_curves.main(["--arm", "shaped", str(tmp_path)])
     assert "has no history.json" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        script.main(["--arm", "a", arms[2], arms[3], "--arm", "b", arms[6]])
+        learning_curves.main(["--arm", "a", arms[2], arms[3], "--arm", "b", arms[6]])
     assert "the first two arms are paired run by run" in capsys.readouterr().err
 
 
@@ -206,20 +206,19 @@ def test_compare_policies_pairs_every_policy_with_the_first(tmp_path, capsys, mo
 
     torch.manual_seed(0)
     MARA(MAT(MATConfig()), WLSPredictor()).save(tmp_path / "mine.pt", "wls", 1.0)
-    script = load_script("compare_policies")
     seen = []
 
     def completion_rates(scheduler, episodes, seed, **env):  # full episodes take minutes here
         seen.append((scheduler.name, episodes, seed, env))
         return np.array([0.5, 0.6]) if scheduler.name == "mara_wls" else np.array([0.6, 0.9])
 
-    monkeypatch.setattr(script, "completion_rates", completion_rates)
-    script.main(["mara_wls", str(tmp_path / "mine.pt"), "--episodes", "2"])
+    monkeypatch.setattr(compare, "completion_rates", completion_rates)
+    compare.main(["mara_wls", str(tmp_path / "mine.pt"), "--episodes", "2"])
     out = capsys.readouterr().out
     assert "| mara_wls | 55.00 ± 5.00 | +0.00 ± 0.00 |" in out
     assert f"| {tmp_path / 'mine.pt'} | 75.00 ± 15.00 | +20.00 ± 10.00 |" in out
     env = {"task_set": "id_train", "arrival_prob": 0.04}
     assert seen == [("mara_wls", 2, 950_000, env), ("mine", 2, 950_000, env)]
     with pytest.raises(SystemExit):
-        script.main(["mara_typo"])
+        compare.main(["mara_typo"])
     assert "neither a shipped variant" in capsys.readouterr().err

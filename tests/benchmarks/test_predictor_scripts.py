@@ -1,4 +1,5 @@
-"""Smoke tests of the predictor scripts: FM training resumes; evaluation and tuning print."""
+"""Smoke tests of the predictor scripts and `coreenv eval-predictors`: FM training resumes;
+evaluation and tuning print."""
 
 import csv
 import json
@@ -10,6 +11,7 @@ pytest.importorskip("torch")
 
 from coreenv.curves import bank_to_csv, named_task_set  # noqa: E402
 from helpers import load_script  # noqa: E402
+from mara_agents.cli import eval_predictors  # noqa: E402
 from mara_agents.predictors.flow import PRETRAINED, FMPredictor  # noqa: E402
 
 
@@ -46,7 +48,7 @@ def test_train_fm_refuses_a_bad_setting_before_any_work(tmp_path, capsys):
 def test_eval_predictors_prints_the_comparison(tmp_path, capsys):
     argv = ["--task-sets", "vit_ood", "--per-curve", "1", "--out", str(tmp_path)]
     argv += ["--reference-fm", str(PRETRAINED)]
-    load_script("eval_predictors").main(argv)
+    eval_predictors.main(argv)
     out = capsys.readouterr().out
     assert "| vit_ood | wls |" in out and "| vit_ood | fm |" in out and "MAE reduction" in out
     assert "ECE" in out and "worst fold" not in out and "| vit_ood | fm_reference |" in out
@@ -62,7 +64,7 @@ def test_eval_predictors_prints_the_comparison(tmp_path, capsys):
 def test_eval_predictors_asks_user_queries(tmp_path, capsys):
     argv = ["--queries", "user", "--task-sets", "vit_ood", "--predictors", "wls"]
     argv += ["--per-curve", "1", "--out", str(tmp_path)]
-    load_script("eval_predictors").main(argv)
+    eval_predictors.main(argv)
     out = capsys.readouterr().out
     assert "queries: user protocol" in out and "| vit_ood | wls | 64 |" in out
     assert "| rl_ood |" not in out
@@ -71,7 +73,7 @@ def test_eval_predictors_asks_user_queries(tmp_path, capsys):
 def test_eval_predictors_asks_both_kinds_of_queries_in_one_run(tmp_path, capsys):
     argv = ["--queries", "environment", "user", "--task-sets", "vit_ood", "--predictors", "wls"]
     argv += ["--per-curve", "1", "--out", str(tmp_path)]
-    load_script("eval_predictors").main(argv)
+    eval_predictors.main(argv)
     out = capsys.readouterr().out
     assert "queries: environment protocol" in out and "queries: user protocol" in out
     assert (tmp_path / "reliability-environment.png").is_file()
@@ -86,11 +88,11 @@ def test_eval_predictors_scores_a_users_bank(tmp_path, capsys):
     bank_to_csv(named_task_set("rl_ood").subset(np.arange(4)), tmp_path / "my_runs.csv")
     argv = ["--bank", str(tmp_path / "my_runs.csv"), "--predictors", "wls", "--per-curve", "2"]
     argv += ["--out", str(tmp_path / "out")]
-    load_script("eval_predictors").main(argv)
+    eval_predictors.main(argv)
     out = capsys.readouterr().out
     assert "| my_runs | wls | 8 |" in out
     assert "| id |" not in out and "| vit_ood |" not in out  # with --bank: only the banks
-    load_script("eval_predictors").main([*argv, "--task-sets", "vit_ood", "--queries", "user"])
+    eval_predictors.main([*argv, "--task-sets", "vit_ood", "--queries", "user"])
     out = capsys.readouterr().out
     assert "| vit_ood | wls |" in out and "| my_runs | wls |" in out
 
@@ -98,13 +100,13 @@ def test_eval_predictors_scores_a_users_bank(tmp_path, capsys):
 def test_eval_predictors_refuses_a_bad_bank_naming_the_file(tmp_path, capsys):
     missing = tmp_path / "missing.csv"
     with pytest.raises(SystemExit) as exit_info:
-        load_script("eval_predictors").main(["--bank", str(missing), "--out", str(tmp_path)])
+        eval_predictors.main(["--bank", str(missing), "--out", str(tmp_path)])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert f"--bank {missing}: no file at" in err and len(err.strip().splitlines()[-1]) > 0
     (tmp_path / "bad.csv").write_text("run,batch\na,0\n")
     with pytest.raises(SystemExit) as exit_info:
-        load_script("eval_predictors").main(["--bank", str(tmp_path / "bad.csv")])
+        eval_predictors.main(["--bank", str(tmp_path / "bad.csv")])
     assert exit_info.value.code == 2
     assert "bad.csv" in capsys.readouterr().err.splitlines()[-1]
     assert not (tmp_path / "predictors.csv").exists()
@@ -115,7 +117,7 @@ def test_eval_predictors_lofo_trains_the_asked_folds_and_names_the_worst(tmp_pat
     argv += ["--steps", "2"]
     argv += ["--runs", "8", "--task-sets", "vit_ood", "--per-curve", "1"]
     argv += ["--work", str(tmp_path / "folds"), "--out", str(tmp_path / "out")]
-    load_script("eval_predictors").main(argv)
+    eval_predictors.main(argv)
     out = capsys.readouterr().out
     assert "| fold mlp-wine | fm |" in out and "| fold logreg-digits | wls |" in out
     assert "| fold cnn-digits |" not in out and "| vit_ood | fm |" in out
@@ -130,7 +132,7 @@ def test_eval_predictors_loko_trains_a_fold_without_a_kind_and_scores_it_on_that
     argv = ["--protocol", "loko", "--recipe", "broad_noprior", "--kinds", "recommendation"]
     argv += ["--steps", "2", "--runs", "4", "--no-calibrate", "--task-sets", "vit_ood"]
     argv += ["--per-curve", "1", "--work", str(tmp_path / "folds"), "--out", str(tmp_path / "o")]
-    load_script("eval_predictors").main(argv)
+    eval_predictors.main(argv)
     out = capsys.readouterr().out
     assert "| fold recommendation | fm |" in out and "| fold recommendation | wls |" in out
     assert "| fold rl |" not in out and "worst fold: recommendation" in out
@@ -155,9 +157,10 @@ def test_eval_predictors_loko_trains_a_fold_without_a_kind_and_scores_it_on_that
     ],
 )
 def test_eval_predictors_refuses_bad_options_before_any_work(argv, message, capsys):
-    with pytest.raises(SystemExit):
-        load_script("eval_predictors").main(argv)
-    assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        eval_predictors.main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and message in err and err.count("\n") == 1, err
 
 
 def test_tune_lara_prints_its_three_tables(capsys):

@@ -1,4 +1,5 @@
-"""Smoke tests of benchmarks/sweep_load.py: tables, resume, user schedulers, the Ray backend."""
+"""Smoke tests of `coreenv sweep` and `coreenv stress`: tables, resume, user schedulers, the Ray
+backend; and the script shims in benchmarks/."""
 
 import json
 import os
@@ -12,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from helpers import load_script
-
-sweep_load = load_script("sweep_load")
+from helpers import coreenv_executable, load_script
+from mara_agents.cli import stress, sweep
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-SWEEP = Path(__file__).resolve().parents[2] / "benchmarks" / "sweep_load.py"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 TINY = ["--task-sets", "synthetic", "--loads", "0.04", "--episodes", "2", "--workers", "1"]
 
@@ -28,7 +28,7 @@ def rows_of(out):
 
 def test_tiny_sweep_prints_tables_saves_reports_and_resumes(tmp_path, capsys):
     argv = [*TINY, "--methods", "fifo", "lara", "mara", "oracle", "--out", str(tmp_path)]
-    sweep_load.main(argv)
+    sweep.main(argv)
     out = capsys.readouterr().out
     assert out.startswith(f"results go to {tmp_path}/") and f"results in {tmp_path}/" in out
     assert "| fifo |" in out and "| lara |" in out and "+0.0" in out  # LARA's margin over itself
@@ -36,22 +36,22 @@ def test_tiny_sweep_prints_tables_saves_reports_and_resumes(tmp_path, capsys):
     assert len(rows_of(tmp_path)) == 8
     for name in ("table.md", "cells.csv", "completion.png"):
         assert (tmp_path / name).stat().st_size > 0
-    sweep_load.main(argv)
+    sweep.main(argv)
     assert "8 of 8 episodes already done" in capsys.readouterr().out
     assert len(rows_of(tmp_path)) == 8
 
 
 def test_interrupted_row_is_redone(tmp_path, capsys):
     argv = [*TINY, "--methods", "fifo", "--out", str(tmp_path)]
-    sweep_load.main(argv)
+    sweep.main(argv)
     lines = (tmp_path / "rows.jsonl").read_text().splitlines()
     (tmp_path / "rows.jsonl").write_text(lines[0] + "\n" + lines[1][:20])  # cut mid-line
-    sweep_load.main(argv)
+    sweep.main(argv)
     assert "1 of 2 episodes already done" in capsys.readouterr().out
 
 
 def test_user_scheduler_as_module_class(tmp_path, capsys):
-    sweep_load.main([*TINY, "--methods", "mara_agents.schedulers:EDF", "--out", str(tmp_path)])
+    sweep.main([*TINY, "--methods", "mara_agents.schedulers:EDF", "--out", str(tmp_path)])
     assert "| mara_agents.schedulers:EDF |" in capsys.readouterr().out
 
 
@@ -67,16 +67,17 @@ def test_user_scheduler_as_module_class(tmp_path, capsys):
 )
 def test_bad_names_exit_2_with_one_line_before_any_work(tmp_path, capsys, option, value, message):
     with pytest.raises(SystemExit) as exit_info:
-        sweep_load.main([*TINY, option, value, "--out", str(tmp_path / "out")])
+        sweep.main([*TINY, option, value, "--out", str(tmp_path / "out")])
     assert exit_info.value.code == 2
-    error = capsys.readouterr().err.strip().splitlines()[-1]
+    error = capsys.readouterr().err
+    assert error.startswith("coreenv sweep: error: ") and error.count("\n") == 1, error
     assert re.search(message, error), error
     assert not (tmp_path / "out").exists()  # nothing started
 
 
 def test_help_documents_every_option_and_lists_the_valid_names(capsys):
     with pytest.raises(SystemExit):
-        sweep_load.parse_args(["--help"])
+        sweep.parse_args(["--help"])
     text = capsys.readouterr().out
     for option in (
         "--loads",
@@ -104,27 +105,23 @@ def test_ray_backend_runs_the_same_rows(tmp_path):
     )
     argv = [*TINY, "--methods", "fifo", "--backend", "ray", "--out", str(tmp_path / "ray")]
     try:
-        sweep_load.main(argv)
+        sweep.main(argv)
     finally:
         ray.shutdown()
-    sweep_load.main([*TINY, "--methods", "fifo", "--out", str(tmp_path / "local")])
+    sweep.main([*TINY, "--methods", "fifo", "--out", str(tmp_path / "local")])
     strip = lambda rows: sorted((r["seed"], r["completion_rate"]) for r in rows)  # noqa: E731
     assert strip(rows_of(tmp_path / "ray")) == strip(rows_of(tmp_path / "local"))
 
 
 def test_stress_script_prints_every_method(capsys):
-    stress_infeasible = load_script("stress_infeasible")
-    stress_infeasible.main(
-        ["--methods", "fifo", "oracle", "--episodes", "1", "--task-set", "synthetic"]
-    )
+    stress.main(["--methods", "fifo", "oracle", "--episodes", "1", "--task-set", "synthetic"])
     out = capsys.readouterr().out
     assert "| fifo | 0.0 |" in out and "| oracle | 65.0 | 0.0 | 13.0 | 0.0 |" in out
 
 
 def test_stress_script_validates_names_before_work(capsys):
-    stress_infeasible = load_script("stress_infeasible")
     with pytest.raises(SystemExit) as exit_info:
-        stress_infeasible.main(["--methods", "fifo", "--task-set", "ood_rl"])
+        stress.main(["--methods", "fifo", "--task-set", "ood_rl"])
     assert exit_info.value.code == 2 and "Valid names" in capsys.readouterr().err
 
 
@@ -175,17 +172,17 @@ def user_dir(tmp_path, monkeypatch):
 
 def test_module_class_is_found_in_the_current_directory(user_dir, capsys):
     write_scheduler(user_dir, "occupied")
-    sweep_load.main([*TINY, "--methods", "mysched:Mine", "--out", str(user_dir / "out")])
+    sweep.main([*TINY, "--methods", "mysched:Mine", "--out", str(user_dir / "out")])
     assert "| mysched:Mine |" in capsys.readouterr().out
 
 
 def test_edited_scheduler_redoes_its_rows_instead_of_reusing_them(user_dir, capsys):
     argv = [*TINY, "--methods", "mysched:Mine", "fifo", "--out", str(user_dir / "out")]
     write_scheduler(user_dir, "occupied")
-    sweep_load.main(argv)
+    sweep.main(argv)
     first = {r["seed"]: r for r in rows_of(user_dir / "out") if r["method"] == "mysched:Mine"}
     write_scheduler(user_dir, "occupied[::-1]")  # the user edits their scheduler
-    sweep_load.main(argv)
+    sweep.main(argv)
     out = capsys.readouterr().out
     assert "2 of 4 episodes already done; running 2" in out  # FIFO's rows are still good
     assert "2 earlier rows of these episodes were made by other code" in out
@@ -209,14 +206,14 @@ def test_edited_scheduler_redoes_its_rows_instead_of_reusing_them(user_dir, caps
 def test_a_broken_user_scheduler_exits_2_with_one_line(user_dir, capsys, source, message):
     (user_dir / "mysched.py").write_text(source)
     with pytest.raises(SystemExit) as exit_info:
-        sweep_load.main([*TINY, "--methods", "mysched:Mine", "--out", str(user_dir / "out")])
+        sweep.main([*TINY, "--methods", "mysched:Mine", "--out", str(user_dir / "out")])
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_invalid_actions_are_counted_warned_about_and_strict_stops_them(user_dir, capsys):
     write_scheduler(user_dir, "occupied + 1")  # an off-by-one bug
     out_dir = user_dir / "out"
-    sweep_load.main([*TINY, "--methods", "mysched:Mine", "fifo", "--out", str(out_dir)])
+    sweep.main([*TINY, "--methods", "mysched:Mine", "fifo", "--out", str(out_dir)])
     out = capsys.readouterr().out
     buggy = [r for r in rows_of(out_dir) if r["method"] == "mysched:Mine"]
     per_episode = sum(r["conflicts"] for r in buggy) / len(buggy)
@@ -228,7 +225,7 @@ def test_invalid_actions_are_counted_warned_about_and_strict_stops_them(user_dir
     column = header.split(",").index("conflicts_mean")
     assert float(next(x for x in lines if "mysched" in x).split(",")[column]) == per_episode
     with pytest.raises(SystemExit, match=r"--strict: mysched:Mine on synthetic .* slot"):
-        sweep_load.main([*TINY, "--methods", "mysched:Mine", "--strict", "--out", str(out_dir)])
+        sweep.main([*TINY, "--methods", "mysched:Mine", "--strict", "--out", str(out_dir)])
 
 
 def test_a_user_scheduler_that_declares_nothing_reads_real_estimates(user_dir, capsys):
@@ -249,7 +246,7 @@ def test_a_user_scheduler_that_declares_nothing_reads_real_estimates(user_dir, c
                 return serve_in_order(self.env, np.flatnonzero(slots[:, SlotFeature.OCCUPIED]))
     """
     (user_dir / "reader.py").write_text(textwrap.dedent(source))
-    sweep_load.main([*TINY, "--methods", "reader:Reader", "--out", str(user_dir / "out")])
+    sweep.main([*TINY, "--methods", "reader:Reader", "--out", str(user_dir / "out")])
     import reader
 
     assert reader.SEEN and any(0.0 < p for p in reader.SEEN)  # real estimates, not zeros
@@ -262,8 +259,8 @@ def test_tutorial_example_runs_in_the_sweep_from_its_folder(tmp_path):
     shutil.copytree(EXAMPLES, work)
     out = tmp_path / "out"
     command = [
-        sys.executable,
-        str(SWEEP),
+        coreenv_executable(),
+        "sweep",
         *TINY,
         "--methods",
         "fifo",
@@ -281,8 +278,8 @@ def test_tutorial_example_runs_in_the_sweep_from_its_folder(tmp_path):
 
 def test_compare_rows_finds_no_difference_in_a_rerun_and_names_a_changed_metric(tmp_path, capsys):
     compare_rows = load_script("compare_rows")
-    sweep_load.main([*TINY, "--methods", "fifo", "--out", str(tmp_path / "a")])
-    sweep_load.main([*TINY, "--methods", "fifo", "--out", str(tmp_path / "b")])
+    sweep.main([*TINY, "--methods", "fifo", "--out", str(tmp_path / "a")])
+    sweep.main([*TINY, "--methods", "fifo", "--out", str(tmp_path / "b")])
     a, b = tmp_path / "a" / "rows.jsonl", tmp_path / "b" / "rows.jsonl"
     capsys.readouterr()
     compare_rows.main([str(a), str(b)])
@@ -297,7 +294,7 @@ def test_compare_rows_finds_no_difference_in_a_rerun_and_names_a_changed_metric(
 
 def test_compare_rows_prints_paired_differences_with_their_standard_error(tmp_path, capsys):
     compare_rows = load_script("compare_rows")
-    sweep_load.main([*TINY, "--methods", "fifo", "--out", str(tmp_path / "a")])
+    sweep.main([*TINY, "--methods", "fifo", "--out", str(tmp_path / "a")])
     a, b = tmp_path / "a" / "rows.jsonl", tmp_path / "b.jsonl"
     rows = rows_of(tmp_path / "a")
     assert len(rows) == 2

@@ -81,7 +81,7 @@ class MARA(Scheduler):
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(
-                f"no MARA checkpoint at {path}; train one with benchmarks/train_mara.py."
+                f"no MARA checkpoint at {path}; train one with `coreenv train-mara`."
             )
         state = torch.load(path, map_location="cpu", weights_only=True)
         policy = MAT(MATConfig(**state["mat_config"]))

@@ -3,10 +3,10 @@
     rows = run_sweep(SweepConfig(methods=("fifo", "lara"), episodes=10))
     print(report(rows, config))
 
-`benchmarks/sweep_load.py`, `ablations.py` and `stress_infeasible.py` are thin command lines over
-it. Modules: `methods` (names and validation), `jobs` (one episode), `fingerprint` (what produced
-a row), `engine` (plan, runners, resume, progress), `report` (tables, CSV, plot), `ablations`,
-`stress`.
+`coreenv sweep` and `coreenv stress` (`mara_agents.cli`) and `benchmarks/ablations.py` are thin
+command lines over it. Modules: `methods` (names and validation), `jobs` (one episode),
+`fingerprint` (what produced a row), `engine` (plan, runners, resume, progress), `report` (tables,
+CSV, plot), `ablations`, `stress`.
 """
 
 from mara_agents.sweep.ablations import ABLATIONS, ablation_table

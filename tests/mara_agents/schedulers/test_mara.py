@@ -31,7 +31,7 @@ def test_mara_wls_is_deterministic():
 
 
 def test_missing_checkpoint_is_reported(tmp_path):
-    with pytest.raises(FileNotFoundError, match="train_mara.py"):
+    with pytest.raises(FileNotFoundError, match="train one with `coreenv train-mara`"):
         MARA.pretrained("mara", path=tmp_path / "none.pt")
     with pytest.raises(ValueError, match="shipped variants"):
         MARA.pretrained("mara_typo")

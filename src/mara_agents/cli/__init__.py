@@ -1,0 +1,67 @@
+"""The installed command line, ``coreenv <command> [options]``: one module per command.
+
+    coreenv sweep --quick                 # the main job: a quick load sweep
+    coreenv train-mara --help             # every option of one command, with its valid choices
+    python -m mara_agents sweep --quick   # the same, without the installed executable
+
+A command's module is imported only when that command runs, so ``coreenv --help`` starts fast
+and works without torch; a command that needs torch (or scikit-learn) where it is missing says
+how to install it, in one line. The scripts in ``benchmarks/`` of a source checkout are shims
+over these modules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+from mara_agents.cli.parser import CommandParser
+
+__all__ = ["COMMANDS", "main"]
+
+COMMANDS = {
+    "sweep": "sweep the arrival rate and tabulate every method's completion (the main job)",
+    "stress": "the infeasible-task stress test: every method's completion rate",
+    "eval-predictors": "judge the loss predictors on runs they never saw",
+    "train-mara": "train MARA's allocator: expert iteration, then RL",
+    "compare": "compare MARA policies paired on the same episodes",
+    "learning-curves": "learning curves of MARA training runs, paired between two recipes",
+}
+"""Each command and its one-line summary; its module is ``mara_agents.cli.<name, - as _>``."""
+
+AGENTS_MODULES = ("torch", "sklearn")
+"""Top-level modules that the ``[agents]`` extra installs."""
+
+
+def _top_parser() -> CommandParser:
+    """The parser of ``coreenv`` itself: a command, then that command's own arguments."""
+    width = max(len(name) for name in COMMANDS)
+    listing = "\n".join(f"  {name:<{width}}  {summary}" for name, summary in COMMANDS.items())
+    parser = CommandParser(
+        prog="coreenv",
+        description="CoRE-Learning benchmarks and MARA's training, from the command line.",
+        epilog=f"commands:\n{listing}\n\n'coreenv COMMAND --help' lists a command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("command", choices=COMMANDS, metavar="COMMAND", help="what to run")
+    rest = parser.add_argument("arguments", nargs=argparse.REMAINDER, help="the command's options")
+    rest.required = False  # a missing command is the error to report, not missing options
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run ``coreenv COMMAND ARGS...`` (``argv`` without the program name; default sys.argv).
+
+    Importing the command's module and running it both happen here, so that a missing optional
+    dependency, found at either point, is reported as one line with the install command.
+    """
+    args = _top_parser().parse_args(argv)
+    try:
+        module = importlib.import_module(f"{__name__}.{args.command.replace('-', '_')}")
+        module.main(args.arguments)
+    except ModuleNotFoundError as e:
+        if (e.name or "").partition(".")[0] not in AGENTS_MODULES:
+            raise
+        CommandParser(prog=f"coreenv {args.command}").error(
+            f'this needs {e.name}, which is not installed: pip install "coreenv[agents]"'
+        )

@@ -1,0 +1,77 @@
+r"""Compare MARA policies paired on the same episodes: the choice of which start to ship.
+
+    coreenv compare mara results/quantiles/imitation/mara.pt \
+        --episodes 100 --seed 950000 --task-set id_train --load 0.04
+
+Each policy is a shipped variant's name (``mara``, ``mara_wls``, ``mara_noshape``) or a checkpoint
+file (`MARA.save`). All play the same ``--episodes`` episodes from ``--seed`` with their own
+predictor and quantile layout; the table gives each one's completion and its paired difference
+from the first. To choose among training recipes, use training seeds no run trained or selected
+on (training uses 100,000–899,999, selection 900,000–900,099; 950,000+ is free) and the
+``id_train`` runs: the sweep's evaluation seeds (1,000,000+) and test runs stay unseen.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from coreenv.curves import TASK_SETS
+from mara_agents.cli.parser import CommandParser
+from mara_agents.evaluation import completion_rates, paired_difference
+from mara_agents.schedulers.mara import VARIANTS, load_policies
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The options, each policy resolved to a file (``args.paths``); bad input exits 2."""
+    parser = CommandParser(prog="coreenv compare", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "policies",
+        nargs="+",
+        help=f"shipped variants {sorted(VARIANTS)} or MARA checkpoint files; the first is "
+        "the reference",
+    )
+    parser.add_argument("--episodes", type=int, default=100, help="episodes played, >= 2")
+    parser.add_argument("--seed", type=int, default=950_000, help="the first episode's seed")
+    parser.add_argument(
+        "--task-set", choices=sorted(TASK_SETS), default="id_train", help="the episodes' tasks"
+    )
+    parser.add_argument("--load", type=float, default=0.04, help="arrival probability p")
+    args = parser.parse_args(argv)
+    args.paths = []
+    for policy in args.policies:
+        path = VARIANTS[policy].path if policy in VARIANTS else Path(policy)
+        if not path.is_file():
+            parser.error(
+                f"{policy}: neither a shipped variant ({sorted(VARIANTS)}) nor a checkpoint file"
+            )
+        args.paths.append(path)
+    if args.episodes < 2:
+        parser.error(f"--episodes must be >= 2 (a paired standard error), got {args.episodes}")
+    if args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
+    if not 0.0 < args.load <= 1.0:
+        parser.error(f"--load must be an arrival probability in (0, 1], got {args.load}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Play every policy on the same episodes; print completions and paired differences."""
+    args = parse_args(argv)
+    env = {"task_set": args.task_set, "arrival_prob": args.load}
+    policies = load_policies(args.paths)
+    rates = [completion_rates(policy, args.episodes, args.seed, **env) for policy in policies]
+    print(f"{args.episodes} episodes of {args.task_set} at p = {args.load} from seed {args.seed}\n")
+    print(f"| policy | completion ± SE | − {args.policies[0]} (paired ± SE) |")
+    print("|---|---|---|")
+    for name, r in zip(args.policies, rates):
+        se = r.std(ddof=1) / np.sqrt(r.size)
+        gain, gain_se = paired_difference(rates[0], r)
+        difference = f"{100 * gain:+.2f} ± {100 * gain_se:.2f}"
+        print(f"| {name} | {100 * r.mean():.2f} ± {100 * se:.2f} | {difference} |")
+
+
+if __name__ == "__main__":
+    main()

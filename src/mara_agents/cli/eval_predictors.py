@@ -1,0 +1,433 @@
+"""Judge every predictor by one query protocol on runs it never saw (design §4 metrics).
+
+    coreenv eval-predictors --out results/predictors
+    coreenv eval-predictors --protocol lofo --out results/lofo
+    coreenv eval-predictors --protocol loko --recipe broad --out results/loko
+    coreenv eval-predictors --queries user --bank my_runs.csv --out results/mine
+
+``standard``: task sets ``id`` (the ID test runs), ``rl_ood`` and ``vit_ood``, each predictor as
+shipped (``--reference-fm PATH`` also scores another FM checkpoint in the same run, e.g. a
+release's, so that latencies compare on one machine). ``lofo`` (leave one family out): for each
+ID family, an FM trained by the chosen recipe on the other families' training runs only, judged
+with WLS on the held-out family's test runs. ``loko`` (leave one kind out; a recipe with a
+corpus): for each kind of training in the curve corpus, an FM trained without that kind, judged
+with WLS on that kind's test runs. Fold predictors are read through a calibration fitted on the
+other folds (``--no-calibrate``: raw); fold models go to ``--work`` (reused from there, or
+resumed: ``benchmarks/train_fm.py`` trains the same), never into the package. The protocol is
+`mara_agents.predictors.queries` (fixed seed): capped MAE of remaining batches, accuracy of
+"crosses within the budget", calibration error and ROC AUC of ``p_success`` and the latency of
+one call estimating 8 tasks, on one CPU thread. ``--queries`` chooses how every table's queries
+are drawn: ``environment`` (targets as the environment draws tasks) or ``user`` (a loss the run
+reaches later, asked at a prefix of 20-300 batches). ``--bank PATH ...`` also scores the
+predictors on your own curves (a CSV of training logs that `coreenv.curves.bank_from_csv` reads,
+or a ``.npz`` bank), one group of rows per file, named after its stem; with ``--bank`` only the
+banks are scored unless ``--task-sets`` is given too (``lofo``/``loko`` still score their
+folds). ``--queries environment user`` asks both kinds of queries in one run (one table each).
+Writes ``predictors.csv`` (a row per group, predictor and kind of queries), ``predictors.md`` and
+a reliability plot, ``reliability.png`` (``reliability-<queries>.png`` for each of several), to
+``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import torch  # noqa: E402
+
+from coreenv.curves import TASK_SETS, CurveBank, named_task_set  # noqa: E402
+from coreenv.errors import BankError  # noqa: E402
+from mara_agents.cli.parser import CommandParser  # noqa: E402
+from mara_agents.predictors import HORIZON, PREDICTORS, FMPredictor, make_predictor  # noqa: E402
+from mara_agents.predictors.corpus import corpus_kinds, load_corpus  # noqa: E402
+from mara_agents.predictors.flow_training import FM_RECIPES  # noqa: E402
+from mara_agents.predictors.folds import (  # noqa: E402
+    cross_fitted_calibrations,
+    lofo_folds,
+    loko_folds,
+    score_fold,
+)
+from mara_agents.predictors.queries import (  # noqa: E402
+    TARGETS,
+    PredictorScore,
+    QueryConfig,
+    compare_scores,
+    make_queries,
+    read_bank,
+    score_banks,
+)
+
+TARGET_RATIO = 0.7
+"""Fold target: FM's capped MAE at most this share of WLS's on every fold."""
+
+DEFAULT_TASK_SETS = ["id", "rl_ood", "vit_ood"]
+"""Scored when neither ``--task-sets`` nor ``--bank`` is given."""
+
+DEFAULT_RECIPE = "broad"
+"""``--recipe`` unless told; its families and corpus kinds are those ``--help`` lists."""
+
+COLUMNS = ["rows", "predictor", "targets", "queries", "capped_mae", "success_accuracy"]
+COLUMNS += ["success_share"]
+COLUMNS += ["ece", "auc", "latency_ms"]
+
+Results = dict[tuple[str, str], PredictorScore]  # (group of rows, predictor) -> score
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The options, with every name and bank checked before any work; bad input exits 2.
+
+    ``args.banks`` holds the ``--bank`` files read as banks, named after their stems.
+    """
+    parser = CommandParser(prog="coreenv eval-predictors", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--protocol",
+        choices=list(PROTOCOLS),
+        default="standard",
+        help="standard: predictors as shipped; lofo/loko: folds leaving out one family/kind",
+    )
+    parser.add_argument(
+        "--queries",
+        nargs="+",
+        choices=TARGETS,
+        default=["environment"],
+        help="how queries are drawn: as the environment draws tasks, or as a user asks of a run "
+        "(both: one table each, fold models and calibrations shared)",
+    )
+    parser.add_argument(
+        "--task-sets",
+        nargs="+",
+        help=f"named task sets {sorted(TASK_SETS)}; default {' '.join(DEFAULT_TASK_SETS)}, none "
+        "when --bank is given",
+    )
+    parser.add_argument(
+        "--bank",
+        nargs="+",
+        action="extend",
+        type=Path,
+        default=[],
+        metavar="PATH",
+        help="also score your own curves: a CSV of training logs or a .npz bank (repeatable)",
+    )
+    parser.add_argument(
+        "--predictors",
+        nargs="+",
+        default=["wls", "fm"],
+        choices=sorted(PREDICTORS),
+        help="standard: the predictors to score",
+    )
+    parser.add_argument(
+        "--per-curve", type=int, default=QueryConfig.per_curve, help="queries per recorded run"
+    )
+    parser.add_argument("--horizon", type=int, default=HORIZON, help="H, the MAE cap")
+    parser.add_argument(
+        "--recipe",
+        choices=sorted(FM_RECIPES),
+        default=DEFAULT_RECIPE,
+        help="lofo/loko: the FM recipe (loko needs one with a corpus)",
+    )
+    default = FM_RECIPES[DEFAULT_RECIPE]
+    id_families = list(named_task_set(default.task_set).families)
+    parser.add_argument(
+        "--families",
+        nargs="+",
+        help=f"lofo: only these folds, ID families {id_families} (calibration still uses every "
+        "fold)",
+    )
+    parser.add_argument(
+        "--kinds",
+        nargs="+",
+        help=f"loko: only these folds, kinds of the recipe's corpus ({default.corpus} corpus: "
+        f"{sorted(set(corpus_kinds(load_corpus(default.corpus))))}; calibration still uses every "
+        "fold)",
+    )
+    parser.add_argument(
+        "--steps", type=int, help="lofo/loko: training steps instead of the recipe's"
+    )
+    parser.add_argument(
+        "--runs", type=int, help="lofo/loko: train on the first runs only (smoke tests)"
+    )
+    parser.add_argument(
+        "--calibrate",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="lofo/loko: read each fold through a calibration fitted on the other folds",
+    )
+    parser.add_argument(
+        "--work", type=Path, help="lofo/loko: fold models; default results/fm/<recipe>"
+    )
+    parser.add_argument(
+        "--reference-fm",
+        type=Path,
+        help="standard: also score this FM checkpoint, as fm_reference (e.g. an earlier release's)",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("results/predictors"), help="the report's folder"
+    )
+    args = parser.parse_args(argv)
+    if args.reference_fm is not None and not args.reference_fm.is_file():
+        parser.error(f"--reference-fm: no checkpoint at {args.reference_fm}")
+    if args.per_curve < 1 or args.horizon < 1:
+        parser.error(
+            f"--per-curve and --horizon must be >= 1, got {args.per_curve}, {args.horizon}"
+        )
+    if args.steps is not None and args.steps < 1:
+        parser.error(f"--steps must be >= 1, got {args.steps}")
+    if args.runs is not None and args.runs < 2:
+        parser.error(f"--runs must be >= 2, got {args.runs}")
+    if args.task_sets is None:
+        args.task_sets = [] if args.bank else list(DEFAULT_TASK_SETS)
+    for task_set in args.task_sets:
+        try:
+            named_task_set(task_set)
+        except Exception as error:  # the task-set registry's own message names the choices
+            parser.error(f"--task-sets: {error}")
+    families = named_task_set(FM_RECIPES[args.recipe].task_set).families
+    unknown = sorted(set(args.families or ()) - set(families))
+    if unknown:
+        parser.error(f"--families: {unknown} are not ID families; choose from {list(families)}")
+    check_fold_options(parser, args)
+    if args.protocol == "loko":
+        corpus = FM_RECIPES[args.recipe].corpus
+        if corpus is None:
+            with_corpus = sorted(name for name, r in FM_RECIPES.items() if r.corpus is not None)
+            parser.error(
+                f"--protocol loko: recipe {args.recipe!r} has no corpus; use {with_corpus}"
+            )
+        try:
+            kinds = set(corpus_kinds(load_corpus(corpus)))
+        except FileNotFoundError as error:
+            parser.error(f"--protocol loko: {error}")
+        unknown = sorted(set(args.kinds or ()) - kinds)
+        if unknown:
+            parser.error(
+                f"--kinds: {unknown} are not kinds of the corpus; choose from {sorted(kinds)}"
+            )
+    args.banks = {}
+    for targets in args.queries:
+        args.banks = read_banks(parser, args.bank, query_config(args, targets))
+    clash = sorted(set(args.banks) & set(args.task_sets))
+    if clash:
+        parser.error(f"--bank: {clash} would share rows with the task set(s) of that name")
+    return args
+
+
+def check_fold_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse options that the chosen protocol would ignore, and a recipe it cannot fold."""
+    ignored = {
+        "--families": args.families is not None and args.protocol != "lofo",
+        "--kinds": args.kinds is not None and args.protocol != "loko",
+        "--reference-fm": args.reference_fm is not None and args.protocol != "standard",
+        "--predictors": args.protocol != "standard" and args.predictors != ["wls", "fm"],
+    }
+    for option, refused in ignored.items():
+        if refused:
+            parser.error(f"{option} does not apply to --protocol {args.protocol}")
+    if args.protocol == "lofo" and FM_RECIPES[args.recipe].corpus is not None:
+        without = sorted(name for name, r in FM_RECIPES.items() if r.corpus is None)
+        parser.error(
+            f"--protocol lofo: recipe {args.recipe!r} trains on the corpus, whose runs share "
+            f"models and datasets with the ID families; fold it by kind (--protocol loko) or "
+            f"use one of {without}"
+        )
+
+
+def read_banks(
+    parser: argparse.ArgumentParser, paths: list[Path], config: QueryConfig
+) -> dict[str, CurveBank]:
+    """Each ``--bank`` file as a bank named after its stem; refuse a bad file in one line."""
+    banks: dict[str, CurveBank] = {}
+    for path in paths:
+        try:
+            bank = read_bank(path)
+        except BankError as error:
+            parser.error(f"--bank {path}: {' '.join(str(error).split())}")
+        if path.stem in banks:
+            parser.error(f"--bank {path}: another bank is named {path.stem!r}; rename one file")
+        if len(make_queries(bank, config)) == 0:
+            parser.error(
+                f"--bank {path}: no query can be drawn on its curves with --queries "
+                f"{config.targets} (curves too short?)"
+            )
+        banks[path.stem] = bank
+    return banks
+
+
+def query_config(args: argparse.Namespace, targets: str) -> QueryConfig:
+    """The queries one table asks."""
+    return QueryConfig(per_curve=args.per_curve, targets=targets)
+
+
+def groups(task_sets: list[str], args: argparse.Namespace) -> dict[str, CurveBank]:
+    """The named task sets, then the user's banks: each a group of rows of the report."""
+    return {**{name: named_task_set(name) for name in task_sets}, **args.banks}
+
+
+def standard(args: argparse.Namespace, config: QueryConfig) -> Results:
+    """Every predictor as shipped (and the reference FM, if given), on every task set and bank."""
+    predictors = {name: make_predictor(name) for name in args.predictors}
+    if args.reference_fm is not None:
+        predictors["fm_reference"] = FMPredictor.pretrained(args.reference_fm)
+    return score_banks(groups(args.task_sets, args), predictors, config, args.horizon)
+
+
+def folded(args: argparse.Namespace, config: QueryConfig) -> Results:
+    """Every fold of the recipe (FM and WLS), then shipped FM and WLS on OOD sets and banks.
+
+    ``lofo`` folds leave out one ID family, ``loko`` folds one kind of the recipe's corpus.
+    """
+    recipe = FM_RECIPES[args.recipe]
+    recipe = dataclasses.replace(
+        recipe, steps=args.steps or recipe.steps, runs=args.runs or recipe.runs
+    )
+    work = args.work or Path("results/fm") / args.recipe
+    folds = lofo_folds(recipe) if args.protocol == "lofo" else loko_folds(recipe)
+    chosen = args.families if args.protocol == "lofo" else args.kinds
+    if args.calibrate and args.calibrations is None:  # one fit serves every query protocol
+        args.calibrations = cross_fitted_calibrations(folds, work)
+    calibrations = args.calibrations or {}
+    results = {}
+    for fold in folds:
+        if chosen is None or fold.name in chosen:
+            scored = score_fold(fold, work, config, calibrations.get(fold.name))
+            results[(f"fold {fold.name}", "wls")] = scored.wls
+            results[(f"fold {fold.name}", "fm")] = scored.fm
+    ood = [task_set for task_set in args.task_sets if task_set != "id"]
+    predictors = {name: make_predictor(name) for name in ("wls", "fm")}
+    return {**results, **score_banks(groups(ood, args), predictors, config, args.horizon)}
+
+
+PROTOCOLS: dict[str, Callable[[argparse.Namespace, QueryConfig], Results]] = {
+    "standard": standard,
+    "lofo": folded,
+    "loko": folded,
+}
+"""``--protocol``: each a function of the parsed arguments and the query config."""
+
+
+def report(results: Results, protocol: str, config: QueryConfig) -> str:
+    """The markdown tables: every score, FM against WLS per group, and the worst fold."""
+    lines = [
+        f"queries: {config.targets} protocol, up to {config.per_curve} per run "
+        f"(seed {config.seed})",
+        "",
+        "| runs | predictor | queries | capped MAE | success accuracy (%) | successes (%) | ECE "
+        "| AUC | latency (ms) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (rows, name), r in results.items():
+        auc = "n/a" if math.isnan(r.auc) else f"{r.auc:.3f}"  # n/a: one class only
+        lines.append(
+            f"| {rows} | {name} | {r.queries} | {r.capped_mae:.1f} | "
+            f"{100 * r.success_accuracy:.1f} | {100 * r.success_share:.1f} | "
+            f"{r.calibration_error:.3f} | {auc} | {r.latency_ms:.2f} |"
+        )
+    groups = [rows for rows, name in results if name == "fm" and (rows, "wls") in results]
+    if groups:
+        lines += [
+            "",
+            "| runs | FM MAE / WLS MAE | MAE reduction | accuracy gain | latency FM / WLS |",
+            "|---|---|---|---|---|",
+        ]
+        for rows in groups:
+            fm, wls = results[(rows, "fm")], results[(rows, "wls")]
+            c = compare_scores(fm, wls)
+            lines.append(
+                f"| {rows} | {fm.capped_mae / wls.capped_mae:.2f} | {100 * c.mae_reduction:.1f}% | "
+                f"{100 * c.accuracy_gain:+.1f} | {c.latency_ratio:.1f}x |"
+            )
+    folds = [rows for rows in groups if rows.startswith("fold ")]
+    if protocol in ("lofo", "loko") and folds:
+        ratio = {
+            rows: results[(rows, "fm")].capped_mae / results[(rows, "wls")].capped_mae
+            for rows in folds
+        }
+        worst = max(folds, key=ratio.get)
+        met = sum(
+            ratio[rows] <= TARGET_RATIO
+            and results[(rows, "fm")].success_accuracy >= results[(rows, "wls")].success_accuracy
+            for rows in folds
+        )
+        lines += [
+            "",
+            f"worst fold: {worst.removeprefix('fold ')} (FM MAE / WLS MAE {ratio[worst]:.2f}); "
+            f"{met} of {len(folds)} folds meet MAE ratio <= {TARGET_RATIO} and accuracy >= WLS's",
+        ]
+    return "\n".join(lines)
+
+
+def plot_reliability(results: Results, path: Path) -> None:
+    """One panel per group of runs: observed success share against predicted probability."""
+    groups = list(dict.fromkeys(rows for rows, _ in results))
+    cols = min(4, len(groups))
+    nrows = -(-len(groups) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.2 * cols, 3.0 * nrows), squeeze=False)
+    for ax, rows in zip(axes.flat, groups):
+        ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle="--")
+        for (group, name), r in results.items():
+            if group == rows:
+                d = r.reliability
+                full = d.count > 0
+                ax.plot(
+                    d.predicted[full],
+                    d.observed[full],
+                    marker="o",
+                    markersize=3,
+                    label=f"{name} (ECE {r.calibration_error:.3f})",
+                )
+        ax.set_title(rows, fontsize=9)
+        ax.set_xlabel("predicted P(success)", fontsize=8)
+        ax.set_ylabel("observed share", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=7)
+    for ax in axes.flat[len(groups) :]:
+        ax.axis("off")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Score the predictors for each kind of queries; print and write the report to --out."""
+    args = parse_args(argv)
+    args.calibrations = None  # fitted by the first fold protocol that needs them
+    torch.set_num_threads(1)  # latency on one core
+    args.out.mkdir(parents=True, exist_ok=True)
+    texts, rows = [], []
+    for targets in args.queries:
+        config = query_config(args, targets)
+        results = PROTOCOLS[args.protocol](args, config)
+        texts.append(report(results, args.protocol, config))
+        print(texts[-1], flush=True)
+        suffix = "" if len(args.queries) == 1 else f"-{targets}"
+        plot_reliability(results, args.out / f"reliability{suffix}.png")
+        for (group, name), r in results.items():
+            values = {
+                "rows": group,
+                "predictor": name,
+                "targets": targets,
+                "queries": r.queries,
+                "capped_mae": r.capped_mae,
+                "success_accuracy": r.success_accuracy,
+                "success_share": r.success_share,
+                "ece": r.calibration_error,
+                "auc": r.auc,
+                "latency_ms": r.latency_ms,
+            }
+            rows.append([values[column] for column in COLUMNS])  # one value per header column
+    (args.out / "predictors.md").write_text("\n\n".join(texts) + "\n")
+    with (args.out / "predictors.csv").open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(COLUMNS)
+        writer.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()

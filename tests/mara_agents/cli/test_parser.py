@@ -1,0 +1,41 @@
+"""`CommandParser`: one-line errors with status 2, and help that states defaults once."""
+
+import pytest
+
+from mara_agents.cli.parser import CommandParser
+
+
+def test_an_error_is_one_line_with_status_2_even_from_a_multiline_message(capsys):
+    parser = CommandParser(prog="coreenv demo")
+    with pytest.raises(SystemExit) as exit_info:
+        parser.error("no bank at x.csv:\n   write one with bank_to_csv")
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err == "coreenv demo: error: no bank at x.csv: write one with bank_to_csv\n"
+
+
+def test_argparse_own_errors_are_one_line_too(capsys):
+    parser = CommandParser(prog="coreenv demo")
+    parser.add_argument("--mode", choices=["a", "b"])
+    with pytest.raises(SystemExit) as exit_info:
+        parser.parse_args(["--mode", "c"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("coreenv demo: error: argument --mode: invalid choice: 'c'")
+    assert err.count("\n") == 1  # no usage block before it
+
+
+def test_help_states_a_default_once_and_never_none():
+    parser = CommandParser(prog="coreenv demo")
+    parser.add_argument("--episodes", type=int, default=3, help="episodes per cell")
+    parser.add_argument("--zero", type=int, default=0, help="a falsy value, still shown")
+    parser.add_argument("--out", default=None, help="results folder")
+    parser.add_argument("--lr", type=float, default=None, help="default: the algorithm's")
+    parser.add_argument("--work", default="w", help="folder (default: results/<name>)")
+    parser.add_argument("--strict", action="store_true", help="stop at the first error")
+    text = " ".join(parser.format_help().split())
+    assert "episodes per cell (default: 3)" in text
+    assert "a falsy value, still shown (default: 0)" in text
+    assert "results folder --lr" in text and "(default: None)" not in text
+    assert "default: the algorithm's --work" in text
+    assert "(default: results/<name>) --strict" in text and "(default: False)" not in text
