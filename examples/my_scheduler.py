@@ -3,8 +3,7 @@
 This is the tutorial's example (docs/tutorial.md). Run it beside the baselines and MARA from this
 folder::
 
-    python ../benchmarks/sweep_load.py --methods fifo edf lara mara oracle \
-        my_scheduler:ShortestHopeful
+    coreenv sweep --methods fifo edf lara mara oracle my_scheduler:ShortestHopeful
 
 The sweep imports ``my_scheduler`` from the current directory, as ``python -m`` would.
 """
