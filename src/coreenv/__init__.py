@@ -18,11 +18,12 @@ from coreenv.core import (
     SlotFeature,
     SlotTable,
 )
-from coreenv.core_v0 import env, parallel_env, raw_env
+from coreenv.core_v1 import env, parallel_env, raw_env
 from coreenv.errors import BankError, ConfigError, InvalidActionError, NoPredictorError
 from coreenv.gym_env import CoreGymEnv
 from coreenv.predictor import Estimate, Predictor
 from coreenv.registration import ENV_ID, register_envs
+from coreenv.vector_env import CoreVectorEnv
 
 __all__ = [
     "ENV_ID",
@@ -34,6 +35,7 @@ __all__ = [
     "ConfigError",
     "CoreEnv",
     "CoreGymEnv",
+    "CoreVectorEnv",
     "EnvConfig",
     "Estimate",
     "InvalidActionError",

@@ -1,58 +1,27 @@
-"""Version 0 of the CoRE-Learning environment: the PettingZoo-style entry points.
+"""Version 0 of the environment, retired: its entry points raise, pointing to version 1.
 
-Bump to ``core_v1`` when the dynamics change, so that benchmark numbers stay comparable.
+Package 0.2.0 changed what a node observes without a predictor (0 → −1), which can change
+learning results, so the id moved to ``coreenv/CoRE-v1`` (docs/environment.md, Version History).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
-from pettingzoo import AECEnv
-from pettingzoo.utils.conversions import parallel_to_aec_wrapper
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
-
-from coreenv.core.env import CoreEnv
 from coreenv.errors import ConfigError
 
-__all__ = ["env", "parallel_env", "raw_env"]
+__all__ = ["RETIRED", "env", "gym_env", "parallel_env", "raw_env"]
+
+RETIRED = (
+    "coreenv/CoRE-v0 (core_v0) is retired: package 0.2.0 changed what a node observes without a "
+    "predictor (0 -> -1). Use coreenv/CoRE-v1 (coreenv.core_v1), or install coreenv 0.1.0 for "
+    "version 0."
+)
 
 
-class raw_env(parallel_to_aec_wrapper):  # noqa: N801 - PettingZoo's name for the AEC class
-    """The AEC (turn-based) environment without wrappers: nodes act in index order.
-
-    It wraps the parallel `CoreEnv` (``self.env``); keyword arguments as `parallel_env`.
-    """
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(parallel_env(**kwargs))
+def parallel_env(**kwargs: Any) -> NoReturn:
+    """Raises `ConfigError`: version 0 is retired."""
+    raise ConfigError(RETIRED)
 
 
-def parallel_env(**kwargs: Any) -> CoreEnv:
-    """The parallel environment.
-
-    Keyword arguments are `EnvConfig` fields, ``config``, ``predictor`` and ``render_mode``;
-    PettingZoo's ``max_cycles`` is accepted as the truncation bound ``max_steps``.
-    """
-    return CoreEnv(**_with_max_cycles(kwargs))
-
-
-def env(**kwargs: Any) -> AECEnv:
-    """The AEC environment (`raw_env`) with PettingZoo's order-enforcing wrapper."""
-    return OrderEnforcingWrapper(raw_env(**kwargs))
-
-
-def _with_max_cycles(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Translate PettingZoo's ``max_cycles`` keyword into `EnvConfig.max_steps`."""
-    if "max_cycles" not in kwargs:
-        return kwargs
-    kwargs = dict(kwargs)
-    cycles = kwargs.pop("max_cycles")
-    config = kwargs.get("config")
-    given = kwargs.get("max_steps", None if config is None else config.max_steps)
-    if given not in (None, cycles):
-        raise ConfigError(
-            f"max_cycles={cycles!r} and max_steps={given!r} disagree: "
-            "max_cycles is PettingZoo's name for EnvConfig.max_steps; give one of them."
-        )
-    kwargs["max_steps"] = cycles
-    return kwargs
+env = raw_env = gym_env = parallel_env

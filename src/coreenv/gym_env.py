@@ -21,7 +21,7 @@ __all__ = ["CoreGymEnv"]
 
 
 class CoreGymEnv(gym.Env):
-    """``gymnasium.make("coreenv/CoRE-v0", **overrides)``: `CoreEnv` seen by one central controller.
+    """``gymnasium.make("coreenv/CoRE-v1", **overrides)``: `CoreEnv` seen by one central controller.
 
     Observation: `CoreEnv.state()`. Action: ``MultiDiscrete([K + 1] * M)``, one entry per node.
     Reward: the team reward. Info: ``successes``, ``invalid_actions`` (node -> reason) and, at the

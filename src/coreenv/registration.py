@@ -1,20 +1,32 @@
-"""Registers ``coreenv/CoRE-v0`` with PettingZoo (parallel and AEC) and Gymnasium on import."""
+"""Registers ``coreenv/CoRE-v1`` with PettingZoo (parallel and AEC) and Gymnasium on import.
+
+The retired ``coreenv/CoRE-v0`` stays registered so that making it says what to use instead.
+"""
 
 from __future__ import annotations
 
 import gymnasium
 import pettingzoo
 
-__all__ = ["ENV_ID", "register_envs"]
+__all__ = ["ENV_ID", "RETIRED_IDS", "register_envs"]
 
-ENV_ID = "coreenv/CoRE-v0"
+ENV_ID = "coreenv/CoRE-v1"
+RETIRED_IDS = ("coreenv/CoRE-v0",)
 
 
 def register_envs() -> None:
-    """Add the environment to the registries once (importing twice must not warn)."""
-    if ENV_ID not in pettingzoo.parallel_registry:
-        pettingzoo.register("parallel", ENV_ID, entry_point="coreenv.core_v0:parallel_env")
-    if ENV_ID not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", ENV_ID, entry_point="coreenv.core_v0:env")
+    """Add the environments to the registries once (importing twice must not warn)."""
+    entry_points = {ENV_ID: "coreenv.core_v1", RETIRED_IDS[0]: "coreenv.core_v0"}
+    for env_id, module in entry_points.items():
+        if env_id not in pettingzoo.parallel_registry:
+            pettingzoo.register("parallel", env_id, entry_point=f"{module}:parallel_env")
+        if env_id not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", env_id, entry_point=f"{module}:env")
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(ENV_ID, entry_point="coreenv.gym_env:CoreGymEnv")
+        gymnasium.register(
+            ENV_ID,
+            entry_point="coreenv.gym_env:CoreGymEnv",
+            vector_entry_point="coreenv.vector_env:CoreVectorEnv",
+        )
+    if RETIRED_IDS[0] not in gymnasium.registry:
+        gymnasium.register(RETIRED_IDS[0], entry_point="coreenv.core_v0:gym_env")

@@ -52,7 +52,7 @@ def test_render_modes():
 
 
 def test_pettingzoo_max_cycles_bounds_both_views():
-    max_cycles_test(coreenv.core_v0)
+    max_cycles_test(coreenv.core_v1)
 
 
 def test_max_cycles_is_max_steps_and_conflicting_bounds_are_refused():
@@ -78,11 +78,11 @@ def test_rollout_until_every_agent_is_done():
 
 
 def test_registered_with_pettingzoo_and_gymnasium():
-    par = pettingzoo.make("parallel", "coreenv/CoRE-v0", num_nodes=2)
+    par = pettingzoo.make("parallel", "coreenv/CoRE-v1", num_nodes=2)
     assert isinstance(par, coreenv.CoreEnv) and par.config.num_nodes == 2
-    aec = pettingzoo.make("aec", "coreenv/CoRE-v0")
-    assert aec.unwrapped.metadata["name"] == "core_v0"
-    gym_env = gymnasium.make("coreenv/CoRE-v0", num_slots=4)
+    aec = pettingzoo.make("aec", "coreenv/CoRE-v1")
+    assert aec.unwrapped.metadata["name"] == "core_v1"
+    gym_env = gymnasium.make("coreenv/CoRE-v1", num_slots=4)
     assert gym_env.action_space.nvec.tolist() == [5, 5, 5, 5]
 
 

@@ -16,7 +16,7 @@ def test_gymnasium_check_env():
 
 
 def test_gymnasium_check_env_through_make():
-    check_env(gymnasium.make("coreenv/CoRE-v0", **FAST).unwrapped)
+    check_env(gymnasium.make("coreenv/CoRE-v1", **FAST).unwrapped)
 
 
 def test_sb3_check_env():
@@ -33,7 +33,7 @@ def test_action_masks_follow_sb3_contrib_layout():
 
 
 def test_action_masks_reach_through_gymnasium_make_wrappers():
-    env = gymnasium.make("coreenv/CoRE-v0", num_nodes=3, num_slots=4, **FAST)
+    env = gymnasium.make("coreenv/CoRE-v1", num_nodes=3, num_slots=4, **FAST)
     env.reset(seed=0)
     np.testing.assert_array_equal(
         env.unwrapped.action_masks(), env.get_wrapper_attr("action_masks")()
@@ -61,7 +61,7 @@ def test_short_maskable_ppo_run_completes():
     sb3_contrib = pytest.importorskip("sb3_contrib")
     pytest.importorskip("torch")
     # wrapped, as users get it
-    env = gymnasium.make("coreenv/CoRE-v0", num_nodes=2, num_slots=3, **FAST)
+    env = gymnasium.make("coreenv/CoRE-v1", num_nodes=2, num_slots=3, **FAST)
     model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
     model.learn(total_timesteps=128)
     obs, _ = env.reset(seed=1)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numbers
 import operator
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -120,7 +120,7 @@ class BatchedCore:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}.")
         self.config = cfg = make_config(config)
         self.num_envs = b = int(num_envs)
-        self._seeds: Iterator | None = None
+        self._seeds: Iterator | Callable[[int], int] | None = None
         self.predictor = predictor
         self.source = resolve_task_set(cfg.task_set)
         self.scenario = make_scenario(cfg, self.source)
@@ -154,14 +154,16 @@ class BatchedCore:
             self.tasks.set_has_predictor(predictor is not None)
             self.slots.restart_estimates(self.tasks.new_estimate)
 
-    def reset(self, seeds: Iterable[int]) -> BatchedObservation:
+    def reset(self, seeds: Iterable[int] | Callable[[int], int]) -> BatchedObservation:
         """Start lanes on the first ``num_envs`` seeds; later seeds feed the auto-resets.
 
         Lanes left without a seed are inactive. Seeds are non-negative ints (numpy ints too);
-        lane b's episode on seed s is `CoreEnv.reset(seed=s)`'s.
+        lane b's episode on seed s is `CoreEnv.reset(seed=s)`'s. ``seeds`` may instead be a
+        function of the lane, called for each episode a lane starts, in lane order (a lane then
+        never runs out).
         """
         b = self.num_envs
-        self._seeds = iter(seeds)
+        self._seeds = seeds if callable(seeds) else iter(seeds)
         self.slots = LaneSlots(b, self.config)
         self.tasks = LaneTasks(b, slot_width(self.config), self.predictor is not None)
         self.counts = np.zeros((len(_COUNTED), b), np.int64)
@@ -398,7 +400,7 @@ class BatchedCore:
         self.t[lanes] = 0
         self.potential[lanes] = 0.0
         for lane in lanes.tolist():
-            seed = next(self._seeds, _DONE)
+            seed = self._seeds(lane) if callable(self._seeds) else next(self._seeds, _DONE)
             if seed is _DONE:
                 self.active[lane], self.seeds[lane] = False, -1
                 self.tasks.load(lane, EpisodeTasks.none())

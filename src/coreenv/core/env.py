@@ -91,16 +91,17 @@ class CoreEnv(ParallelEnv):
     estimate features; render mode ``"ansi"``, ``"rgb_array"`` or ``"human"``.
 
     ## Version History
-    * v0 (package 0.1.0): initial release.
-    * v0 (package 0.2.0): estimate features read ``NO_PREDICTOR`` (-1), not 0, when no predictor
+    * v0 (package 0.1.0): initial release. Retired in 0.2.0: making it raises, naming v1.
+    * v1 (package 0.2.0): estimate features read ``NO_PREDICTOR`` (-1), not 0, when no predictor
       is attached; dynamics, rewards and metrics unchanged. The shaping potential ``Phi`` is a
       left-to-right sum over the slots, not `math.fsum` (so that `BatchedCore` adds it the same
       way): shaped rewards may differ in the last bits; with ``beta = 0`` nothing changes.
       Optional quantile columns (``estimate_quantiles``); without levels, the same observation.
+      A Gymnasium vector form (`coreenv.CoreVectorEnv`).
     """
 
     metadata = {
-        "name": "core_v0",
+        "name": "core_v1",
         "render_modes": ["ansi", "rgb_array", "human"],
         "is_parallelizable": True,
         "render_fps": 10,

@@ -1,0 +1,171 @@
+"""Gymnasium's vector form of CoRE-Learning over `BatchedCore`: N episodes stepped as arrays.
+
+``gymnasium.make_vec("coreenv/CoRE-v1", num_envs=N, vectorization_mode="vector_entry_point")``
+gives `CoreVectorEnv`: N lanes of the centralised view (`CoreGymEnv`) in one process, with
+Gymnasium's same-step auto-reset and sb3-contrib's action masks. ``view="nodes"`` gives every
+node's observation instead, for multi-agent code (design §2, *Vector forms*).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from coreenv.config import EnvConfig, make_config
+from coreenv.core.batched import BatchedCore
+from coreenv.core.features import OBS_BOUND
+from coreenv.core.observation import state_space
+from coreenv.errors import ConfigError
+from coreenv.predictor import Predictor
+
+__all__ = ["VIEWS", "CoreVectorEnv", "LaneSeeds"]
+
+VIEWS = ("state", "nodes")
+"""What `CoreVectorEnv` shows: the global state (one controller) or every node's observation."""
+
+
+class LaneSeeds:
+    """Episode seeds of N lanes: lane b's j-th episode plays seed ``first[b] + j·N``.
+
+    Seeding lanes ``s, s + 1, …`` (Gymnasium's convention for ``reset(seed=s)``) thus gives the
+    lanes disjoint seeds forever, and a lane's episodes do not depend on when the others end.
+    """
+
+    def __init__(self, first: np.ndarray) -> None:
+        self.first = np.asarray(first, np.int64)
+        self.started = np.zeros(len(self.first), np.int64)
+
+    def __call__(self, lane: int) -> int:
+        """The seed of the next episode ``lane`` starts."""
+        seed = self.first[lane] + self.started[lane] * len(self.first)
+        self.started[lane] += 1
+        return int(seed)
+
+    def upcoming(self) -> np.ndarray:
+        """(N,) the seed each lane's next episode will play."""
+        return self.first + self.started * len(self.first)
+
+
+class CoreVectorEnv(VectorEnv):
+    """N CoRE-Learning episodes of one config as a `gymnasium.vector.VectorEnv`.
+
+    Lane b on its j-th episode equals, step for step and bit for bit, one `CoreGymEnv` reset
+    with seed ``first[b] + j·N``, where ``reset(seed=s)`` sets ``first[b] = s + b`` (a list sets
+    them all; no seed: ``config.seed`` the first time (random if None), else each lane's next
+    seed).
+
+    Args:
+        num_envs: N.
+        config: the environment settings (`EnvConfig`); ``overrides`` are fields on top.
+        predictor: fills the estimate features; one call per step for all lanes.
+        view: ``"state"``, the global state `CoreEnv.state` (one controller), or ``"nodes"``,
+            the (M, D) observations `CoreEnv` gives its nodes (node id first), for MARL code.
+
+    Action: (N, M) integers, one slot per node (``K`` idles), ``MultiDiscrete([K + 1] * M)`` per
+    lane; invalid ones follow ``config.invalid_action``. Reward: the team reward. Auto-reset:
+    same step (``metadata["autoreset_mode"]``): an ended lane shows its next episode's first
+    observation, its last one in ``infos["final_obs"]`` and its metrics in
+    ``infos["final_info"]["metrics"]``. Every step's infos carry ``successes`` and
+    ``invalid_actions`` (node actions turned into idling), per lane.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int,
+        config: EnvConfig | None = None,
+        *,
+        predictor: Predictor | None = None,
+        view: str = "state",
+        **overrides: Any,
+    ) -> None:
+        if view not in VIEWS:
+            raise ConfigError(f"view must be one of {VIEWS}, got {view!r}.")
+        self.config = cfg = make_config(config, **overrides)
+        self.core = BatchedCore(cfg, num_envs, predictor)
+        self.num_envs = self.core.num_envs
+        self.view = view
+        m, k = cfg.num_nodes, cfg.num_slots
+        self.single_observation_space = state_space(cfg)
+        if view == "nodes":
+            shape = (m, self.core.obs_dim)
+            self.single_observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, shape, np.float32)
+        self.single_action_space = spaces.MultiDiscrete(np.full(m, k + 1))
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.render_mode = None
+        self.seeds: LaneSeeds | None = None
+        self._shared_masks: np.ndarray | None = None  # (N, K + 1), as the core gives them
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start every lane's next episode (seeds as the class docstring says)."""
+        if seed is None and self.seeds is not None:
+            first = self.seeds.upcoming()
+        elif seed is None:  # the first reset: config.seed, or a random base as CoreEnv's
+            base = self.config.seed
+            if base is None:
+                base = int(np.random.SeedSequence().generate_state(1)[0] >> 1)
+            first = base + self._lanes()
+        elif isinstance(seed, int | np.integer):
+            first = int(seed) + self._lanes()
+        else:
+            first = np.asarray(seed)
+            if first.shape != (self.num_envs,):
+                raise ValueError(
+                    f"reset(seed=...) takes an int or one seed per lane ({self.num_envs}), "
+                    f"got {len(first)} seeds."
+                )
+        self.seeds = LaneSeeds(first)
+        start = self.core.reset(self.seeds)
+        self._shared_masks = start.action_mask
+        return self._shown(start.obs), {"episode_seed": start.seeds}
+
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Apply (N, M) node actions to every lane; ended lanes start their next episode."""
+        if self.seeds is None:
+            raise RuntimeError("CoreVectorEnv.step before reset: call reset() first.")
+        step = self.core.step(np.asarray(actions))
+        self._shared_masks = step.action_mask
+        infos: dict[str, Any] = {
+            "successes": step.successes,
+            "invalid_actions": step.conflicts,
+            "episode_seed": step.seeds,
+        }
+        final = self._shown(step.final_obs) if step.finished else None
+        for lane, _, metrics in step.finished:
+            ended = {"final_obs": final[lane], "final_info": {"metrics": metrics}}
+            infos = self._add_info(infos, ended, lane)
+        return self._shown(step.obs), step.rewards, step.terminated, step.truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """(N, M·(K + 1)) bool: each lane's node masks, concatenated (MaskablePPO's layout)."""
+        return self.node_action_masks().reshape(self.num_envs, -1)
+
+    def node_action_masks(self) -> np.ndarray:
+        """(N, M, K + 1) bool: which slots each node of each lane may choose (last: idle)."""
+        if self._shared_masks is None:
+            raise RuntimeError("CoreVectorEnv.action_masks before reset: call reset() first.")
+        shared = self._shared_masks.astype(bool)[:, None, :]  # every node of a lane has the same
+        return np.repeat(shared, self.config.num_nodes, axis=1)
+
+    def metrics(self) -> list[dict[str, float] | None]:
+        """Design §2 metrics of each lane's running episode so far."""
+        return self.core.metrics()
+
+    def _lanes(self) -> np.ndarray:
+        return np.arange(self.num_envs, dtype=np.int64)
+
+    def _shown(self, obs: np.ndarray) -> np.ndarray:
+        """What the view shows of (N, M, D) node observations: the state drops the node ids."""
+        if self.view == "nodes":
+            return obs  # the core builds new arrays each step
+        return np.ascontiguousarray(obs[:, 0, self.config.num_nodes :])
