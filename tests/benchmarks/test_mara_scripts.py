@@ -215,8 +215,10 @@ def test_compare_policies_pairs_every_policy_with_the_first(tmp_path, capsys, mo
     monkeypatch.setattr(compare, "completion_rates", completion_rates)
     compare.main(["mara_wls", str(tmp_path / "mine.pt"), "--episodes", "2"])
     out = capsys.readouterr().out
-    assert "| mara_wls | 55.00 ± 5.00 | +0.00 ± 0.00 |" in out
-    assert f"| {tmp_path / 'mine.pt'} | 75.00 ± 15.00 | +20.00 ± 10.00 |" in out
+    # two episodes: resampled means take three values, the percentile interval spans them
+    assert "| mara_wls | 55.00 [50.00, 60.00] | 55.00 | +0.00 [0.00, 0.00] | 0.50 |" in out
+    mine = "| 75.00 [60.00, 90.00] | 75.00 | +20.00 [10.00, 30.00] | 1.00 |"
+    assert f"| {tmp_path / 'mine.pt'} {mine}" in out
     env = {"task_set": "id_train", "arrival_prob": 0.04}
     assert seen == [("mara_wls", 2, 950_000, env), ("mine", 2, 950_000, env)]
     with pytest.raises(SystemExit):

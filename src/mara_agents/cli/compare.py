@@ -5,8 +5,9 @@ r"""Compare MARA policies paired on the same episodes: the choice of which start
 
 Each policy is a shipped variant's name (``mara``, ``mara_wls``, ``mara_noshape``) or a checkpoint
 file (`MARA.save`). All play the same ``--episodes`` episodes from ``--seed`` with their own
-predictor and quantile layout; the table gives each one's completion and its paired difference
-from the first. To choose among training recipes, use training seeds no run trained or selected
+predictor and quantile layout; the table gives each one's completion (95% bootstrap interval,
+interquartile mean), its paired difference from the first and the probability it beats the first
+on an episode. To choose among training recipes, use training seeds no run trained or selected
 on (training uses 100,000–899,999, selection 900,000–900,099; 950,000+ is free) and the
 ``id_train`` runs: the sweep's evaluation seeds (1,000,000+) and test runs stay unseen.
 """
@@ -16,11 +17,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
-
 from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import CommandParser
-from mara_agents.evaluation import completion_rates, paired_difference
+from mara_agents.evaluation import completion_rates
+from mara_agents.intervals import improvement_probability, iqm, mean_interval, paired_interval
 from mara_agents.schedulers.mara import VARIANTS, load_policies
 
 
@@ -64,13 +64,14 @@ def main(argv: list[str] | None = None) -> None:
     policies = load_policies(args.paths)
     rates = [completion_rates(policy, args.episodes, args.seed, **env) for policy in policies]
     print(f"{args.episodes} episodes of {args.task_set} at p = {args.load} from seed {args.seed}\n")
-    print(f"| policy | completion ± SE | − {args.policies[0]} (paired ± SE) |")
-    print("|---|---|---|")
+    first = args.policies[0]
+    print(f"| policy | completion [95% CI] | IQM | − {first} (paired, [95% CI]) | P(> {first}) |")
+    print("|---|---|---|---|---|")
     for name, r in zip(args.policies, rates):
-        se = r.std(ddof=1) / np.sqrt(r.size)
-        gain, gain_se = paired_difference(rates[0], r)
-        difference = f"{100 * gain:+.2f} ± {100 * gain_se:.2f}"
-        print(f"| {name} | {100 * r.mean():.2f} ± {100 * se:.2f} | {difference} |")
+        completion = mean_interval(r).scaled(100).text(2)
+        difference = paired_interval(rates[0], r).scaled(100).text(2, sign=True)
+        beats = improvement_probability(rates[0], r)
+        print(f"| {name} | {completion} | {100 * iqm(r):.2f} | {difference} | {beats:.2f} |")
 
 
 if __name__ == "__main__":

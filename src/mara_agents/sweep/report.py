@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from coreenv.core.metrics import METRIC_KEYS
+from mara_agents.intervals import improvement_probability, iqm, mean_interval, paired_interval
 from mara_agents.sweep.engine import SweepConfig
 
 __all__ = [
@@ -59,7 +60,7 @@ def cells(rows: list[dict]) -> dict[tuple, dict[str, np.ndarray]]:
     for r in rows:
         for key, value in r.items():
             numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if numeric and key not in ("load", "seed"):
+            if numeric and key != "load":
                 grouped[(r["task_set"], r["load"], r["method"])][key].append(value)
     return {
         cell: {k: np.array(v, float) for k, v in metrics.items()}
@@ -68,53 +69,82 @@ def cells(rows: list[dict]) -> dict[tuple, dict[str, np.ndarray]]:
 
 
 def completion_tables(data: dict, config: SweepConfig) -> str:
-    """Mean ± std completion rate (%) per method and load, one table per task set.
+    """Completion rate (%) per method and load with 95% bootstrap intervals, one table per task set.
 
-    The last column is the margin over LARA (points, mean over loads) where LARA was run.
+    ``mean`` averages the loads (a bootstrap stratified by load); ``vs LARA`` is the paired
+    difference from LARA over the same episodes, stratified by load, with the probability that
+    the method beats LARA on an episode. Followed by the interquartile means.
     """
     parts = []
     for task_set in config.task_sets:
         lines = [
-            f"**{task_set}**: completion rate (%), mean ± std over episodes",
+            f"**{task_set}**: completion rate (%), mean [95% CI] over episodes",
             "",
-            "| method | " + " | ".join(f"p = {p:g}" for p in config.loads) + " | mean | vs LARA |",
-            "|---" * (len(config.loads) + 3) + "|",
+            "| method | "
+            + " | ".join(f"p = {p:g}" for p in config.loads)
+            + " | mean | vs LARA | P(> LARA) |",
+            "|---" * (len(config.loads) + 4) + "|",
         ]
-        lara = [data.get((task_set, p, "lara"), {}).get("completion_rate") for p in config.loads]
+        lara = [data.get((task_set, p, "lara")) for p in config.loads]
         for method in config.methods:
-            rates = [
-                data.get((task_set, p, method), {}).get("completion_rate") for p in config.loads
-            ]
+            found = [data.get((task_set, p, method)) for p in config.loads]
+            rates = [c["completion_rate"] for c in found if c is not None]
             text = [
-                f"{100 * r.mean():.1f} ± {100 * r.std():.1f}" if r is not None else "–"
-                for r in rates
+                mean_interval(c["completion_rate"]).scaled(100).text() if c else "–" for c in found
             ]
-            means = [r.mean() for r in rates if r is not None]
-            overall = f"{100 * np.mean(means):.1f}" if means else "–"
-            margin = "–"
-            if all(r is not None for r in rates + lara):
-                margin = (
-                    f"{100 * np.mean([r.mean() - lr.mean() for r, lr in zip(rates, lara)]):+.1f}"
-                )
-            lines.append(f"| {method} | " + " | ".join(text) + f" | {overall} | {margin} |")
+            overall = mean_interval(rates).scaled(100).text() if rates else "–"
+            margin, beats = "–", "–"
+            if all(c is not None for c in found + lara):
+                pairs = [_paired_by_seed(base, mine) for base, mine in zip(lara, found)]
+                base, mine = [a for a, _ in pairs], [b for _, b in pairs]
+                margin = paired_interval(base, mine).scaled(100).text(sign=True)
+                beats = f"{improvement_probability(base, mine):.2f}"
+            cells_text = " | ".join(text)
+            lines.append(f"| {method} | {cells_text} | {overall} | {margin} | {beats} |")
         n = min((len(v["completion_rate"]) for v in data.values()), default=0)
         lines.append(f"\n(at least {n} episodes per cell)")
+        lines += ["", *_iqm_table(data, config, task_set)]
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
+
+
+def _iqm_table(data: dict, config: SweepConfig, task_set: str) -> list[str]:
+    """Lines of the interquartile mean of completion (%) per method and load."""
+    lines = [
+        f"**{task_set}**: interquartile mean of completion (%)",
+        "",
+        "| method | " + " | ".join(f"p = {p:g}" for p in config.loads) + " |",
+        "|---" * (len(config.loads) + 1) + "|",
+    ]
+    for method in config.methods:
+        found = [data.get((task_set, p, method)) for p in config.loads]
+        text = [f"{100 * iqm(c['completion_rate']):.1f}" if c else "–" for c in found]
+        lines.append(f"| {method} | " + " | ".join(text) + " |")
+    return lines
+
+
+def _paired_by_seed(first: dict, second: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Two cells' completion rates on the seeds both played, in seed order."""
+    a = dict(zip(first["seed"].tolist(), first["completion_rate"]))
+    b = dict(zip(second["seed"].tolist(), second["completion_rate"]))
+    seeds = sorted(a.keys() & b.keys())
+    return np.array([a[s] for s in seeds]), np.array([b[s] for s in seeds])
 
 
 def margin_table(rows: list[dict], config: SweepConfig) -> str:
     """Each learned method's margin over the strongest classic baseline, and its share of Oracle.
 
-    Per cell: points over the best of FIFO, EDF and LARA there (mean ± standard error of the
-    per-episode difference, paired by seed), then completion as a percentage of Oracle's.
+    Per cell: points over the best of FIFO, EDF and LARA there (the mean per-episode difference
+    on the same seeds, with its 95% bootstrap interval), then completion as a percentage of
+    Oracle's.
     """
     rates = defaultdict(dict)
     for r in rows:
         rates[(r["method"], r["task_set"], r["load"])][r["seed"]] = r["completion_rate"]
     learned = [m for m in config.methods if m not in (*CLASSIC, "random", "oracle")]
     lines = [
-        "Margin over the best of FIFO, EDF and LARA (points, paired by seed) and share of Oracle",
+        "Margin over the best of FIFO, EDF and LARA (points, paired by seed, 95% CI) and share "
+        "of Oracle",
         "",
         "| method | task set | " + " | ".join(f"p = {p:g}" for p in config.loads) + " |",
         "|---" * (len(config.loads) + 2) + "|",
@@ -130,10 +160,11 @@ def margin_table(rows: list[dict], config: SweepConfig) -> str:
                     text.append("–")
                     continue
                 best = max(classic, key=lambda c: np.mean([c[s] for s in seeds]))
-                diff = 100 * np.array([mine[s] - best[s] for s in seeds])
+                gain = paired_interval(
+                    np.array([best[s] for s in seeds]), np.array([mine[s] for s in seeds])
+                )
                 share = np.mean([mine[s] for s in seeds]) / np.mean([oracle[s] for s in seeds])
-                se = diff.std(ddof=1) / np.sqrt(len(seeds)) if len(seeds) > 1 else float("nan")
-                text.append(f"{diff.mean():+.1f} ± {se:.1f} ({100 * share:.0f}%)")
+                text.append(f"{gain.scaled(100).text(sign=True)} ({100 * share:.0f}%)")
             lines.append(f"| {method} | {task_set} | " + " | ".join(text) + " |")
     return "\n".join(lines) if learned else ""
 
@@ -181,7 +212,10 @@ def invalid_action_warnings(data: dict, config: SweepConfig) -> list[str]:
 
 
 def save_cells(data: dict, path: Path) -> None:
-    """Mean, std and standard error of every metric per cell, as CSV."""
+    """Mean, std and standard error of every metric per cell, as CSV.
+
+    The completion rate also gets its 95% bootstrap interval and interquartile mean.
+    """
     metrics = ["completion_rate", "feasibility_bound", *OPERATIONAL, "conflicts", "arrivals"]
     metrics.append("seconds")
     with path.open("w", newline="") as handle:
@@ -193,6 +227,7 @@ def save_cells(data: dict, path: Path) -> None:
                 "method",
                 "episodes",
                 *(f"{m}_{s}" for m in metrics for s in ("mean", "std", "se")),
+                *(f"completion_rate_{s}" for s in ("ci_low", "ci_high", "iqm")),
             ]
         )
         for (task_set, load, method), values in sorted(data.items()):
@@ -202,11 +237,14 @@ def save_cells(data: dict, path: Path) -> None:
                 stats += (
                     [v.mean(), v.std(), v.std() / np.sqrt(max(len(v), 1))] if len(v) else [""] * 3
                 )
-            writer.writerow([task_set, load, method, len(values["completion_rate"]), *stats])
+            rates = values["completion_rate"]
+            interval = mean_interval(rates)
+            stats += [interval.low, interval.high, iqm(rates)]
+            writer.writerow([task_set, load, method, len(rates), *stats])
 
 
 def plot(data: dict, config: SweepConfig, path: Path) -> None:
-    """Completion rate against load, one panel per task set, ± standard error."""
+    """Completion rate against load, one panel per task set, with 95% bootstrap intervals."""
     try:
         import matplotlib
 
@@ -231,8 +269,12 @@ def plot(data: dict, config: SweepConfig, path: Path) -> None:
             ]
             if points:
                 loads, rates = zip(*points)
-                means = [100 * r.mean() for r in rates]
-                errors = [100 * r.std() / np.sqrt(len(r)) for r in rates]
+                intervals = [mean_interval(r).scaled(100) for r in rates]
+                means = [i.estimate for i in intervals]
+                errors = [
+                    [i.estimate - i.low for i in intervals],
+                    [i.high - i.estimate for i in intervals],
+                ]
                 ax.errorbar(loads, means, yerr=errors, marker="o", capsize=3, label=method)
         ax.set_title(task_set)
         ax.set_xlabel("arrival rate p")

@@ -94,7 +94,14 @@ def test_a_command_runs_with_the_arguments_after_it(capsys):
     ],
 )
 def test_missing_torch_is_one_line_with_the_install_command(argv):
-    blocked = "import sys\nsys.modules['torch'] = None  # import torch now fails\n"
+    blocked = (  # as on a machine without torch: importing it fails, and it is not in sys.modules
+        "import sys\n"
+        "class NoTorch:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.partition('.')[0] == 'torch':\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, NoTorch())\n"
+    )
     code = f"{blocked}from mara_agents.cli import main\nmain({argv})"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 2, run.stderr
