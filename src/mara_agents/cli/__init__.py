@@ -29,7 +29,7 @@ COMMANDS = {
 }
 """Each command and its one-line summary; its module is ``mara_agents.cli.<name, - as _>``."""
 
-AGENTS_MODULES = ("torch", "sklearn", "scipy")
+AGENTS_MODULES = ("torch", "sklearn", "scipy", "tqdm")
 """Top-level modules that the ``[agents]`` extra installs."""
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
+from tqdm import tqdm
 
 from mara_agents.schedulers.base import acts_in_batches
 from mara_agents.sweep.fingerprint import job_fingerprint, method_fingerprint
@@ -213,7 +214,7 @@ def run_jobs(jobs: list[Job], config: SweepConfig, path: Path, stream: TextIO) -
             sink.write(json.dumps(row) + "\n")
             sink.flush()
             meter.update(row)
-    print(file=stream)
+    meter.close()
 
 
 def work_units(jobs: list[Job]) -> list[list[Job]]:
@@ -268,31 +269,40 @@ def _run_ray(units: list[list[Job]], address: str | None) -> Iterator[dict]:
 
 
 class Progress:
-    """A one-line progress bar whose time left weights each remaining episode by its method's cost.
+    """A tqdm bar whose time left weights each remaining episode by its method's cost.
 
     Costs are the mean measured seconds per episode of each method so far (the mean of all
-    methods for one not yet measured), so a slow method left for last is not underestimated.
-    ``workers`` divides the work; None (a Ray cluster) uses the parallelism measured so far.
+    methods for one not yet measured), so a slow method left for last is not underestimated (tqdm's
+    own rate-based estimate would be). ``workers`` divides the work; None (a Ray cluster) uses
+    the parallelism measured so far. The bar also shows each method's episodes done.
     """
 
     def __init__(self, jobs: list[Job], workers: int | None, stream: TextIO | None = None) -> None:
-        self.left = Counter(job.method for job in jobs)
-        self.total = len(jobs)
+        self.total = Counter(job.method for job in jobs)
+        self.left = Counter(self.total)
         self.workers = workers
-        self.stream = stream or sys.stdout
         self.seconds: dict[str, list[float]] = defaultdict(list)
-        self.start = self.shown = time.perf_counter()
-        self.done = 0
+        self.start = time.perf_counter()
+        self.bar = tqdm(
+            total=len(jobs),
+            file=stream or sys.stdout,
+            unit="episode",
+            mininterval=0.5,
+            bar_format="{percentage:3.0f}%|{bar:20}| {n_fmt}/{total_fmt} episodes, "
+            "{elapsed} elapsed{postfix}",
+        )
 
     def update(self, row: dict) -> None:
-        """Count a finished row; redraw at most twice a second."""
-        self.done += 1
+        """Count a finished row and redraw (tqdm redraws at most twice a second)."""
         self.left[row["method"]] -= 1
         self.seconds[row["method"]].append(row["seconds"])
-        now = time.perf_counter()
-        if now - self.shown > 0.5 or self.done == self.total:
-            self.shown = now
-            self.draw(now - self.start)
+        methods = " ".join(f"{m} {self.total[m] - n}/{self.total[m]}" for m, n in self.left.items())
+        self.bar.set_postfix_str(f"~{self.time_left():.0f}s left; {methods}", refresh=False)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        """End the bar's line."""
+        self.bar.close()
 
     def time_left(self) -> float:
         """Estimated seconds until every remaining episode is done."""
@@ -304,13 +314,3 @@ class Progress:
             return work / self.workers
         elapsed = time.perf_counter() - self.start  # unknown parallelism (Ray): as measured
         return work * elapsed / sum(measured) if measured else 0.0
-
-    def draw(self, elapsed: float) -> None:
-        """Redraw the bar in place."""
-        width = 30
-        filled = width * self.done // max(self.total, 1)
-        self.stream.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} episodes, "
-            f"{elapsed:.0f}s elapsed, ~{self.time_left():.0f}s left "
-        )
-        self.stream.flush()
