@@ -26,10 +26,11 @@ COMMANDS = {
     "train-mara": "train MARA's allocator: expert iteration, then RL",
     "compare": "compare MARA policies paired on the same episodes",
     "learning-curves": "learning curves of MARA training runs, paired between two recipes",
+    "train-baseline": "train the plain-PPO baseline (MaskablePPO) from scratch",
 }
 """Each command and its one-line summary; its module is ``mara_agents.cli.<name, - as _>``."""
 
-AGENTS_MODULES = ("torch", "sklearn", "scipy", "tqdm")
+AGENTS_MODULES = ("torch", "sklearn", "scipy", "tqdm", "stable_baselines3", "sb3_contrib")
 """Top-level modules that the ``[agents]`` extra installs."""
 
 

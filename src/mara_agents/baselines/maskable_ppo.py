@@ -1,0 +1,184 @@
+"""Plain PPO from scratch: sb3-contrib's `MaskablePPO` on the SB3 vector form, and its scheduler.
+
+The baseline an RL researcher asks for first: a generic learner with an MLP over the global state
+(`coreenv.CoreEnv.state`, WLS estimates in the slot features) and MaskablePPO's per-node masks,
+trained on the ID training runs at p = 0.04 with the environment's own reward (unshaped unless
+``shaping_beta`` says otherwise). Evaluations on the fixed selection episodes give its learning
+curve in the format of MARA's runs (``history.json``: steps and per-episode rates), so
+`mara_agents.training.curves` and ``coreenv learning-curves`` read both.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.vec_env import VecMonitor
+
+from coreenv import CoreVectorEnv
+from mara_agents.baselines.sb3_env import SB3VecEnv
+from mara_agents.checks import require
+from mara_agents.evaluation import completion_rates
+from mara_agents.predictors import make_predictor
+from mara_agents.schedulers.base import Scheduler
+
+__all__ = ["MaskablePPOConfig", "MaskablePPOScheduler", "train_maskable_ppo"]
+
+OBSERVED = "wls"
+"""The predictor whose estimates the baseline observes (LARA's: cheap, and never silent -1s)."""
+
+
+@dataclass(frozen=True)
+class MaskablePPOConfig:
+    """One from-scratch MaskablePPO run (defaults: SB3's PPO settings where they apply)."""
+
+    work: Path
+    """Folder of ``model.zip`` (the state to resume from), ``best.zip`` and ``history.json``."""
+    max_steps: int = 2_000_000
+    """Environment steps to train for, counted across resumed runs."""
+    minutes: float = 60.0
+    """Wall-time budget of this call (a later call continues)."""
+    seed: int = 1
+    """Seeds the network's initial weights and the sampling."""
+    env_seed: int = 300_000
+    """Lane i's episodes play ``env_seed + i + j·envs`` (training seeds; selection is apart)."""
+    envs: int = 32
+    """Lanes of the vector environment."""
+    n_steps: int = 128
+    """Steps per lane between updates (an update learns from envs × n_steps steps)."""
+    batch_size: int = 1024
+    """Minibatch size."""
+    epochs: int = 4
+    """Passes over each rollout."""
+    lr: float = 3e-4
+    """Adam's learning rate (SB3's)."""
+    entropy: float = 0.01
+    """Weight of the entropy bonus."""
+    gamma: float = 0.999
+    """Discount: close to 1, since a completion counts the same late or early."""
+    gae_lambda: float = 0.95
+    """GAE's λ (SB3's)."""
+    hidden: tuple[int, ...] = (256, 256)
+    """Hidden widths of the policy and value MLPs."""
+    eval_every: int = 200_000
+    """Environment steps between evaluations (and saves)."""
+    eval_episodes: int = 100
+    """Selection episodes of each evaluation (always the same ones)."""
+    selection_seed: int = 900_000
+    """The first selection episode's seed (MARA's selection episodes too)."""
+    env: Mapping[str, Any] = field(
+        default_factory=lambda: {"task_set": "id_train", "arrival_prob": 0.04}
+    )
+    """`EnvConfig` fields of the training and selection episodes."""
+
+    def __post_init__(self) -> None:
+        require(self, ">= 1", ("max_steps", "envs", "n_steps", "batch_size", "epochs"))
+        require(self, ">= 1", ("eval_every", "eval_episodes"))
+        require(self, "> 0", ("minutes", "lr"))
+        require(self, ">= 0", ("entropy", "seed", "env_seed", "selection_seed"))
+        for name in ("gamma", "gae_lambda"):
+            if not 0.0 < getattr(self, name) <= 1.0:
+                raise ValueError(
+                    f"MaskablePPOConfig.{name} must be in (0, 1], got {getattr(self, name)!r}."
+                )
+
+
+class MaskablePPOScheduler(Scheduler):
+    """A trained `MaskablePPO` as a scheduler: the deterministic action of the global state.
+
+    It reads the observation arrays only, so runners play it in lockstep (`act_batch`).
+    """
+
+    name = "ppo_sb3"
+    observation_predictor = OBSERVED
+
+    def __init__(self, model: MaskablePPO) -> None:
+        self.model = model
+
+    @classmethod
+    def load(cls, path: Path) -> MaskablePPOScheduler:
+        """The scheduler of a saved model (``model.zip`` or ``best.zip`` of a run)."""
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"no MaskablePPO model at {path}.")
+        return cls(MaskablePPO.load(path, device="cpu"))
+
+    def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
+        """One slot per node from the global state (every node's observation holds it)."""
+        agents = list(observations)
+        obs = np.stack([observations[a]["observation"] for a in agents])[None]
+        mask = observations[agents[0]]["action_mask"][None]
+        return dict(zip(agents, self.act_batch(obs, mask)[0].tolist()))
+
+    def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """(E, M) actions: the state is a node's observation without its one-hot id."""
+        nodes = obs.shape[1]
+        state = obs[:, 0, nodes:]
+        masks = np.tile(action_mask.astype(bool), nodes)  # (E, M·(K + 1)), node after node
+        actions, _ = self.model.predict(state, action_masks=masks, deterministic=True)
+        return actions.reshape(len(obs), nodes)
+
+
+def train_maskable_ppo(config: MaskablePPOConfig, log: Any = print) -> list[dict]:
+    """Train (or continue) a run; its history: one entry per evaluation, the start included.
+
+    A run continues from ``model.zip`` with its network, optimiser and step count; episodes that
+    were in flight start afresh, on seeds after the ones played, so a resumed run is not the
+    straight run bit for bit. ``best.zip`` keeps the best policy on the selection episodes.
+    """
+    work = Path(config.work)
+    work.mkdir(parents=True, exist_ok=True)
+    vector = CoreVectorEnv(config.envs, predictor=make_predictor(OBSERVED), **config.env)
+    envs = VecMonitor(SB3VecEnv(vector))
+    saved, history_path = work / "model.zip", work / "history.json"
+    if saved.is_file():
+        model = MaskablePPO.load(saved, env=envs, device="cpu")
+        history = json.loads(history_path.read_text())
+    else:
+        model = MaskablePPO(
+            "MlpPolicy",
+            envs,
+            learning_rate=config.lr,
+            n_steps=config.n_steps,
+            batch_size=config.batch_size,
+            n_epochs=config.epochs,
+            gamma=config.gamma,
+            gae_lambda=config.gae_lambda,
+            ent_coef=config.entropy,
+            policy_kwargs={"net_arch": list(config.hidden)},
+            seed=config.seed,
+            device="cpu",
+        )
+        history = [_judge(model, config, 0.0)]
+    envs.seed(config.env_seed + model.num_timesteps)  # learn() starts the lanes on these seeds
+    began = time.perf_counter()
+    budget = 60 * config.minutes
+    while model.num_timesteps < config.max_steps and time.perf_counter() - began < budget:
+        chunk = min(config.eval_every, config.max_steps - model.num_timesteps)
+        model.learn(chunk, reset_num_timesteps=False)
+        entry = _judge(model, config, history[-1]["minutes"] + (time.perf_counter() - began) / 60)
+        if entry["eval"] > max(h["eval"] for h in history):
+            model.save(work / "best.zip")
+        history.append(entry)
+        model.save(saved)
+        history_path.write_text(json.dumps(history, indent=1))
+        log(f"steps {entry['steps']}: {100 * entry['eval']:.2f}% on the selection episodes")
+    history_path.write_text(json.dumps(history, indent=1))
+    return history
+
+
+def _judge(model: MaskablePPO, config: MaskablePPOConfig, minutes: float) -> dict:
+    """A history entry: the policy's completion on each selection episode."""
+    scheduler = MaskablePPOScheduler(model)
+    rates = completion_rates(scheduler, config.eval_episodes, config.selection_seed, **config.env)
+    return {
+        "steps": int(model.num_timesteps),
+        "eval": float(rates.mean()),
+        "rates": rates.tolist(),
+        "minutes": minutes,
+    }

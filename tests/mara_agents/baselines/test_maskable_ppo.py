@@ -1,0 +1,66 @@
+"""The plain-PPO baseline: trains from scratch, evaluates on selection episodes, resumes, plays."""
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from coreenv.config import make_config  # noqa: E402
+from helpers import SMALL_CURVES  # noqa: E402
+from mara_agents.baselines.maskable_ppo import (  # noqa: E402
+    MaskablePPOConfig,
+    MaskablePPOScheduler,
+    train_maskable_ppo,
+)
+from mara_agents.evaluation import completion_rates, run_episodes  # noqa: E402
+
+ENV = {"task_set": SMALL_CURVES, "num_nodes": 2, "num_slots": 3, "arrival_horizon": 60}
+
+
+def config(work, **fields):
+    fields = {"envs": 4, "n_steps": 32, "batch_size": 64, "eval_every": 128, **fields}
+    return MaskablePPOConfig(work=work, eval_episodes=3, env=ENV, **fields)
+
+
+def test_a_run_records_its_learning_curve_and_resumes_where_it_stopped(tmp_path):
+    torch.set_num_threads(1)
+    history = train_maskable_ppo(config(tmp_path, max_steps=256), log=lambda _: None)
+    assert [h["steps"] for h in history] == [0, 128, 256]
+    assert all(len(h["rates"]) == 3 for h in history)
+    assert json.loads((tmp_path / "history.json").read_text()) == history
+    assert (tmp_path / "model.zip").is_file()
+    longer = train_maskable_ppo(config(tmp_path, max_steps=384), log=lambda _: None)
+    assert [h["steps"] for h in longer] == [0, 128, 256, 384]
+    assert longer[:3] == history
+
+
+def test_the_scheduler_plays_the_same_episodes_alone_and_in_lockstep(tmp_path):
+    torch.set_num_threads(1)
+    train_maskable_ppo(config(tmp_path, max_steps=128), log=lambda _: None)
+    path = tmp_path / "best.zip" if (tmp_path / "best.zip").is_file() else tmp_path / "model.zip"
+    scheduler = MaskablePPOScheduler.load(path)
+    lockstep = completion_rates(scheduler, 3, 900_000, **ENV)
+
+    class Alone:  # no act_batch: runners play it one episode after another through act
+        observation_predictor = "wls"
+
+        def reset(self, env):
+            pass
+
+        def act(self, observations, infos):
+            return scheduler.act(observations, infos)
+
+    rows = run_episodes(Alone(), [(make_config(None, **ENV), 900_000 + i) for i in range(3)])
+    np.testing.assert_array_equal(lockstep, [r["completion_rate"] for r in rows])
+
+
+def test_bad_settings_and_missing_models_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="MaskablePPOConfig.envs must be >= 1, got 0"):
+        config(tmp_path, envs=0)
+    with pytest.raises(ValueError, match=r"MaskablePPOConfig.gamma must be in \(0, 1\], got 1.5"):
+        config(tmp_path, gamma=1.5)
+    with pytest.raises(FileNotFoundError, match="no MaskablePPO model at"):
+        MaskablePPOScheduler.load(tmp_path / "missing.zip")

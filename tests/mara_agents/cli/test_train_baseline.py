@@ -1,0 +1,35 @@
+"""coreenv train-baseline: a tiny run end to end, and bad input refused in one line."""
+
+import re
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from mara_agents.cli import train_baseline  # noqa: E402
+
+TINY = ["--envs", "2", "--n-steps", "32", "--batch-size", "32", "--eval-every", "64"]
+
+
+def test_a_tiny_run_trains_judges_and_says_where_it_is(tmp_path, capsys):
+    argv = [*TINY, "--max-steps", "64", "--eval-episodes", "2", "--work", str(tmp_path)]
+    train_baseline.main(argv)
+    out = capsys.readouterr().out
+    assert "steps 64: " in out and "done at 64 steps: best " in out and str(tmp_path) in out
+    assert (tmp_path / "model.zip").is_file() and (tmp_path / "history.json").is_file()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--gamma", "1.5"], r"MaskablePPOConfig.gamma must be in \(0, 1\], got 1.5"),
+        (["--envs", "0"], "MaskablePPOConfig.envs must be >= 1, got 0"),
+        (["--threads", "0"], "--threads must be >= 1, got 0"),
+    ],
+)
+def test_bad_values_exit_2_with_one_line_naming_them(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        train_baseline.parse_args(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1
+    assert re.search(message, err)
