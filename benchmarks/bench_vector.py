@@ -1,0 +1,83 @@
+"""MaskablePPO's training steps per second: the SB3 vector form against one environment.
+
+    python benchmarks/bench_vector.py                  # 32 lanes, 16,384 steps each setup
+    python benchmarks/bench_vector.py --envs 64 --steps 32768
+
+Both setups train a fresh `MaskablePPO` (the baseline's settings) on the ID training runs at
+p = 0.04 with WLS estimates, measured in the same run: the reference is one `CoreGymEnv` through
+``gymnasium.make("coreenv/CoRE-v1")`` (SB3 wraps it in a one-environment `DummyVecEnv`), against
+`SB3VecEnv` over ``--envs`` lanes of `CoreVectorEnv`. Each update learns from the same number of
+steps (``--envs`` × ``--n-steps``), so the network's share of the work is the same; the ratio is
+what the vector form buys.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import gymnasium
+import torch
+from sb3_contrib import MaskablePPO
+
+from coreenv import CoreVectorEnv
+from mara_agents.baselines import SB3VecEnv
+from mara_agents.baselines.maskable_ppo import OBSERVED, MaskablePPOConfig
+from mara_agents.predictors import make_predictor
+
+BASELINE = MaskablePPOConfig(work=Path("unused"))
+"""The baseline's settings (its work folder is not used here)."""
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--envs", type=int, default=BASELINE.envs, help="lanes of the vector form")
+    parser.add_argument("--n-steps", type=int, default=BASELINE.n_steps, help="steps per lane")
+    parser.add_argument("--steps", type=int, default=16_384, help="timed steps per setup")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args(argv)
+    for name in ("envs", "n_steps", "steps", "threads"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}.")
+    return args
+
+
+def steps_per_second(env, n_steps: int, steps: int) -> float:
+    """Training steps per second of a fresh MaskablePPO on ``env`` (the first update untimed)."""
+    c = BASELINE
+    batch = min(c.batch_size, n_steps * getattr(env, "num_envs", 1))
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=n_steps, batch_size=batch, n_epochs=c.epochs, seed=0,
+        policy_kwargs={"net_arch": list(c.hidden)}, device="cpu",
+    )  # fmt: skip
+    model.learn(1)  # one warm-up update: first-call costs out of the timing
+    began = time.perf_counter()
+    model.learn(steps, reset_num_timesteps=False)
+    return steps / (time.perf_counter() - began)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    env = dict(BASELINE.env)
+    single = gymnasium.make("coreenv/CoRE-v1", predictor=make_predictor(OBSERVED), **env)
+    lanes = SB3VecEnv(CoreVectorEnv(args.envs, predictor=make_predictor(OBSERVED), **env))
+    rollout = args.envs * args.n_steps
+    rates = {
+        "one CoreGymEnv (gymnasium.make)": (1, steps_per_second(single, rollout, args.steps)),
+        "SB3VecEnv over CoreVectorEnv": (
+            args.envs,
+            steps_per_second(lanes, args.n_steps, args.steps),
+        ),
+    }
+    reference = rates["one CoreGymEnv (gymnasium.make)"][1]
+    print(f"MaskablePPO, {rollout} steps per update, {args.threads} torch threads")
+    print("| setup | envs | training steps/s (update included) | ratio |")
+    print("|---|---|---|---|")
+    for name, (envs, rate) in rates.items():
+        print(f"| {name} | {envs} | {rate:,.0f} | {rate / reference:.1f}x |")
+
+
+if __name__ == "__main__":
+    main()
