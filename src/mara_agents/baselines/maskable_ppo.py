@@ -155,6 +155,7 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = print) -> list[dict
             device="cpu",
         )
         history = [_judge(model, config, 0.0)]
+        model.save(work / "best.zip")  # the best so far
     envs.seed(config.env_seed + model.num_timesteps)  # learn() starts the lanes on these seeds
     began = time.perf_counter()
     budget = 60 * config.minutes

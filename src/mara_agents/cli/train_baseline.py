@@ -1,12 +1,13 @@
-r"""Train the plain-PPO baseline from scratch: sb3-contrib's MaskablePPO on the SB3 vector form.
+r"""Train an RL baseline from scratch: MaskablePPO (one controller) or IPPO (the nodes).
 
-    coreenv train-baseline --seed 1 --max-steps 2000000 --minutes 60 \
-        --work results/baselines/ppo_sb3/seed_1
+    coreenv train-baseline --algorithm maskable_ppo --seed 1 --max-steps 2000000 --minutes 60
+    coreenv train-baseline --algorithm ippo --seed 1 --work results/baselines/ippo/seed_1
 
 Trains on the ID training runs at p = 0.04 (training seeds from ``--env-seed``), judges the
-deterministic policy on the ``--eval-episodes`` fixed selection episodes every ``--eval-every``
-steps, and keeps ``model.zip`` (to resume: run the same command again), ``best.zip`` and
-``history.json`` (the learning curve; ``coreenv learning-curves`` reads it) in ``--work``.
+greedy policy on the ``--eval-episodes`` fixed selection episodes every ``--eval-every`` steps,
+and keeps the state to resume from (run the same command again), the best policy and
+``history.json`` (the learning curve; ``coreenv learning-curves`` reads it) in ``--work``
+(docs/rl.md). Options only one algorithm has are refused for the other.
 """
 
 from __future__ import annotations
@@ -17,10 +18,16 @@ from pathlib import Path
 
 import torch
 
+from mara_agents.baselines.ippo import IPPOConfig, train_ippo
 from mara_agents.baselines.maskable_ppo import MaskablePPOConfig, train_maskable_ppo
 from mara_agents.cli.parser import CommandParser
 
-DEFAULTS = {f.name: f.default for f in dataclasses.fields(MaskablePPOConfig)}
+ALGORITHMS = {
+    "maskable_ppo": (MaskablePPOConfig, train_maskable_ppo),
+    "ippo": (IPPOConfig, train_ippo),
+}
+"""Each baseline: its config and its training function."""
+
 OPTIONS = {
     "max_steps": "environment steps to train for, across resumed runs",
     "minutes": "wall-time budget of this call (run again to continue)",
@@ -28,7 +35,6 @@ OPTIONS = {
     "env_seed": "lane i's episodes play env-seed + i + j * envs",
     "envs": "lanes of the vector environment",
     "n_steps": "steps per lane between updates",
-    "batch_size": "minibatch size",
     "epochs": "passes over each rollout",
     "lr": "Adam's learning rate",
     "entropy": "weight of the entropy bonus",
@@ -36,22 +42,40 @@ OPTIONS = {
     "gae_lambda": "GAE's lambda, in (0, 1]",
     "eval_every": "environment steps between evaluations and saves",
     "eval_episodes": "fixed selection episodes per evaluation",
+    "batch_size": "maskable_ppo: minibatch size",
+    "minibatches": "ippo: minibatches per pass",
+    "clip": "ippo: epsilon of the clipped objective",
+    "value_coef": "ippo: weight of the value loss",
+    "hidden": "ippo: width of the hidden layers",
 }
-"""The `MaskablePPOConfig` fields the command sets, each as ``--field-name``, with its help."""
+"""The config fields the command sets, each as ``--field-name``, with its help."""
+
+
+def _defaults(config: type) -> dict:
+    return {f.name: f.default for f in dataclasses.fields(config) if f.name in OPTIONS}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The options, with ``args.config`` built and checked; bad input exits 2."""
     parser = CommandParser(prog="coreenv train-baseline", description=__doc__.splitlines()[0])
+    parser.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="maskable_ppo")
+    known = {**_defaults(MaskablePPOConfig), **_defaults(IPPOConfig)}
     for name, text in OPTIONS.items():
-        flag, kind = "--" + name.replace("_", "-"), type(DEFAULTS[name])
-        parser.add_argument(flag, type=kind, default=DEFAULTS[name], help=text)
+        flag, kind = "--" + name.replace("_", "-"), type(known[name])
+        parser.add_argument(flag, type=kind, default=None, help=f"{text} (default per algorithm)")
     parser.add_argument("--work", type=Path, default=None, help="default results/baselines/...")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     args = parser.parse_args(argv)
-    work = args.work or Path("results/baselines/ppo_sb3") / f"seed_{args.seed}"
+    config_type, _ = ALGORITHMS[args.algorithm]
+    given = {name: getattr(args, name) for name in OPTIONS if getattr(args, name) is not None}
+    foreign = sorted(set(given) - set(_defaults(config_type)))
+    if foreign:
+        flags = ", ".join("--" + name.replace("_", "-") for name in foreign)
+        parser.error(f"--algorithm {args.algorithm} does not read {flags}")
+    seed = given.get("seed", _defaults(config_type)["seed"])
+    work = args.work or Path("results/baselines") / args.algorithm / f"seed_{seed}"
     try:
-        args.config = MaskablePPOConfig(work=work, **{n: getattr(args, n) for n in OPTIONS})
+        args.config = config_type(work=work, **given)
     except ValueError as e:  # the config names the field and the value
         parser.error(str(e))
     if args.threads < 1:
@@ -63,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
     """Train (or continue) the run; print each evaluation and the best."""
     args = parse_args(argv)
     torch.set_num_threads(args.threads)
-    history = train_maskable_ppo(args.config)
+    history = ALGORITHMS[args.algorithm][1](args.config)
     best = max(history, key=lambda h: h["eval"])
     print(
         f"done at {history[-1]['steps']} steps: best {100 * best['eval']:.1f}% on the selection "

@@ -8,7 +8,7 @@ pytest.importorskip("sb3_contrib")
 
 from mara_agents.cli import train_baseline  # noqa: E402
 
-TINY = ["--envs", "2", "--n-steps", "32", "--batch-size", "32", "--eval-every", "64"]
+TINY = ["--envs", "2", "--n-steps", "32", "--eval-every", "64"]
 
 
 def test_a_tiny_run_trains_judges_and_says_where_it_is(tmp_path, capsys):
@@ -25,6 +25,9 @@ def test_a_tiny_run_trains_judges_and_says_where_it_is(tmp_path, capsys):
         (["--gamma", "1.5"], r"MaskablePPOConfig.gamma must be in \(0, 1\], got 1.5"),
         (["--envs", "0"], "MaskablePPOConfig.envs must be >= 1, got 0"),
         (["--threads", "0"], "--threads must be >= 1, got 0"),
+        (["--clip", "0.1"], "--algorithm maskable_ppo does not read --clip"),
+        (["--algorithm", "ippo", "--batch-size", "8"], "ippo does not read --batch-size"),
+        (["--algorithm", "a2c"], "invalid choice: 'a2c'"),
     ],
 )
 def test_bad_values_exit_2_with_one_line_naming_them(argv, message, capsys):

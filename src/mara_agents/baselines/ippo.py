@@ -1,0 +1,279 @@
+"""IPPO from scratch: one small actor-critic shared by the nodes, each acting on its own view.
+
+The multi-agent baseline: every node samples its slot from a masked categorical over its own
+observation (its one-hot id, then the global state, as `CoreEnv` gives it), and values its own
+view; all nodes share the weights and the team reward, and learn by PPO with GAE on the vector
+form's per-node arrays (``CoreVectorEnv(view="nodes")``). It differs from MARA's MAT in what it
+lacks: no attention between nodes and no decision order, so two nodes may pick the same slot
+(the environment idles the later one). Runs record the same ``history.json`` as
+`mara_agents.baselines.maskable_ppo` (docs/rl.md).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from coreenv import CoreVectorEnv
+from mara_agents.baselines.maskable_ppo import OBSERVED
+from mara_agents.checks import require
+from mara_agents.evaluation import completion_rates
+from mara_agents.predictors import make_predictor
+from mara_agents.schedulers.base import Scheduler
+from mara_agents.training.returns import gae
+
+__all__ = ["IPPOConfig", "IPPOScheduler", "NodeActorCritic", "train_ippo"]
+
+
+@dataclass(frozen=True)
+class IPPOConfig:
+    """One from-scratch IPPO run (defaults: CleanRL's PPO settings where they apply)."""
+
+    work: Path
+    """Folder of ``checkpoint.pt`` (the state to resume from), ``best.pt`` and ``history.json``."""
+    max_steps: int = 2_000_000
+    """Environment steps to train for, counted across resumed runs."""
+    minutes: float = 60.0
+    """Wall-time budget of this call (a later call continues)."""
+    seed: int = 1
+    """Seeds the initial weights and the sampling."""
+    env_seed: int = 400_000
+    """Lane i's episodes play ``env_seed + i + j·envs`` (training seeds)."""
+    envs: int = 32
+    """Lanes of the vector environment."""
+    n_steps: int = 128
+    """Steps per lane between updates."""
+    minibatches: int = 4
+    """Minibatches per pass over a rollout."""
+    epochs: int = 4
+    """Passes over each rollout."""
+    lr: float = 2.5e-4
+    """Adam's learning rate (CleanRL's)."""
+    clip: float = 0.2
+    """ε of the clipped policy objective."""
+    entropy: float = 0.01
+    """Weight of the entropy bonus."""
+    value_coef: float = 0.5
+    """Weight of the value loss."""
+    max_grad_norm: float = 0.5
+    """Gradients are rescaled to at most this norm."""
+    gamma: float = 0.999
+    """Discount: close to 1, since a completion counts the same late or early."""
+    gae_lambda: float = 0.95
+    """GAE's λ."""
+    hidden: int = 128
+    """Width of the two hidden layers of the actor and of the critic."""
+    eval_every: int = 200_000
+    """Environment steps between evaluations (and saves)."""
+    eval_episodes: int = 100
+    """Selection episodes of each evaluation (always the same ones)."""
+    selection_seed: int = 900_000
+    """The first selection episode's seed (MARA's selection episodes too)."""
+    env: Mapping[str, Any] = field(
+        default_factory=lambda: {"task_set": "id_train", "arrival_prob": 0.04}
+    )
+    """`EnvConfig` fields of the training and selection episodes."""
+
+    def __post_init__(self) -> None:
+        require(self, ">= 1", ("max_steps", "envs", "n_steps", "minibatches", "epochs", "hidden"))
+        require(self, ">= 1", ("eval_every", "eval_episodes"))
+        require(self, "> 0", ("minutes", "lr", "clip", "max_grad_norm"))
+        require(self, ">= 0", ("entropy", "value_coef", "seed", "env_seed", "selection_seed"))
+        for name in ("gamma", "gae_lambda"):
+            if not 0.0 < getattr(self, name) <= 1.0:
+                raise ValueError(
+                    f"IPPOConfig.{name} must be in (0, 1], got {getattr(self, name)!r}."
+                )
+
+
+class NodeActorCritic(nn.Module):
+    """Per node: masked logits over the K + 1 choices, and a value, from its own observation."""
+
+    def __init__(self, obs_dim: int, choices: int, hidden: int) -> None:
+        super().__init__()
+
+        def mlp(out: int) -> nn.Sequential:
+            return nn.Sequential(
+                nn.Linear(obs_dim, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
+                nn.Linear(hidden, out),
+            )  # fmt: skip
+
+        self.actor, self.critic = mlp(choices), mlp(1)
+
+    def forward(self, obs: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(…, K + 1) masked logits and (…) values of (…, D) observations."""
+        logits = self.actor(obs).masked_fill(~masks, -1e9)
+        return logits, self.critic(obs).squeeze(-1)
+
+
+class IPPOScheduler(Scheduler):
+    """A trained `NodeActorCritic` as a scheduler: each node's most likely allowed slot."""
+
+    name = "ippo"
+    observation_predictor = OBSERVED
+
+    def __init__(self, model: NodeActorCritic) -> None:
+        self.model = model.eval()
+
+    @classmethod
+    def load(cls, path: Path) -> IPPOScheduler:
+        """The scheduler of a saved policy (``best.pt`` of a run)."""
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"no IPPO policy at {path}.")
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+        model = NodeActorCritic(**saved["shape"])
+        model.load_state_dict(saved["model"])
+        return cls(model)
+
+    def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
+        """One slot per node, from its own observation."""
+        agents = list(observations)
+        obs = np.stack([observations[a]["observation"] for a in agents])[None]
+        mask = observations[agents[0]]["action_mask"][None]
+        return dict(zip(agents, self.act_batch(obs, mask)[0].tolist()))
+
+    def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """(E, M) actions: every node's arg-max over its masked logits."""
+        masks = torch.from_numpy(action_mask.astype(bool))[:, None, :]
+        with torch.no_grad():
+            logits, _ = self.model(torch.from_numpy(obs), masks)
+        return logits.argmax(-1).numpy()
+
+
+def train_ippo(config: IPPOConfig, log: Any = print) -> list[dict]:
+    """Train (or continue) a run; its history: one entry per evaluation, the start included.
+
+    ``checkpoint.pt`` holds the network, the optimiser and the counters; episodes in flight when
+    a run stopped start afresh on later seeds, so a resumed run is not the straight one bit for
+    bit. ``best.pt`` keeps the best policy on the selection episodes.
+    """
+    c, work = config, Path(config.work)
+    work.mkdir(parents=True, exist_ok=True)
+    envs = CoreVectorEnv(c.envs, predictor=make_predictor(OBSERVED), view="nodes", **c.env)
+    nodes, obs_dim = envs.single_observation_space.shape
+    shape = {"obs_dim": obs_dim, "choices": envs.config.num_slots + 1, "hidden": c.hidden}
+    torch.manual_seed(c.seed)
+    model = NodeActorCritic(**shape)
+    optimizer = torch.optim.Adam(model.parameters(), lr=c.lr, eps=1e-5)
+    generator = torch.Generator().manual_seed(c.seed)
+    steps, history = 0, []
+    checkpoint = work / "checkpoint.pt"
+    if checkpoint.is_file():
+        state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        generator.set_state(state["generator"])
+        steps, history = state["steps"], state["history"]
+    else:
+        history = [_judge(model, c, 0, 0.0)]
+        torch.save({"model": model.state_dict(), "shape": shape}, work / "best.pt")  # so far
+    obs, _ = envs.reset(seed=c.env_seed + steps)
+    began, judged = time.perf_counter(), steps
+    while steps < c.max_steps and time.perf_counter() - began < 60 * c.minutes:
+        rollout, obs = _collect(model, envs, obs, c, generator)
+        steps += c.envs * c.n_steps
+        _learn(model, optimizer, rollout, c, generator)
+        if steps - judged >= c.eval_every or steps >= c.max_steps:
+            judged = steps
+            minutes = history[-1]["minutes"] + (time.perf_counter() - began) / 60
+            entry = _judge(model, c, steps, minutes)
+            if entry["eval"] > max(h["eval"] for h in history):
+                torch.save({"model": model.state_dict(), "shape": shape}, work / "best.pt")
+            history.append(entry)
+            state = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
+            state |= {"generator": generator.get_state(), "steps": steps, "history": history}
+            torch.save(state | {"config": asdict(c) | {"work": str(work)}}, checkpoint)
+            (work / "history.json").write_text(json.dumps(history, indent=1))
+            log(f"steps {steps}: {100 * entry['eval']:.2f}% on the selection episodes")
+    return history
+
+
+def _collect(
+    model: NodeActorCritic,
+    envs: CoreVectorEnv,
+    obs: np.ndarray,
+    c: IPPOConfig,
+    generator: torch.Generator,
+) -> tuple[dict[str, torch.Tensor], np.ndarray]:
+    """``n_steps`` steps of every lane, sampled; the rollout's tensors and the next observation."""
+    names = ("obs", "masks", "actions", "log_probs", "values", "final_values")
+    rollout: dict[str, list] = {name: [] for name in (*names, "rewards", "ends")}
+    for _ in range(c.n_steps):
+        x = torch.from_numpy(obs)
+        masks = torch.from_numpy(envs.node_action_masks())
+        with torch.no_grad():
+            logits, values = model(x, masks)
+            dist = torch.distributions.Categorical(logits=logits)
+            probs = dist.probs.reshape(-1, logits.shape[-1])
+            actions = torch.multinomial(probs, 1, generator=generator).reshape(values.shape)
+        obs, rewards, terminated, truncated, infos = envs.step(actions.numpy())
+        final = torch.zeros_like(values)
+        if truncated.any():  # bootstrap a cut episode from the state it was cut in
+            cut = np.flatnonzero(truncated)
+            last = torch.from_numpy(np.stack(infos["final_obs"][cut]))
+            with torch.no_grad():
+                final[cut] = model.critic(last).squeeze(-1)
+        for name, value in zip(names, (x, masks, actions, dist.log_prob(actions), values, final)):
+            rollout[name].append(value)
+        rollout["rewards"].append(torch.from_numpy(rewards).float())
+        rollout["ends"].append(torch.from_numpy(np.stack([terminated, truncated])))
+    with torch.no_grad():
+        _, last_values = model(torch.from_numpy(obs), torch.from_numpy(envs.node_action_masks()))
+    batch = {name: torch.stack(rollout[name]) for name in (*names, "rewards")}
+    ends = torch.stack(rollout["ends"])  # (T, 2, E)
+    values = torch.cat([batch["values"], last_values[None]])
+    estimate = gae(
+        batch["rewards"], values, ends[:, 0], ends[:, 1], batch["final_values"], c.gamma,
+        c.gae_lambda,
+    )  # fmt: skip
+    batch["advantages"], batch["returns"] = estimate.advantages, estimate.returns
+    return batch, obs
+
+
+def _learn(
+    model: NodeActorCritic,
+    optimizer: torch.optim.Optimizer,
+    batch: dict[str, torch.Tensor],
+    c: IPPOConfig,
+    generator: torch.Generator,
+) -> None:
+    """``epochs`` passes of clipped PPO over the rollout's steps (every node of a step at once)."""
+    keys = ("obs", "masks", "actions", "log_probs", "advantages", "returns")
+    flat = {k: batch[k].flatten(0, 1) for k in keys}  # (T·E, M, …)
+    n = flat["obs"].shape[0]
+    size = -(-n // c.minibatches)
+    for _ in range(c.epochs):
+        order = torch.randperm(n, generator=generator)
+        for start in range(0, n, size):
+            rows = order[start : start + size]
+            logits, values = model(flat["obs"][rows], flat["masks"][rows])
+            dist = torch.distributions.Categorical(logits=logits)
+            ratio = (dist.log_prob(flat["actions"][rows]) - flat["log_probs"][rows]).exp()
+            advantages = flat["advantages"][rows]
+            advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+            clipped = ratio.clamp(1 - c.clip, 1 + c.clip)
+            policy = -torch.min(ratio * advantages, clipped * advantages).mean()
+            value = (values - flat["returns"][rows]).pow(2).mean()
+            loss = policy + c.value_coef * value - c.entropy * dist.entropy().mean()
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), c.max_grad_norm)
+            optimizer.step()
+
+
+def _judge(model: NodeActorCritic, config: IPPOConfig, steps: int, minutes: float) -> dict:
+    """A history entry: the greedy policy's completion on each selection episode."""
+    rates = completion_rates(
+        IPPOScheduler(model), config.eval_episodes, config.selection_seed, **config.env
+    )
+    model.train()
+    mean = float(rates.mean())
+    return {"steps": steps, "eval": mean, "rates": rates.tolist(), "minutes": minutes}

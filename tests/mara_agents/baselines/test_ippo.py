@@ -1,0 +1,67 @@
+"""IPPO: learns from scratch on a small regime, resumes, and plays alone as in lockstep."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from coreenv.config import make_config  # noqa: E402
+from helpers import TINY_TRAINING_ENV  # noqa: E402
+from mara_agents.baselines.ippo import IPPOConfig, IPPOScheduler, train_ippo  # noqa: E402
+from mara_agents.evaluation import completion_rates, run_episodes  # noqa: E402
+
+ENV = {**TINY_TRAINING_ENV, "shaping_beta": 0.0}
+
+
+def config(work, **fields):
+    fields = {"envs": 8, "n_steps": 32, "eval_every": 256, "eval_episodes": 16, **fields}
+    return IPPOConfig(work=work, env=ENV, lr=3e-3, **fields)
+
+
+def quiet(_):
+    pass
+
+
+def test_a_short_run_from_random_weights_beats_its_start(tmp_path):
+    torch.set_num_threads(1)
+    history = train_ippo(config(tmp_path, max_steps=8192, eval_every=8192), log=quiet)
+    start, last = np.array(history[0]["rates"]), np.array(history[-1]["rates"])
+    # a threshold, not a recorded number: float kernels differ between machines
+    assert last.mean() > start.mean() + 0.05
+
+
+def test_a_run_resumes_where_it_stopped(tmp_path):
+    torch.set_num_threads(1)
+    history = train_ippo(config(tmp_path, max_steps=512), log=quiet)
+    assert [h["steps"] for h in history] == [0, 256, 512]
+    longer = train_ippo(config(tmp_path, max_steps=768), log=quiet)
+    assert [h["steps"] for h in longer] == [0, 256, 512, 768] and longer[:3] == history
+    assert (tmp_path / "best.pt").is_file()  # the start's, at least
+
+
+def test_the_scheduler_plays_the_same_episodes_alone_and_in_lockstep(tmp_path):
+    torch.set_num_threads(1)
+    train_ippo(config(tmp_path, max_steps=256), log=quiet)
+    scheduler = IPPOScheduler.load(tmp_path / "best.pt")
+    lockstep = completion_rates(scheduler, 3, 900_000, **ENV)
+
+    class Alone:  # no act_batch: runners play it one episode after another through act
+        observation_predictor = "wls"
+
+        def reset(self, env):
+            pass
+
+        def act(self, observations, infos):
+            return scheduler.act(observations, infos)
+
+    rows = run_episodes(Alone(), [(make_config(None, **ENV), 900_000 + i) for i in range(3)])
+    np.testing.assert_array_equal(lockstep, [r["completion_rate"] for r in rows])
+
+
+def test_bad_settings_and_missing_policies_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="IPPOConfig.minibatches must be >= 1, got 0"):
+        config(tmp_path, minibatches=0)
+    with pytest.raises(ValueError, match=r"IPPOConfig.gae_lambda must be in \(0, 1\], got 0.0"):
+        config(tmp_path, gae_lambda=0.0)
+    with pytest.raises(FileNotFoundError, match="no IPPO policy at"):
+        IPPOScheduler.load(tmp_path / "missing.pt")
