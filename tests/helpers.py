@@ -33,6 +33,20 @@ TINY_TRAINING_ENV = dict(
 """A small shaped regime where a short RL run can show that it learns (the trainers' tests)."""
 
 
+class OneByOne:
+    """A scheduler's ``act`` without its ``act_batch``: runners play it one episode at a time."""
+
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+        self.observation_predictor = scheduler.observation_predictor
+
+    def reset(self, env):
+        self.scheduler.reset(env)
+
+    def act(self, observations, infos):
+        return self.scheduler.act(observations, infos)
+
+
 @st.composite
 def env_settings(draw, nodes: int = 5, slots: int = 6, horizon: int = 60, window: int = 40):
     """Random `EnvConfig` fields for property tests, sizes up to the bounds (task set apart)."""

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,75 +22,39 @@ import torch
 from torch import nn
 
 from coreenv import CoreVectorEnv
-from mara_agents.baselines.maskable_ppo import OBSERVED
+from mara_agents.baselines.runs import OBSERVED, BaselineRun, judge
 from mara_agents.checks import require
-from mara_agents.evaluation import completion_rates
 from mara_agents.predictors import make_predictor
-from mara_agents.schedulers.base import Scheduler
+from mara_agents.schedulers.base import BatchedScheduler
 from mara_agents.training.returns import gae
 
 __all__ = ["IPPOConfig", "IPPOScheduler", "NodeActorCritic", "train_ippo"]
 
 
 @dataclass(frozen=True)
-class IPPOConfig:
-    """One from-scratch IPPO run (defaults: CleanRL's PPO settings where they apply)."""
+class IPPOConfig(BaselineRun):
+    """One from-scratch IPPO run (`BaselineRun`; CleanRL's PPO settings where they apply)."""
 
-    work: Path
-    """Folder of ``checkpoint.pt`` (the state to resume from), ``best.pt`` and ``history.json``."""
-    max_steps: int = 2_000_000
-    """Environment steps to train for, counted across resumed runs."""
-    minutes: float = 60.0
-    """Wall-time budget of this call (a later call continues)."""
-    seed: int = 1
-    """Seeds the initial weights and the sampling."""
     env_seed: int = 400_000
     """Lane i's episodes play ``env_seed + i + j·envs`` (training seeds)."""
-    envs: int = 32
-    """Lanes of the vector environment."""
-    n_steps: int = 128
-    """Steps per lane between updates."""
-    minibatches: int = 4
-    """Minibatches per pass over a rollout."""
-    epochs: int = 4
-    """Passes over each rollout."""
     lr: float = 2.5e-4
     """Adam's learning rate (CleanRL's)."""
+    minibatches: int = 4
+    """Minibatches per pass over a rollout."""
     clip: float = 0.2
     """ε of the clipped policy objective."""
-    entropy: float = 0.01
-    """Weight of the entropy bonus."""
     value_coef: float = 0.5
     """Weight of the value loss."""
     max_grad_norm: float = 0.5
     """Gradients are rescaled to at most this norm."""
-    gamma: float = 0.999
-    """Discount: close to 1, since a completion counts the same late or early."""
-    gae_lambda: float = 0.95
-    """GAE's λ."""
     hidden: int = 128
     """Width of the two hidden layers of the actor and of the critic."""
-    eval_every: int = 200_000
-    """Environment steps between evaluations (and saves)."""
-    eval_episodes: int = 100
-    """Selection episodes of each evaluation (always the same ones)."""
-    selection_seed: int = 900_000
-    """The first selection episode's seed (MARA's selection episodes too)."""
-    env: Mapping[str, Any] = field(
-        default_factory=lambda: {"task_set": "id_train", "arrival_prob": 0.04}
-    )
-    """`EnvConfig` fields of the training and selection episodes."""
 
     def __post_init__(self) -> None:
-        require(self, ">= 1", ("max_steps", "envs", "n_steps", "minibatches", "epochs", "hidden"))
-        require(self, ">= 1", ("eval_every", "eval_episodes"))
-        require(self, "> 0", ("minutes", "lr", "clip", "max_grad_norm"))
-        require(self, ">= 0", ("entropy", "value_coef", "seed", "env_seed", "selection_seed"))
-        for name in ("gamma", "gae_lambda"):
-            if not 0.0 < getattr(self, name) <= 1.0:
-                raise ValueError(
-                    f"IPPOConfig.{name} must be in (0, 1], got {getattr(self, name)!r}."
-                )
+        super().__post_init__()
+        require(self, ">= 1", ("minibatches", "hidden"))
+        require(self, "> 0", ("clip", "max_grad_norm"))
+        require(self, ">= 0", ("value_coef",))
 
 
 class NodeActorCritic(nn.Module):
@@ -114,7 +77,7 @@ class NodeActorCritic(nn.Module):
         return logits, self.critic(obs).squeeze(-1)
 
 
-class IPPOScheduler(Scheduler):
+class IPPOScheduler(BatchedScheduler):
     """A trained `NodeActorCritic` as a scheduler: each node's most likely allowed slot."""
 
     name = "ippo"
@@ -132,13 +95,6 @@ class IPPOScheduler(Scheduler):
         model = NodeActorCritic(**saved["shape"])
         model.load_state_dict(saved["model"])
         return cls(model)
-
-    def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
-        """One slot per node, from its own observation."""
-        agents = list(observations)
-        obs = np.stack([observations[a]["observation"] for a in agents])[None]
-        mask = observations[agents[0]]["action_mask"][None]
-        return dict(zip(agents, self.act_batch(obs, mask)[0].tolist()))
 
     def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """(E, M) actions: every node's arg-max over its masked logits."""
@@ -270,10 +226,7 @@ def _learn(
 
 
 def _judge(model: NodeActorCritic, config: IPPOConfig, steps: int, minutes: float) -> dict:
-    """A history entry: the greedy policy's completion on each selection episode."""
-    rates = completion_rates(
-        IPPOScheduler(model), config.eval_episodes, config.selection_seed, **config.env
-    )
+    """`judge` of the greedy policy; the model goes back to training mode."""
+    entry = judge(IPPOScheduler(model), config, steps, minutes)
     model.train()
-    mean = float(rates.mean())
-    return {"steps": steps, "eval": mean, "rates": rates.tolist(), "minutes": minutes}
+    return entry

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,74 +21,30 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecMonitor
 
 from coreenv import CoreVectorEnv
+from mara_agents.baselines.runs import OBSERVED, BaselineRun, judge
 from mara_agents.baselines.sb3_env import SB3VecEnv
 from mara_agents.checks import require
-from mara_agents.evaluation import completion_rates
 from mara_agents.predictors import make_predictor
-from mara_agents.schedulers.base import Scheduler
+from mara_agents.schedulers.base import BatchedScheduler
 
 __all__ = ["MaskablePPOConfig", "MaskablePPOScheduler", "train_maskable_ppo"]
 
-OBSERVED = "wls"
-"""The predictor whose estimates the baseline observes (LARA's: cheap, and never silent -1s)."""
-
 
 @dataclass(frozen=True)
-class MaskablePPOConfig:
-    """One from-scratch MaskablePPO run (defaults: SB3's PPO settings where they apply)."""
+class MaskablePPOConfig(BaselineRun):
+    """One from-scratch MaskablePPO run (`BaselineRun`; SB3's PPO settings where they apply)."""
 
-    work: Path
-    """Folder of ``model.zip`` (the state to resume from), ``best.zip`` and ``history.json``."""
-    max_steps: int = 2_000_000
-    """Environment steps to train for, counted across resumed runs."""
-    minutes: float = 60.0
-    """Wall-time budget of this call (a later call continues)."""
-    seed: int = 1
-    """Seeds the network's initial weights and the sampling."""
-    env_seed: int = 300_000
-    """Lane i's episodes play ``env_seed + i + j·envs`` (training seeds; selection is apart)."""
-    envs: int = 32
-    """Lanes of the vector environment."""
-    n_steps: int = 128
-    """Steps per lane between updates (an update learns from envs × n_steps steps)."""
     batch_size: int = 1024
     """Minibatch size."""
-    epochs: int = 4
-    """Passes over each rollout."""
-    lr: float = 3e-4
-    """Adam's learning rate (SB3's)."""
-    entropy: float = 0.01
-    """Weight of the entropy bonus."""
-    gamma: float = 0.999
-    """Discount: close to 1, since a completion counts the same late or early."""
-    gae_lambda: float = 0.95
-    """GAE's λ (SB3's)."""
     hidden: tuple[int, ...] = (256, 256)
     """Hidden widths of the policy and value MLPs."""
-    eval_every: int = 200_000
-    """Environment steps between evaluations (and saves)."""
-    eval_episodes: int = 100
-    """Selection episodes of each evaluation (always the same ones)."""
-    selection_seed: int = 900_000
-    """The first selection episode's seed (MARA's selection episodes too)."""
-    env: Mapping[str, Any] = field(
-        default_factory=lambda: {"task_set": "id_train", "arrival_prob": 0.04}
-    )
-    """`EnvConfig` fields of the training and selection episodes."""
 
     def __post_init__(self) -> None:
-        require(self, ">= 1", ("max_steps", "envs", "n_steps", "batch_size", "epochs"))
-        require(self, ">= 1", ("eval_every", "eval_episodes"))
-        require(self, "> 0", ("minutes", "lr"))
-        require(self, ">= 0", ("entropy", "seed", "env_seed", "selection_seed"))
-        for name in ("gamma", "gae_lambda"):
-            if not 0.0 < getattr(self, name) <= 1.0:
-                raise ValueError(
-                    f"MaskablePPOConfig.{name} must be in (0, 1], got {getattr(self, name)!r}."
-                )
+        super().__post_init__()
+        require(self, ">= 1", ("batch_size",))
 
 
-class MaskablePPOScheduler(Scheduler):
+class MaskablePPOScheduler(BatchedScheduler):
     """A trained `MaskablePPO` as a scheduler: the deterministic action of the global state.
 
     It reads the observation arrays only, so runners play it in lockstep (`act_batch`).
@@ -107,13 +62,6 @@ class MaskablePPOScheduler(Scheduler):
         if not Path(path).is_file():
             raise FileNotFoundError(f"no MaskablePPO model at {path}.")
         return cls(MaskablePPO.load(path, device="cpu"))
-
-    def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
-        """One slot per node from the global state (every node's observation holds it)."""
-        agents = list(observations)
-        obs = np.stack([observations[a]["observation"] for a in agents])[None]
-        mask = observations[agents[0]]["action_mask"][None]
-        return dict(zip(agents, self.act_batch(obs, mask)[0].tolist()))
 
     def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """(E, M) actions: the state is a node's observation without its one-hot id."""
@@ -154,7 +102,7 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = print) -> list[dict
             seed=config.seed,
             device="cpu",
         )
-        history = [_judge(model, config, 0.0)]
+        history = [judge(MaskablePPOScheduler(model), config, 0, 0.0)]
         model.save(work / "best.zip")  # the best so far
     envs.seed(config.env_seed + model.num_timesteps)  # learn() starts the lanes on these seeds
     began = time.perf_counter()
@@ -162,7 +110,8 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = print) -> list[dict
     while model.num_timesteps < config.max_steps and time.perf_counter() - began < budget:
         chunk = min(config.eval_every, config.max_steps - model.num_timesteps)
         model.learn(chunk, reset_num_timesteps=False)
-        entry = _judge(model, config, history[-1]["minutes"] + (time.perf_counter() - began) / 60)
+        minutes = history[-1]["minutes"] + (time.perf_counter() - began) / 60
+        entry = judge(MaskablePPOScheduler(model), config, int(model.num_timesteps), minutes)
         if entry["eval"] > max(h["eval"] for h in history):
             model.save(work / "best.zip")
         history.append(entry)
@@ -171,15 +120,3 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = print) -> list[dict
         log(f"steps {entry['steps']}: {100 * entry['eval']:.2f}% on the selection episodes")
     history_path.write_text(json.dumps(history, indent=1))
     return history
-
-
-def _judge(model: MaskablePPO, config: MaskablePPOConfig, minutes: float) -> dict:
-    """A history entry: the policy's completion on each selection episode."""
-    scheduler = MaskablePPOScheduler(model)
-    rates = completion_rates(scheduler, config.eval_episodes, config.selection_seed, **config.env)
-    return {
-        "steps": int(model.num_timesteps),
-        "eval": float(rates.mean()),
-        "rates": rates.tolist(),
-        "minutes": minutes,
-    }

@@ -13,6 +13,7 @@ from mara_agents.predictors import PREDICTORS, make_predictor
 
 __all__ = [
     "DEFAULT_OBSERVATION_PREDICTOR",
+    "BatchedScheduler",
     "Scheduler",
     "acts_in_batches",
     "observed_config",
@@ -65,6 +66,24 @@ class Scheduler(ABC):
         Must give, episode by episode, what `act` gives; it may not read ``self.env``.
         """
         raise NotImplementedError(f"{type(self).__name__} has no batched form.")
+
+
+class BatchedScheduler(Scheduler):
+    """A scheduler that decides from the observation arrays alone.
+
+    Its `act` is `act_batch` on one episode, so it plays alone and in lockstep alike.
+    """
+
+    def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
+        """`act_batch` on this one episode."""
+        agents = list(observations)
+        obs = np.stack([observations[agent]["observation"] for agent in agents])[None]
+        mask = observations[agents[0]]["action_mask"][None]
+        return dict(zip(agents, self.act_batch(obs, mask)[0].tolist()))
+
+    @abstractmethod
+    def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """Actions (E, M) for E episodes at once (`Scheduler.act_batch`)."""
 
 
 def acts_in_batches(scheduler: Any) -> bool:

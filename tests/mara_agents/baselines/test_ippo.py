@@ -6,7 +6,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from coreenv.config import make_config  # noqa: E402
-from helpers import TINY_TRAINING_ENV  # noqa: E402
+from helpers import TINY_TRAINING_ENV, OneByOne  # noqa: E402
 from mara_agents.baselines.ippo import IPPOConfig, IPPOScheduler, train_ippo  # noqa: E402
 from mara_agents.evaluation import completion_rates, run_episodes  # noqa: E402
 
@@ -44,17 +44,8 @@ def test_the_scheduler_plays_the_same_episodes_alone_and_in_lockstep(tmp_path):
     train_ippo(config(tmp_path, max_steps=256), log=quiet)
     scheduler = IPPOScheduler.load(tmp_path / "best.pt")
     lockstep = completion_rates(scheduler, 3, 900_000, **ENV)
-
-    class Alone:  # no act_batch: runners play it one episode after another through act
-        observation_predictor = "wls"
-
-        def reset(self, env):
-            pass
-
-        def act(self, observations, infos):
-            return scheduler.act(observations, infos)
-
-    rows = run_episodes(Alone(), [(make_config(None, **ENV), 900_000 + i) for i in range(3)])
+    episodes = [(make_config(None, **ENV), 900_000 + i) for i in range(3)]
+    rows = run_episodes(OneByOne(scheduler), episodes)
     np.testing.assert_array_equal(lockstep, [r["completion_rate"] for r in rows])
 
 

@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from coreenv.config import make_config  # noqa: E402
-from helpers import SMALL_CURVES  # noqa: E402
+from helpers import SMALL_CURVES, OneByOne  # noqa: E402
 from mara_agents.baselines.maskable_ppo import (  # noqa: E402
     MaskablePPOConfig,
     MaskablePPOScheduler,
@@ -42,17 +42,8 @@ def test_the_scheduler_plays_the_same_episodes_alone_and_in_lockstep(tmp_path):
     train_maskable_ppo(config(tmp_path, max_steps=128), log=lambda _: None)
     scheduler = MaskablePPOScheduler.load(tmp_path / "best.zip")  # the start's, at least
     lockstep = completion_rates(scheduler, 3, 900_000, **ENV)
-
-    class Alone:  # no act_batch: runners play it one episode after another through act
-        observation_predictor = "wls"
-
-        def reset(self, env):
-            pass
-
-        def act(self, observations, infos):
-            return scheduler.act(observations, infos)
-
-    rows = run_episodes(Alone(), [(make_config(None, **ENV), 900_000 + i) for i in range(3)])
+    episodes = [(make_config(None, **ENV), 900_000 + i) for i in range(3)]
+    rows = run_episodes(OneByOne(scheduler), episodes)
     np.testing.assert_array_equal(lockstep, [r["completion_rate"] for r in rows])
 
 

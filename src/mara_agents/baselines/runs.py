@@ -1,0 +1,74 @@
+"""What every RL baseline run shares: its settings, and its judge on the selection episodes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mara_agents.checks import require
+from mara_agents.evaluation import completion_rates
+from mara_agents.schedulers.base import Scheduler
+from mara_agents.training import TRAINING_ENV
+
+__all__ = ["OBSERVED", "BaselineRun", "judge"]
+
+OBSERVED = "wls"
+"""The predictor whose estimates the baselines observe (LARA's: cheap, and never silent -1s)."""
+
+
+@dataclass(frozen=True)
+class BaselineRun:
+    """The settings every baseline run has; each algorithm's config adds its own."""
+
+    work: Path
+    """Folder of the state to resume from, the best policy and ``history.json``."""
+    max_steps: int = 2_000_000
+    """Environment steps to train for, counted across resumed runs."""
+    minutes: float = 60.0
+    """Wall-time budget of this call (a later call continues)."""
+    seed: int = 1
+    """Seeds the initial weights and the sampling."""
+    env_seed: int = 300_000
+    """Lane i's episodes play ``env_seed + i + j·envs`` (training seeds; selection is apart)."""
+    envs: int = 32
+    """Lanes of the vector environment."""
+    n_steps: int = 128
+    """Steps per lane between updates (an update learns from envs × n_steps steps)."""
+    epochs: int = 4
+    """Passes over each rollout."""
+    lr: float = 3e-4
+    """Adam's learning rate."""
+    entropy: float = 0.01
+    """Weight of the entropy bonus."""
+    gamma: float = 0.999
+    """Discount: close to 1, since a completion counts the same late or early."""
+    gae_lambda: float = 0.95
+    """GAE's λ."""
+    eval_every: int = 200_000
+    """Environment steps between evaluations (and saves)."""
+    eval_episodes: int = 100
+    """Selection episodes of each evaluation (always the same ones)."""
+    selection_seed: int = 900_000
+    """The first selection episode's seed (MARA's selection episodes too)."""
+    env: Mapping[str, Any] = field(default_factory=lambda: dict(TRAINING_ENV))
+    """`EnvConfig` fields of the training and selection episodes."""
+
+    def __post_init__(self) -> None:
+        require(self, ">= 1", ("max_steps", "envs", "n_steps", "epochs"))
+        require(self, ">= 1", ("eval_every", "eval_episodes"))
+        require(self, "> 0", ("minutes", "lr"))
+        require(self, ">= 0", ("entropy", "seed", "env_seed", "selection_seed"))
+        for name in ("gamma", "gae_lambda"):
+            if not 0.0 < getattr(self, name) <= 1.0:
+                raise ValueError(
+                    f"{type(self).__name__}.{name} must be in (0, 1], got {getattr(self, name)!r}."
+                )
+
+
+def judge(scheduler: Scheduler, run: BaselineRun, steps: int, minutes: float) -> dict:
+    """A history entry: the greedy policy's completion on each selection episode."""
+    rates = completion_rates(scheduler, run.eval_episodes, run.selection_seed, **run.env)
+    mean = float(rates.mean())
+    return {"steps": steps, "eval": mean, "rates": rates.tolist(), "minutes": minutes}
