@@ -72,3 +72,14 @@ def test_maskable_ppo_trains_on_it_and_never_picks_a_masked_slot():
         actions, _ = model.predict(obs, action_masks=masks.reshape(8, -1))
         assert np.take_along_axis(masks, actions[..., None], axis=2).all()
         obs, *_ = env.step(actions)
+
+
+def test_sb3_vec_check_nan_finds_no_invalid_value_in_random_play():
+    from stable_baselines3.common.vec_env import VecCheckNan
+
+    env = VecCheckNan(sb3_env(), raise_exception=True)
+    env.seed(0)
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        env.step(rng.integers(0, 4, (4, 2)))  # raises on a NaN or inf in observations or rewards
