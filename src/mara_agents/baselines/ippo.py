@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 from coreenv import CoreVectorEnv
-from mara_agents.baselines.runs import OBSERVED, BaselineRun, judge
+from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge
 from mara_agents.checks import require
 from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.base import BatchedScheduler
@@ -104,7 +104,7 @@ class IPPOScheduler(BatchedScheduler):
         return logits.argmax(-1).numpy()
 
 
-def train_ippo(config: IPPOConfig, log: Any = print) -> list[dict]:
+def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
     """Train (or continue) a run; its history: one entry per evaluation, the start included.
 
     ``checkpoint.pt`` holds the network, the optimiser and the counters; episodes in flight when

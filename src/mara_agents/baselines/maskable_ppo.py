@@ -21,7 +21,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecMonitor
 
 from coreenv import CoreVectorEnv
-from mara_agents.baselines.runs import OBSERVED, BaselineRun, judge
+from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge
 from mara_agents.baselines.sb3_env import SB3VecEnv
 from mara_agents.checks import require
 from mara_agents.predictors import make_predictor
@@ -72,7 +72,7 @@ class MaskablePPOScheduler(BatchedScheduler):
         return actions.reshape(len(obs), nodes)
 
 
-def train_maskable_ppo(config: MaskablePPOConfig, log: Any = print) -> list[dict]:
+def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
     """Train (or continue) a run; its history: one entry per evaluation, the start included.
 
     A run continues from ``model.zip`` with its network, optimiser and step count; episodes that

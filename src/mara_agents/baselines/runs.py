@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +13,10 @@ from mara_agents.evaluation import completion_rates
 from mara_agents.schedulers.base import Scheduler
 from mara_agents.training import TRAINING_ENV
 
-__all__ = ["OBSERVED", "BaselineRun", "judge"]
+__all__ = ["LOG", "OBSERVED", "BaselineRun", "judge"]
+
+LOG = functools.partial(print, flush=True)
+"""Where runs report each evaluation: stdout, flushed (a run's log file shows it at once)."""
 
 OBSERVED = "wls"
 """The predictor whose estimates the baselines observe (LARA's: cheap, and never silent -1s)."""
