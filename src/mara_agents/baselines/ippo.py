@@ -63,13 +63,15 @@ class NodeActorCritic(nn.Module):
     def __init__(self, obs_dim: int, choices: int, hidden: int) -> None:
         super().__init__()
 
-        def mlp(out: int) -> nn.Sequential:
-            return nn.Sequential(
-                nn.Linear(obs_dim, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
-                nn.Linear(hidden, out),
-            )  # fmt: skip
+        def mlp(out: int, last_gain: float) -> nn.Sequential:
+            layers = [nn.Linear(obs_dim, hidden), nn.Linear(hidden, hidden), nn.Linear(hidden, out)]
+            for layer, gain in zip(layers, (np.sqrt(2), np.sqrt(2), last_gain)):
+                nn.init.orthogonal_(layer.weight, gain)  # PPO's usual start (CleanRL's too)
+                nn.init.zeros_(layer.bias)
+            return nn.Sequential(layers[0], nn.Tanh(), layers[1], nn.Tanh(), layers[2])
 
-        self.actor, self.critic = mlp(choices), mlp(1)
+        # a small last actor layer: every node starts near uniform over its allowed choices
+        self.actor, self.critic = mlp(choices, 0.01), mlp(1, 1.0)
 
     def forward(self, obs: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(…, K + 1) masked logits and (…) values of (…, D) observations."""
