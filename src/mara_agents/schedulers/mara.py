@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
@@ -20,15 +19,14 @@ import torch
 from coreenv import Predictor
 from coreenv.core.features import SlotFeature
 from mara_agents.policy.mat import MAT, MATConfig
-from mara_agents.policy.observations import stack_observations
 from mara_agents.predictors import PREDICTORS, make_predictor
-from mara_agents.schedulers.base import Scheduler
+from mara_agents.schedulers.base import BatchedScheduler
 from mara_agents.schedulers.variants import CHECKPOINTS, VARIANTS, MARAVariant
 
 __all__ = ["CHECKPOINTS", "MARA", "MARAVariant", "VARIANTS", "load_policies"]
 
 
-class MARA(Scheduler):
+class MARA(BatchedScheduler):
     """Nodes choose slots with a trained `MAT`; the environment gets ``observation_predictor``.
 
     Args:
@@ -121,13 +119,6 @@ class MARA(Scheduler):
             "history": list(history),
         }
         torch.save(state, path)
-
-    def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
-        """`act_batch` on this one episode."""
-        agents = self.env.agents
-        nodes = stack_observations(observations, agents)
-        actions = self.act_batch(nodes.obs[None], nodes.action_mask[None])
-        return dict(zip(agents, actions[0].tolist()))
 
     def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """One decoder pass per node, in node order, masked to a feasible matching."""
