@@ -10,11 +10,13 @@ importing the package does not import torch.
 
 from __future__ import annotations
 
+import functools
+import json
 from pathlib import Path
 
 import numpy as np
 
-from coreenv.curves import CurveSource
+from coreenv.curves import CurveBank, CurveSource, load_bank
 from coreenv.errors import ConfigError
 from curvegen.data import VALIDATION_SHARE
 from curvegen.rl import FLOOR, INITIAL_EPISODES, SMOOTHING, STEPS_PER_BATCH, rl_curve
@@ -22,11 +24,15 @@ from curvegen.specs import FAMILIES, GROUPS, Family, RunSpec, plan_runs
 
 __all__ = [
     "CORPUS",
+    "CORPUS_TASK_CURVES",
     "FAMILIES",
     "GROUPS",
     "LOSS_DEFINITIONS",
     "Family",
     "RunSpec",
+    "corpus_task_set",
+    "corpus_test_task_set",
+    "corpus_train_task_set",
     "curve_of",
     "live_task_set",
     "plan_runs",
@@ -55,6 +61,35 @@ def curve_of(spec: RunSpec) -> np.ndarray:
     from curvegen.supervised import supervised_curve  # torch: only when a run trains
 
     return supervised_curve(spec)
+
+
+CORPUS_TASK_CURVES = ("validation", "train_ema")
+"""The corpus curves tasks replay: validation losses and smoothed training losses, as a scheduler
+would watch them. Raw per-minibatch training losses are left out: one lucky minibatch would count
+as reaching the target."""
+
+
+@functools.cache
+def corpus_task_set(split: str) -> CurveBank:
+    """The corpus runs of one split (``"train"`` or ``"test"``), every kind of training, as tasks.
+
+    ``task_set="corpus_train"`` / ``"corpus_test"`` reach it through the ``coreenv.task_sets``
+    entry points; the split rule is the corpus's own (docs/curves.md).
+    """
+    bank = load_bank(CORPUS)
+    curves = np.array([json.loads(config)["curve"] for config in bank.config])
+    rows = (bank.split == split) & np.isin(curves, CORPUS_TASK_CURVES)
+    return bank.subset(rows, name=f"corpus_{split}")
+
+
+def corpus_train_task_set() -> CurveBank:
+    """The factory of ``task_set="corpus_train"``: the corpus's training runs."""
+    return corpus_task_set("train")
+
+
+def corpus_test_task_set() -> CurveBank:
+    """The factory of ``task_set="corpus_test"``: the corpus's held-out runs."""
+    return corpus_task_set("test")
 
 
 def live_task_set() -> CurveSource:
