@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from coreenv.curves import TASK_SETS
 from helpers import coreenv_executable, run_python
 from mara_agents.cli import COMMANDS, main
 
@@ -64,7 +65,7 @@ def test_bad_input_exits_2_with_one_line_naming_the_command(capsys, argv, messag
         ("eval-predictors", ["{standard,lofo,loko}", "{environment,user}", "mlp-wine", "rl_ood"]),
         ("eval-predictors", ["recommendation", "{fm,fm_mara,fm_raw,wls}", "--no-calibrate"]),
         ("train-mara", ["{grouped,ppo,held_ppo}", "{mara,mara_noshape,mara_wls}", "{hop,lara"]),
-        ("compare", ["mara_noshape", "{id,id_train,live,rl_ood,synthetic,vit_ood}", "policies"]),
+        ("compare", ["mara_noshape", "{" + ",".join(sorted(TASK_SETS)) + "}", "policies"]),
         ("learning-curves", ["--arm LABEL RUN", "--selection-seed", "(default: 900000)"]),
     ],
 )
