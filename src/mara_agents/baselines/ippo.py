@@ -134,15 +134,14 @@ def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
         history = [_judge(model, c, 0, 0.0)]
         torch.save({"model": model.state_dict(), "shape": shape}, work / "best.pt")  # so far
     obs, _ = envs.reset(seed=c.env_seed + steps)
-    began, judged = time.perf_counter(), steps
+    began, judged, spent = time.perf_counter(), steps, history[-1]["minutes"]
     while steps < c.max_steps and time.perf_counter() - began < 60 * c.minutes:
         rollout, obs = _collect(model, envs, obs, c, generator)
         steps += c.envs * c.n_steps
         _learn(model, optimizer, rollout, c, generator)
         if steps - judged >= c.eval_every or steps >= c.max_steps:
             judged = steps
-            minutes = history[-1]["minutes"] + (time.perf_counter() - began) / 60
-            entry = _judge(model, c, steps, minutes)
+            entry = _judge(model, c, steps, spent + (time.perf_counter() - began) / 60)
             if entry["eval"] > max(h["eval"] for h in history):
                 torch.save({"model": model.state_dict(), "shape": shape}, work / "best.pt")
             history.append(entry)

@@ -106,11 +106,11 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
         model.save(work / "best.zip")  # the best so far
     envs.seed(config.env_seed + model.num_timesteps)  # learn() starts the lanes on these seeds
     began = time.perf_counter()
-    budget = 60 * config.minutes
+    budget, spent = 60 * config.minutes, history[-1]["minutes"]  # minutes of earlier calls
     while model.num_timesteps < config.max_steps and time.perf_counter() - began < budget:
         chunk = min(config.eval_every, config.max_steps - model.num_timesteps)
         model.learn(chunk, reset_num_timesteps=False)
-        minutes = history[-1]["minutes"] + (time.perf_counter() - began) / 60
+        minutes = spent + (time.perf_counter() - began) / 60
         entry = judge(MaskablePPOScheduler(model), config, int(model.num_timesteps), minutes)
         if entry["eval"] > max(h["eval"] for h in history):
             model.save(work / "best.zip")

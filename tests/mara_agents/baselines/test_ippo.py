@@ -1,5 +1,7 @@
 """IPPO: learns from scratch on a small regime, resumes, and plays alone as in lockstep."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -32,7 +34,11 @@ def test_a_short_run_from_random_weights_beats_its_start(tmp_path):
 
 def test_a_run_resumes_where_it_stopped(tmp_path):
     torch.set_num_threads(1)
+    began = time.perf_counter()
     history = train_ippo(config(tmp_path, max_steps=512), log=quiet)
+    wall = (time.perf_counter() - began) / 60
+    minutes = [h["minutes"] for h in history]
+    assert minutes == sorted(minutes) and minutes[-1] <= wall  # each call's time counted once
     assert [h["steps"] for h in history] == [0, 256, 512]
     longer = train_ippo(config(tmp_path, max_steps=768), log=quiet)
     assert [h["steps"] for h in longer] == [0, 256, 512, 768] and longer[:3] == history
