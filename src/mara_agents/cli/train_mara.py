@@ -42,6 +42,7 @@ from pathlib import Path
 
 import torch
 
+from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import CommandParser
 from mara_agents.schedulers.mara import VARIANTS
 from mara_agents.training import MARA_PPO, ImitationConfig, MARATrainConfig, train_mara
@@ -158,6 +159,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--env-seed", type=int, default=RUN["env_seed"], help="seed of the first RL episode"
     )
+    parser.add_argument(
+        "--task-set",
+        choices=sorted(TASK_SETS),
+        default=RUN["task_set"],
+        help="task set of the training and selection episodes (corpus_train: every kind)",
+    )
     parser.add_argument("--work", type=Path, default=None, help="default results/mara/VARIANT")
     parser.add_argument("--out", type=Path, default=None, help="default: the shipped checkpoint")
     args = parser.parse_args(argv)
@@ -207,6 +214,7 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
         max_steps=args.max_steps,
         seed=args.seed,
         env_seed=args.env_seed,
+        task_set=args.task_set,
         quantiles=tuple(args.quantiles),
         mat=dataclasses.replace(
             RUN["mat"], slot_features=RUN["mat"].slot_features + len(args.quantiles)

@@ -28,7 +28,7 @@ import torch
 
 from coreenv import EnvConfig, Predictor
 from coreenv.core.features import slot_width
-from coreenv.curves import named_task_set
+from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents.checks import require
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.policy.mat import MAT, MATConfig
@@ -129,6 +129,9 @@ class MARATrainConfig:
     """Episodes of each selection evaluation (the same ones each time)."""
     env_seed: int = 200_000
     """Seed of the first RL episode."""
+    task_set: str = TRAINING_ENV["task_set"]
+    """Task set of the training and selection episodes (e.g. ``"corpus_train"``: every kind of
+    training in the curve corpus)."""
     selection_seed: int = 900_000
     """Seed of the first selection episode (the same episodes at every evaluation)."""
     seed: int = 0
@@ -148,6 +151,11 @@ class MARATrainConfig:
         if self.shaping_beta is not None and self.shaping_beta < 0:
             raise ValueError(
                 f"MARATrainConfig.shaping_beta must be None or >= 0, got {self.shaping_beta!r}."
+            )
+        if self.task_set not in TASK_SETS:
+            raise ValueError(
+                f"MARATrainConfig.task_set must be one of {sorted(TASK_SETS)}, "
+                f"got {self.task_set!r}."
             )
         require(self, ">= 1", ("eval_every", "eval_episodes"))
         require(self, ">= 0", ("critic_warmup",))
@@ -178,10 +186,11 @@ class MARATrainConfig:
 
     @property
     def env(self) -> dict[str, Any]:
-        """`EnvConfig` fields of the training episodes: `TRAINING_ENV` and the quantile levels."""
+        """`EnvConfig` fields of the training episodes: `TRAINING_ENV` on ``task_set``."""
+        env = {**TRAINING_ENV, "task_set": self.task_set}
         if not self.quantiles:
-            return dict(TRAINING_ENV)
-        return {**TRAINING_ENV, "estimate_quantiles": tuple(self.quantiles)}
+            return env
+        return {**env, "estimate_quantiles": tuple(self.quantiles)}
 
     @property
     def beta(self) -> float:
@@ -203,15 +212,19 @@ class MARARun:
     """Where the best policy is."""
 
 
-def warm_predictor(name: str, log: Callable[[str], None] = _flush_print) -> Predictor:
-    """The predictor ``name``; FM gets the futures of every training prefix sampled once.
+def warm_predictor(
+    name: str,
+    log: Callable[[str], None] = _flush_print,
+    task_set: str = TRAINING_ENV["task_set"],
+) -> Predictor:
+    """The predictor ``name``; FM gets the futures of every prefix of ``task_set`` sampled once.
 
     With every estimate served from the cache, a run (and its resumption) does not depend on the
     order of queries.
     """
     predictor = make_predictor(name)
     if hasattr(predictor, "warm"):  # a flow-matching predictor
-        bank = named_task_set(TRAINING_ENV["task_set"])
+        bank = resolve_task_set(task_set)
         shortest = EnvConfig(**TRAINING_ENV).min_prefix
         prefixes = [
             bank.curve(i).losses[: n + 1]
@@ -226,7 +239,12 @@ def warm_predictor(name: str, log: Callable[[str], None] = _flush_print) -> Pred
 
 
 def selection_rates(
-    model: MAT, predictor: Predictor, episodes: int, seed: int, quantiles: tuple[float, ...] = ()
+    model: MAT,
+    predictor: Predictor,
+    episodes: int,
+    seed: int,
+    quantiles: tuple[float, ...] = (),
+    task_set: str = TRAINING_ENV["task_set"],
 ) -> np.ndarray:
     """(episodes,) completion rates of the deterministic policy on training episodes from ``seed``.
 
@@ -234,7 +252,7 @@ def selection_rates(
     """
     model.eval()
     policy = MARA(model.cpu(), predictor, quantiles=quantiles)
-    return completion_rates(policy, episodes, seed, **TRAINING_ENV)
+    return completion_rates(policy, episodes, seed, **{**TRAINING_ENV, "task_set": task_set})
 
 
 def make_trainer(
@@ -310,7 +328,8 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
         check_init(config)
     with torch.random.fork_rng(devices=[]):  # the initial weights, from the seed alone
         torch.manual_seed(config.seed)
-        predictor = warm_predictor(variant.predictor, log)  # FM's network draws first (as shipped)
+        # FM's network draws first (as shipped)
+        predictor = warm_predictor(variant.predictor, log, config.task_set)
         model = MAT(config.mat)
 
     judged: list[np.ndarray] = []  # the selection scores so far, in order
@@ -318,7 +337,12 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
     def judge(policy: MAT) -> np.ndarray:
         judged.append(
             selection_rates(
-                policy, predictor, config.eval_episodes, config.selection_seed, config.quantiles
+                policy,
+                predictor,
+                config.eval_episodes,
+                config.selection_seed,
+                config.quantiles,
+                config.task_set,
             )
         )
         return judged[-1]

@@ -56,6 +56,7 @@ def test_beta_is_the_variants_unless_overridden(variant):
         ({"quantiles": (0.5,)}, r"reads 9 columns per slot; .* quantiles \(0.5,\) has 10"),
         ({"scratch": True, "init": Path("p.pt")}, "scratch starts from random weights, init from"),
         ({"max_steps": -5}, "MARATrainConfig.max_steps must be None or >= 0, got -5"),
+        ({"task_set": "corpus"}, r"MARATrainConfig.task_set must be one of \[.*'corpus_train'"),
     ],
 )
 def test_bad_training_config_is_refused(fields, message):
@@ -73,6 +74,12 @@ def test_the_algorithm_chooses_the_rl_stage_on_the_shaped_training_regime(algori
     assert isinstance(trainer, kind)
     env = trainer.envs.config if algorithm == "ppo" else trainer.env_config
     assert (env.task_set, env.arrival_prob, env.shaping_beta) == ("id_train", 0.04, 0.0)
+
+
+def test_the_task_set_chooses_the_training_episodes_and_what_fm_warms_on():
+    run = config(task_set="corpus_train", algorithm="held_ppo")
+    assert run.env == {**TRAINING_ENV, "task_set": "corpus_train"}
+    assert make_trainer(run, MAT(MATConfig()), None).env_config.task_set == "corpus_train"
 
 
 def test_a_policy_reading_quantiles_trains_on_episodes_that_show_them():
