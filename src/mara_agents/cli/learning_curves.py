@@ -64,6 +64,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=SELECTION_SEED,
         help="first selection episode of the runs (MARATrainConfig.selection_seed)",
     )
+    parser.add_argument(
+        "--selection-task-set",
+        choices=sorted(TASK_SETS),
+        default=TRAINING_ENV["task_set"],
+        help="task set the runs trained and were selected on (MARATrainConfig.task_set)",
+    )
     args = parser.parse_args(argv)
     for arm in args.arm:
         if len(arm) < 2:
@@ -105,7 +111,8 @@ def main(argv: list[str] | None = None) -> None:
         steps = np.mean([c.steps[i] for curves in arms.values() for c in curves]) / 1e6
         cells = [spread([c.means[i] for c in curves]) for curves in arms.values()]
         print(f"| {i} | {steps:.2f} | " + " | ".join(cells) + " |")
-    reference = completion_rates(LARA(), episodes, args.selection_seed, **TRAINING_ENV)
+    selection = {**TRAINING_ENV, "task_set": args.selection_task_set}
+    reference = completion_rates(LARA(), episodes, args.selection_seed, **selection)
     print(f"\nLARA on the same selection episodes: {100 * reference.mean():.1f}")
     print("\n## Runs\n")
     print("| arm | run | steps (M) | final | best | last − best | area | final − LARA (± SE) |")
