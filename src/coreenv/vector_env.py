@@ -41,9 +41,9 @@ class LaneSeeds:
 
     def __call__(self, lane: int) -> int:
         """The seed of the next episode ``lane`` starts."""
-        seed = self.first[lane] + self.started[lane] * len(self.first)
+        seed = int(self.upcoming()[lane])  # called only when an episode starts
         self.started[lane] += 1
-        return int(seed)
+        return seed
 
     def upcoming(self) -> np.ndarray:
         """(N,) the seed each lane's next episode will play."""

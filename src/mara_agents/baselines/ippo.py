@@ -11,9 +11,8 @@ lacks: no attention between nodes and no decision order, so two nodes may pick t
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ import torch
 from torch import nn
 
 from coreenv import CoreVectorEnv
-from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge
+from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.checks import require
 from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.base import BatchedScheduler
@@ -116,7 +115,7 @@ def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
     c, work = config, Path(config.work)
     work.mkdir(parents=True, exist_ok=True)
     envs = CoreVectorEnv(c.envs, predictor=make_predictor(OBSERVED), view="nodes", **c.env)
-    nodes, obs_dim = envs.single_observation_space.shape
+    _, obs_dim = envs.single_observation_space.shape
     shape = {"obs_dim": obs_dim, "choices": envs.config.num_slots + 1, "hidden": c.hidden}
     torch.manual_seed(c.seed)
     model = NodeActorCritic(**shape)
@@ -124,6 +123,15 @@ def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
     generator = torch.Generator().manual_seed(c.seed)
     steps, history = 0, []
     checkpoint = work / "checkpoint.pt"
+
+    def save_best() -> None:
+        torch.save({"model": model.state_dict(), "shape": shape}, work / "best.pt")
+
+    def save_state() -> None:  # after `record` appended the evaluation of the current step
+        state = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
+        state |= {"generator": generator.get_state(), "steps": history[-1]["steps"]}
+        torch.save(state | {"history": history}, checkpoint)
+
     if checkpoint.is_file():
         state = torch.load(checkpoint, map_location="cpu", weights_only=False)
         model.load_state_dict(state["model"])
@@ -132,7 +140,7 @@ def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
         steps, history = state["steps"], state["history"]
     else:
         history = [_judge(model, c, 0, 0.0)]
-        torch.save({"model": model.state_dict(), "shape": shape}, work / "best.pt")  # so far
+        save_best()  # the best so far
     obs, _ = envs.reset(seed=c.env_seed + steps)
     began, judged, spent = time.perf_counter(), steps, history[-1]["minutes"]
     while steps < c.max_steps and time.perf_counter() - began < 60 * c.minutes:
@@ -142,14 +150,7 @@ def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
         if steps - judged >= c.eval_every or steps >= c.max_steps:
             judged = steps
             entry = _judge(model, c, steps, spent + (time.perf_counter() - began) / 60)
-            if entry["eval"] > max(h["eval"] for h in history):
-                torch.save({"model": model.state_dict(), "shape": shape}, work / "best.pt")
-            history.append(entry)
-            state = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
-            state |= {"generator": generator.get_state(), "steps": steps, "history": history}
-            torch.save(state | {"config": asdict(c) | {"work": str(work)}}, checkpoint)
-            (work / "history.json").write_text(json.dumps(history, indent=1))
-            log(f"steps {steps}: {100 * entry['eval']:.2f}% on the selection episodes")
+            record(history, entry, work, save_best, save_state, log)
     return history
 
 

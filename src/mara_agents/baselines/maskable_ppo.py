@@ -21,7 +21,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecMonitor
 
 from coreenv import CoreVectorEnv
-from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge
+from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.baselines.sb3_env import SB3VecEnv
 from mara_agents.checks import require
 from mara_agents.predictors import make_predictor
@@ -83,10 +83,10 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
     work.mkdir(parents=True, exist_ok=True)
     vector = CoreVectorEnv(config.envs, predictor=make_predictor(OBSERVED), **config.env)
     envs = VecMonitor(SB3VecEnv(vector))
-    saved, history_path = work / "model.zip", work / "history.json"
+    saved = work / "model.zip"
     if saved.is_file():
         model = MaskablePPO.load(saved, env=envs, device="cpu")
-        history = json.loads(history_path.read_text())
+        history = json.loads((work / "history.json").read_text())
     else:
         model = MaskablePPO(
             "MlpPolicy",
@@ -112,11 +112,12 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
         model.learn(chunk, reset_num_timesteps=False)
         minutes = spent + (time.perf_counter() - began) / 60
         entry = judge(MaskablePPOScheduler(model), config, int(model.num_timesteps), minutes)
-        if entry["eval"] > max(h["eval"] for h in history):
-            model.save(work / "best.zip")
-        history.append(entry)
-        model.save(saved)
-        history_path.write_text(json.dumps(history, indent=1))
-        log(f"steps {entry['steps']}: {100 * entry['eval']:.2f}% on the selection episodes")
-    history_path.write_text(json.dumps(history, indent=1))
+        record(
+            history,
+            entry,
+            work,
+            lambda: model.save(work / "best.zip"),
+            lambda: model.save(saved),
+            log,
+        )
     return history

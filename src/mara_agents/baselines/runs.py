@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from mara_agents.evaluation import completion_rates
 from mara_agents.schedulers.base import Scheduler
 from mara_agents.training import TRAINING_ENV
 
-__all__ = ["LOG", "OBSERVED", "BaselineRun", "judge"]
+__all__ = ["LOG", "OBSERVED", "BaselineRun", "judge", "record"]
 
 LOG = functools.partial(print, flush=True)
 """Where runs report each evaluation: stdout, flushed (a run's log file shows it at once)."""
@@ -76,3 +77,24 @@ def judge(scheduler: Scheduler, run: BaselineRun, steps: int, minutes: float) ->
     rates = completion_rates(scheduler, run.eval_episodes, run.selection_seed, **run.env)
     mean = float(rates.mean())
     return {"steps": steps, "eval": mean, "rates": rates.tolist(), "minutes": minutes}
+
+
+def record(
+    history: list[dict],
+    entry: dict,
+    work: Path,
+    save_best: Callable[[], None],
+    save_state: Callable[[], None],
+    log: Callable[[str], None],
+) -> None:
+    """Append an evaluation to a run's history, saving what goes with it.
+
+    Keeps the policy if it is the best so far, saves the state to resume from, rewrites
+    ``history.json`` and logs the score.
+    """
+    if entry["eval"] > max(h["eval"] for h in history):
+        save_best()
+    history.append(entry)
+    save_state()
+    (Path(work) / "history.json").write_text(json.dumps(history, indent=1))
+    log(f"steps {entry['steps']}: {100 * entry['eval']:.2f}% on the selection episodes")
