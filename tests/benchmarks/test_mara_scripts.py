@@ -75,6 +75,14 @@ def test_train_mara_from_scratch_with_held_ppo_stops_at_its_step_budget(tmp_path
         train_mara.main([*argv, *again])
 
 
+def test_train_mara_with_another_predictor_records_it_in_the_policy(tmp_path):
+    argv = ["--variant", "mara", "--predictor", "wls", "--scratch", "--algorithm", "held_ppo"]
+    argv += ["--episodes", "2", "--eval-episodes", "2", "--max-steps", "1"]
+    train_mara.main([*argv, "--work", str(tmp_path / "w"), "--out", str(tmp_path / "p.pt")])
+    policy = MARA.pretrained("mara", path=tmp_path / "p.pt")
+    assert type(policy.observation_predictor).__name__ == "WLSPredictor"
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -44,6 +44,7 @@ import torch
 
 from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import CommandParser
+from mara_agents.predictors import PREDICTORS
 from mara_agents.schedulers.mara import VARIANTS
 from mara_agents.training import MARA_PPO, ImitationConfig, MARATrainConfig, train_mara
 from mara_agents.training.imitation import TEACHERS
@@ -160,6 +161,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--env-seed", type=int, default=RUN["env_seed"], help="seed of the first RL episode"
     )
     parser.add_argument(
+        "--predictor",
+        choices=sorted(PREDICTORS),
+        default=None,
+        help="the predictor the policy reads and HOP plans on (default: the variant's)",
+    )
+    parser.add_argument(
         "--task-set",
         choices=sorted(TASK_SETS),
         default=RUN["task_set"],
@@ -195,6 +202,7 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
         out=args.out or VARIANTS[args.variant].path,
         variant=args.variant,
         shaping_beta=args.beta,
+        predictor=args.predictor,
         minutes=args.minutes,
         max_updates=args.max_updates,
         algorithm=args.algorithm,

@@ -32,7 +32,7 @@ from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents.checks import require
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.policy.mat import MAT, MATConfig
-from mara_agents.predictors import make_predictor
+from mara_agents.predictors import PREDICTORS, make_predictor
 from mara_agents.schedulers.mara import MARA, VARIANTS
 from mara_agents.training.grouped import GroupedConfig, GroupedTrainer
 from mara_agents.training.held_ppo import HeldPPOConfig, HeldPPOTrainer
@@ -93,6 +93,9 @@ class MARATrainConfig:
     """The `VARIANTS` entry trained: its predictor and shaping β."""
     shaping_beta: float | None = None
     """Overrides the variant's β when set."""
+    predictor: str | None = None
+    """Overrides the variant's predictor when set (a name in `predictors.PREDICTORS`): what the
+    policy reads, the teacher plans on, and its checkpoint records."""
     minutes: float = 60.0
     """RL wall-time budget, counted across resumed runs."""
     max_updates: int | None = None
@@ -110,7 +113,7 @@ class MARATrainConfig:
     """The warm start."""
     init: Path | None = None
     """Start the RL stage from this MARA checkpoint's policy instead of the warm start (a
-    `MARA.save` file, e.g. another run's ``start.pt``, that reads the variant's predictor);
+    `MARA.save` file, e.g. another run's ``start.pt``, that reads the run's predictor, `observed`);
     None: the warm start, or random weights with ``scratch``."""
     scratch: bool = False
     """Start the RL stage from the random initial weights (no imitation, no ``init``)."""
@@ -151,6 +154,11 @@ class MARATrainConfig:
         if self.shaping_beta is not None and self.shaping_beta < 0:
             raise ValueError(
                 f"MARATrainConfig.shaping_beta must be None or >= 0, got {self.shaping_beta!r}."
+            )
+        if self.predictor is not None and self.predictor not in PREDICTORS:
+            raise ValueError(
+                f"MARATrainConfig.predictor must be None or one of {sorted(PREDICTORS)}, "
+                f"got {self.predictor!r}."
             )
         if self.task_set not in TASK_SETS:
             raise ValueError(
@@ -198,6 +206,11 @@ class MARATrainConfig:
         if self.shaping_beta is not None:
             return self.shaping_beta
         return VARIANTS[self.variant].shaping_beta
+
+    @property
+    def observed(self) -> str:
+        """The predictor trained with: the override, else the variant's."""
+        return self.predictor or VARIANTS[self.variant].predictor
 
 
 @dataclass
@@ -271,11 +284,10 @@ def make_trainer(
 def check_init(config: MARATrainConfig) -> None:
     """Refuse an ``init`` checkpoint of another predictor, quantile layout or network (cheap)."""
     state = torch.load(config.init, map_location="cpu", weights_only=True)
-    expected = VARIANTS[config.variant].predictor
-    if state["predictor"] != expected:
+    if state["predictor"] != config.observed:
         raise ValueError(
             f"MARATrainConfig.init {config.init} reads the predictor {state['predictor']!r}; "
-            f"variant {config.variant!r} trains on {expected!r}."
+            f"the run trains on {config.observed!r}."
         )
     levels = tuple(state.get("estimate_quantiles", ()))
     if levels != tuple(config.quantiles):
@@ -311,7 +323,6 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
     at each selection evaluation) and continues bit for bit; otherwise it starts with the warm
     start and writes its policy to ``config.out``. The wall-time budget counts across runs.
     """
-    variant = VARIANTS[config.variant]
     checkpoint = config.work / "checkpoint.pt"
     state = None
     if checkpoint.exists():
@@ -329,7 +340,7 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
     with torch.random.fork_rng(devices=[]):  # the initial weights, from the seed alone
         torch.manual_seed(config.seed)
         # FM's network draws first (as shipped)
-        predictor = warm_predictor(variant.predictor, log, config.task_set)
+        predictor = warm_predictor(config.observed, log, config.task_set)
         model = MAT(config.mat)
 
     judged: list[np.ndarray] = []  # the selection scores so far, in order
@@ -349,7 +360,7 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
 
     def write_policy(history: list[dict], path: Path = config.out) -> None:
         policy = MARA(model, predictor, quantiles=config.quantiles)
-        policy.save(path, variant.predictor, config.beta, history)
+        policy.save(path, config.observed, config.beta, history)
         model.train()
 
     if state is not None:

@@ -57,6 +57,7 @@ def test_beta_is_the_variants_unless_overridden(variant):
         ({"scratch": True, "init": Path("p.pt")}, "scratch starts from random weights, init from"),
         ({"max_steps": -5}, "MARATrainConfig.max_steps must be None or >= 0, got -5"),
         ({"task_set": "corpus"}, r"MARATrainConfig.task_set must be one of \[.*'corpus_train'"),
+        ({"predictor": "gp"}, r"MARATrainConfig.predictor must be None or one of \[.*'fm_raw'"),
     ],
 )
 def test_bad_training_config_is_refused(fields, message):
@@ -74,6 +75,12 @@ def test_the_algorithm_chooses_the_rl_stage_on_the_shaped_training_regime(algori
     assert isinstance(trainer, kind)
     env = trainer.envs.config if algorithm == "ppo" else trainer.env_config
     assert (env.task_set, env.arrival_prob, env.shaping_beta) == ("id_train", 0.04, 0.0)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_the_predictor_is_the_variants_unless_overridden(variant):
+    assert config(variant=variant).observed == VARIANTS[variant].predictor
+    assert config(variant=variant, predictor="fm_raw").observed == "fm_raw"
 
 
 def test_the_task_set_chooses_the_training_episodes_and_what_fm_warms_on():
