@@ -25,9 +25,13 @@ from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.checks import require
 from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.base import BatchedScheduler
+from mara_agents.schedulers.variants import CHECKPOINTS
 from mara_agents.training.returns import gae
 
-__all__ = ["IPPOConfig", "IPPOScheduler", "NodeActorCritic", "train_ippo"]
+__all__ = ["SHIPPED", "IPPOConfig", "IPPOScheduler", "NodeActorCritic", "train_ippo"]
+
+SHIPPED = CHECKPOINTS / "ippo.pt"
+"""The shipped policy: the sweep's ``ippo`` (its choice: docs/rl.md, *Shipped policies*)."""
 
 
 @dataclass(frozen=True)
@@ -88,8 +92,8 @@ class IPPOScheduler(BatchedScheduler):
         self.model = model.eval()
 
     @classmethod
-    def load(cls, path: Path) -> IPPOScheduler:
-        """The scheduler of a saved policy (``best.pt`` of a run)."""
+    def load(cls, path: Path = SHIPPED) -> IPPOScheduler:
+        """The scheduler of a saved policy (``best.pt`` of a run; the shipped one by default)."""
         if not Path(path).is_file():
             raise FileNotFoundError(f"no IPPO policy at {path}.")
         saved = torch.load(path, map_location="cpu", weights_only=True)

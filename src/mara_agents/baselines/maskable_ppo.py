@@ -26,8 +26,12 @@ from mara_agents.baselines.sb3_env import SB3VecEnv
 from mara_agents.checks import require
 from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.base import BatchedScheduler
+from mara_agents.schedulers.variants import CHECKPOINTS
 
-__all__ = ["MaskablePPOConfig", "MaskablePPOScheduler", "train_maskable_ppo"]
+__all__ = ["SHIPPED", "MaskablePPOConfig", "MaskablePPOScheduler", "train_maskable_ppo"]
+
+SHIPPED = CHECKPOINTS / "ppo_sb3.zip"
+"""The shipped model: the sweep's ``ppo_sb3`` (its choice: docs/rl.md, *Shipped policies*)."""
 
 
 @dataclass(frozen=True)
@@ -57,8 +61,8 @@ class MaskablePPOScheduler(BatchedScheduler):
         self.model = model
 
     @classmethod
-    def load(cls, path: Path) -> MaskablePPOScheduler:
-        """The scheduler of a saved model (``model.zip`` or ``best.zip`` of a run)."""
+    def load(cls, path: Path = SHIPPED) -> MaskablePPOScheduler:
+        """The scheduler of a saved model: a run's ``model.zip`` or ``best.zip``, or the shipped."""
         if not Path(path).is_file():
             raise FileNotFoundError(f"no MaskablePPO model at {path}.")
         return cls(MaskablePPO.load(path, device="cpu"))

@@ -48,6 +48,20 @@ def _mara(variant: str) -> Callable[[], Scheduler]:
     return load
 
 
+def _ppo_sb3() -> Scheduler:
+    """The shipped MaskablePPO trained from scratch (needs sb3-contrib: imported on use)."""
+    from mara_agents.baselines.maskable_ppo import MaskablePPOScheduler
+
+    return MaskablePPOScheduler.load()
+
+
+def _ippo() -> Scheduler:
+    """The shipped IPPO trained from scratch (needs torch: imported on use)."""
+    from mara_agents.baselines.ippo import IPPOScheduler
+
+    return IPPOScheduler.load()
+
+
 METHODS: dict[str, Callable[[], Scheduler]] = {
     "fifo": FIFO,
     "edf": EDF,
@@ -57,6 +71,8 @@ METHODS: dict[str, Callable[[], Scheduler]] = {
     "hop_fm": _hop_fm,
     "hop_wls": _hop_wls,
     **{variant: _mara(variant) for variant in VARIANTS},
+    "ppo_sb3": _ppo_sb3,
+    "ippo": _ippo,
     "oracle": Oracle,
 }
 """Schedulers by name, each a factory taking no arguments; MARA's come from `VARIANTS`."""
