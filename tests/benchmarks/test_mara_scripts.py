@@ -231,4 +231,4 @@ def test_compare_policies_pairs_every_policy_with_the_first(tmp_path, capsys, mo
     assert seen == [("mara_wls", 2, 950_000, env), ("mine", 2, 950_000, env)]
     with pytest.raises(SystemExit):
         compare.main(["mara_typo"])
-    assert "neither a shipped variant" in capsys.readouterr().err
+    assert "mara_typo: neither a sweep method (['edf'" in capsys.readouterr().err

@@ -1,37 +1,38 @@
-r"""Compare MARA policies paired on the same episodes: the choice of which start to ship.
+r"""Compare schedulers paired on the same episodes: the choice of which policy to ship.
 
     coreenv compare mara results/quantiles/imitation/mara.pt \
         --episodes 100 --seed 950000 --task-set id_train --load 0.04
 
-Each policy is a shipped variant's name (``mara``, ``mara_wls``, ``mara_noshape``) or a checkpoint
-file (`MARA.save`). All play the same ``--episodes`` episodes from ``--seed`` with their own
-predictor and quantile layout; the table gives each one's completion (95% bootstrap interval,
-interquartile mean), its paired difference from the first and the probability it beats the first
-on an episode. To choose among training recipes, use training seeds no run trained or selected
-on (training uses 100,000–899,999, selection 900,000–900,099; 950,000+ is free) and the
-``id_train`` runs: the sweep's evaluation seeds (1,000,000+) and test runs stay unseen.
+Each policy is a sweep method's name (``lara``, ``mara``, ``ppo_sb3``, …) or a trained policy's
+file (a MARA ``.pt`` from `MARA.save`, an IPPO run's ``best.pt``, a MaskablePPO ``.zip``). All play
+the same ``--episodes`` episodes from ``--seed`` with their own predictor and quantile layout
+(MARA files share one predictor per name, so they reuse each other's futures); the table gives
+each one's completion (95% bootstrap interval, interquartile mean), its paired difference from the
+first and the probability it beats the first on an episode. To choose among training recipes, use
+training seeds no run trained or selected on (training uses 100,000–899,999, selection
+900,000–900,099; 950,000+ is free) and the ``id_train`` runs: the sweep's evaluation seeds
+(1,000,000+) and test runs stay unseen.
 """
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import CommandParser
 from mara_agents.evaluation import completion_rates
 from mara_agents.intervals import improvement_probability, iqm, mean_interval, paired_interval
-from mara_agents.schedulers.mara import VARIANTS, load_policies
+from mara_agents.sweep.methods import METHODS, SweepInputError, load_checkpoint, make_scheduler
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The options, each policy resolved to a file (``args.paths``); bad input exits 2."""
+    """The options, each policy built (``args.schedulers``); bad input exits 2."""
     parser = CommandParser(prog="coreenv compare", description=__doc__.splitlines()[0])
     parser.add_argument(
         "policies",
         nargs="+",
-        help=f"shipped variants {sorted(VARIANTS)} or MARA checkpoint files; the first is "
-        "the reference",
+        help=f"sweep methods {sorted(METHODS)} or policy files (MARA or IPPO .pt, MaskablePPO "
+        ".zip); the first is the reference",
     )
     parser.add_argument("--episodes", type=int, default=100, help="episodes played, >= 2")
     parser.add_argument("--seed", type=int, default=950_000, help="the first episode's seed")
@@ -40,20 +41,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--load", type=float, default=0.04, help="arrival probability p")
     args = parser.parse_args(argv)
-    args.paths = []
-    for policy in args.policies:
-        path = VARIANTS[policy].path if policy in VARIANTS else Path(policy)
-        if not path.is_file():
-            parser.error(
-                f"{policy}: neither a shipped variant ({sorted(VARIANTS)}) nor a checkpoint file"
-            )
-        args.paths.append(path)
     if args.episodes < 2:
         parser.error(f"--episodes must be >= 2 (a paired standard error), got {args.episodes}")
     if args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
     if not 0.0 < args.load <= 1.0:
         parser.error(f"--load must be an arrival probability in (0, 1], got {args.load}")
+    args.schedulers, predictors = [], {}
+    for policy in args.policies:
+        try:
+            if policy in METHODS:
+                args.schedulers.append(make_scheduler(policy))
+            else:
+                args.schedulers.append(load_checkpoint(policy, predictors))
+        except SweepInputError as e:
+            parser.error(f"{policy}: neither a sweep method ({sorted(METHODS)}) nor {e}")
     return args
 
 
@@ -61,8 +63,7 @@ def main(argv: list[str] | None = None) -> None:
     """Play every policy on the same episodes; print completions and paired differences."""
     args = parse_args(argv)
     env = {"task_set": args.task_set, "arrival_prob": args.load}
-    policies = load_policies(args.paths)
-    rates = [completion_rates(policy, args.episodes, args.seed, **env) for policy in policies]
+    rates = [completion_rates(s, args.episodes, args.seed, **env) for s in args.schedulers]
     print(f"{args.episodes} episodes of {args.task_set} at p = {args.load} from seed {args.seed}\n")
     first = args.policies[0]
     print(f"| policy | completion [95% CI] | IQM | − {first} (paired, [95% CI]) | P(> {first}) |")

@@ -36,6 +36,7 @@ from mara_agents.sweep.methods import (
     DEFAULT_METHODS,
     METHODS,
     SweepInputError,
+    load_checkpoint,
     make_scheduler,
     validate,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "env_config",
     "episode_seed",
     "job_fingerprint",
+    "load_checkpoint",
     "make_scheduler",
     "method_fingerprint",
     "plan",

@@ -6,6 +6,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, RandomScheduler, Scheduler
@@ -13,7 +14,14 @@ from mara_agents.schedulers.base import predictor_for
 from mara_agents.schedulers.hop import HOP_TUNED
 from mara_agents.schedulers.variants import VARIANTS
 
-__all__ = ["DEFAULT_METHODS", "METHODS", "SweepInputError", "make_scheduler", "validate"]
+__all__ = [
+    "DEFAULT_METHODS",
+    "METHODS",
+    "SweepInputError",
+    "load_checkpoint",
+    "make_scheduler",
+    "validate",
+]
 
 
 def _lara_fm() -> Scheduler:
@@ -117,6 +125,41 @@ def make_scheduler(method: str) -> Scheduler:
     if missing:
         raise SweepInputError(f"scheduler {method!r} has no {' or '.join(missing)} method.")
     return scheduler
+
+
+def load_checkpoint(path: str | os.PathLike, predictors: dict | None = None) -> Scheduler:
+    """The scheduler of a trained policy's file, by its format (needs torch: imported on use).
+
+    A ``.zip`` is a MaskablePPO model (`MaskablePPOScheduler`); a ``.pt`` is a MARA policy
+    (`MARA.save`, named by the file's stem; ``predictors`` as `MARA.pretrained` shares them) or
+    an IPPO policy (a run's ``best.pt``).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise SweepInputError(f"no checkpoint file at {path}.")
+    if path.suffix == ".zip":
+        from mara_agents.baselines.maskable_ppo import MaskablePPOScheduler
+
+        return MaskablePPOScheduler.load(path)
+    if path.suffix != ".pt":
+        raise SweepInputError(
+            f"{path}: a checkpoint is a MaskablePPO .zip or a MARA or IPPO .pt, "
+            f"not {path.suffix!r}."
+        )
+    import torch
+
+    keys = set(torch.load(path, map_location="cpu", weights_only=True))
+    if {"mat_config", "model", "predictor"} <= keys:
+        from mara_agents.schedulers.mara import MARA
+
+        return MARA.pretrained(path.stem, path=path, predictors=predictors)
+    if {"shape", "model"} <= keys:
+        from mara_agents.baselines.ippo import IPPOScheduler
+
+        return IPPOScheduler.load(path)
+    raise SweepInputError(
+        f"{path} is neither a MARA policy nor an IPPO policy (keys {sorted(keys)})."
+    )
 
 
 def validate(methods: Iterable[str], task_sets: Iterable[str], loads: Iterable[float]) -> None:
