@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecMonitor
 
@@ -51,29 +52,47 @@ class MaskablePPOConfig(BaselineRun):
 class MaskablePPOScheduler(BatchedScheduler):
     """A trained `MaskablePPO` as a scheduler: the deterministic action of the global state.
 
-    It reads the observation arrays only, so runners play it in lockstep (`act_batch`).
+    Each node takes its own most likely allowed slot, as MaskablePPO's ``predict`` does, so two
+    nodes may name one slot (a conflict: the environment idles one). With ``distinct`` the nodes
+    choose one after another, each its most likely slot that no earlier node took (the order of
+    MAT's decoder): the same choices where there is no conflict. It reads the observation arrays
+    only, so runners play it in lockstep (`act_batch`).
     """
 
     name = "ppo_sb3"
     observation_predictor = OBSERVED
 
-    def __init__(self, model: MaskablePPO) -> None:
+    def __init__(self, model: MaskablePPO, distinct: bool = False) -> None:
         self.model = model
+        self.distinct = distinct
 
     @classmethod
-    def load(cls, path: Path = SHIPPED) -> MaskablePPOScheduler:
+    def load(cls, path: Path = SHIPPED, distinct: bool = False) -> MaskablePPOScheduler:
         """The scheduler of a saved model: a run's ``model.zip`` or ``best.zip``, or the shipped."""
         if not Path(path).is_file():
             raise FileNotFoundError(f"no MaskablePPO model at {path}.")
-        return cls(MaskablePPO.load(path, device="cpu"))
+        return cls(MaskablePPO.load(path, device="cpu"), distinct)
 
     def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """(E, M) actions: the state is a node's observation without its one-hot id."""
         nodes = obs.shape[1]
         state = obs[:, 0, nodes:]
         masks = np.tile(action_mask.astype(bool), nodes)  # (E, M·(K + 1)), node after node
-        actions, _ = self.model.predict(state, action_masks=masks, deterministic=True)
-        return actions.reshape(len(obs), nodes)
+        if not self.distinct:
+            actions, _ = self.model.predict(state, action_masks=masks, deterministic=True)
+            return actions.reshape(len(obs), nodes)
+        with torch.no_grad():
+            heads = self.model.policy.get_distribution(
+                torch.as_tensor(state), action_masks=masks
+            ).distributions
+        free = action_mask.astype(bool)  # (E, K + 1); the last choice, idling, is never taken
+        lanes = np.arange(len(obs))
+        actions = np.empty((len(obs), nodes), np.int64)
+        for node, head in enumerate(heads):
+            actions[:, node] = np.where(free, head.logits.numpy(), -np.inf).argmax(1)
+            free[lanes, actions[:, node]] = False
+            free[:, -1] = True
+        return actions
 
 
 def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:

@@ -67,3 +67,23 @@ def test_the_shipped_model_is_the_sweeps_ppo_sb3_and_plays_the_benchmark_episode
     )
     np.testing.assert_array_equal(rates, again)  # deterministic
     assert rates.mean() > 0.0
+
+
+def test_distinct_decoding_never_collides_and_agrees_where_greedy_does_not_collide():
+    torch.set_num_threads(1)
+    greedy, distinct = MaskablePPOScheduler.load(), MaskablePPOScheduler.load(distinct=True)
+    episode = [(make_config(None, task_set="id", arrival_prob=0.04), 1_000_000)]
+    assert run_episodes(greedy, episode)[0]["conflicts"] > 0  # the shipped model collides
+    assert run_episodes(distinct, episode)[0]["conflicts"] == 0
+    rng = np.random.default_rng(0)
+    state = rng.normal(size=(64, 1, *greedy.model.observation_space.shape)).astype(np.float32)
+    ids = np.broadcast_to(np.eye(4, dtype=np.float32), (64, 4, 4))
+    obs = np.concatenate([ids, np.broadcast_to(state, (64, 4, state.shape[-1]))], -1)
+    mask = rng.random((64, 9)) < 0.7
+    mask[:, -1] = True  # idling is always allowed
+    a, b = greedy.act_batch(obs, mask), distinct.act_batch(obs, mask)
+    taken = b[:, :, None] == np.arange(8)  # (E, M, K): node on slot, idling excluded
+    assert (taken.sum(1) <= 1).all() and mask[np.arange(64)[:, None], b].all()
+    clean = np.array([len(set(row[row < 8])) == len(row[row < 8]) for row in a])
+    assert clean.any() and not clean.all()  # both kinds of state are exercised
+    np.testing.assert_array_equal(a[clean], b[clean])
