@@ -50,7 +50,7 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
 def main(argv: list[str] | None = None) -> None:
     config = parse_args(argv)
     table = ablation_table(run_sweep(config), config)
-    (config.folder / "ablations.md").write_text(table + "\n")
+    (config.out / "ablations.md").write_text(table + "\n")
     print(table)
 
 

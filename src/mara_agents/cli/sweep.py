@@ -17,7 +17,7 @@ Episode seeds come from ``mara_agents.sweep.episode_seed``: disjoint from any tr
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 from coreenv import InvalidActionError
@@ -86,7 +86,7 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     add("--quick", action="store_true", help=f"{QUICK_EPISODES} episodes per cell: a smoke run")
     args = parser.parse_args(argv)
     try:
-        return SweepConfig.checked(
+        config = SweepConfig.checked(
             loads=args.loads,
             task_sets=args.task_sets,
             methods=args.methods,
@@ -100,6 +100,9 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
         )
     except SweepInputError as e:
         parser.error(str(e))
+    if config.out is None:  # a folder named after the settings, so runs never share one
+        config = replace(config, out=Path("results") / config.run_name)
+    return config
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -111,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"\n--strict: {e}") from e
     print(write_reports(rows, config))
     files = "table.md, cells.csv, completion.png, rows.jsonl, run.json"
-    print(f"\nresults in {config.folder}/: {files}")
+    print(f"\nresults in {config.out}/: {files}")
 
 
 if __name__ == "__main__":

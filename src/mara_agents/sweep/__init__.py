@@ -1,6 +1,7 @@
 """The load sweep (design §5) as a library: a `SweepConfig` in, result rows and reports out.
 
-    rows = run_sweep(SweepConfig(methods=("fifo", "lara"), episodes=10))
+    config = SweepConfig(methods=("fifo", "lara", MyScheduler()), episodes=10, env={"num_nodes": 8})
+    rows = run_sweep(config)  # in memory; give ``out`` to write rows.jsonl and resume
     print(report(rows, config))
 
 `coreenv sweep` and `coreenv stress` (`mara_agents.cli`) and `benchmarks/ablations.py` are thin

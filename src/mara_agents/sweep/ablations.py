@@ -41,7 +41,7 @@ def ablation_table(rows: list[dict], config: SweepConfig) -> str:
         "| method | " + " | ".join(config.task_sets) + " | mean |",
         "|---" * (len(config.task_sets) + 2) + "|",
     ]
-    for method in config.methods:
+    for method in config.names:
         rates = [data[(t, load, method)]["completion_rate"] for t in config.task_sets]
         text = [f"{100 * r.mean():.1f} ± {100 * r.std() / np.sqrt(len(r)):.1f}" for r in rates]
         mean = 100 * np.mean([r.mean() for r in rates])

@@ -7,24 +7,26 @@ done only if its fingerprint matches what would produce it now.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 from tqdm import tqdm
 
+from coreenv import EnvConfig
 from mara_agents.schedulers.base import acts_in_batches
 from mara_agents.sweep.fingerprint import job_fingerprint, method_fingerprint
 from mara_agents.sweep.jobs import SEED_GROUP_SIZE, Job, episode_seed, row_key, run_jobs_together
-from mara_agents.sweep.methods import DEFAULT_METHODS, SweepInputError, make_scheduler, validate
+from mara_agents.sweep.methods import DEFAULT_METHODS, SweepInputError, method_factory, validate
 
 __all__ = [
     "BACKENDS",
@@ -57,8 +59,10 @@ class SweepConfig:
     """Arrival probabilities p, each in (0, 1]."""
     task_sets: tuple[str, ...] = ("id", "rl_ood", "vit_ood")
     """Task-set names or bank paths (`coreenv.curves.TASK_SETS`)."""
-    methods: tuple[str, ...] = DEFAULT_METHODS
-    """Method names (`METHODS`) or ``module:Class``."""
+    methods: tuple[Any, ...] = DEFAULT_METHODS
+    """Method names (`METHODS`), ``module:Class``, scheduler objects (copied for each run) or
+    factories (called for each run); objects and factories are named by their ``name`` attribute,
+    else their class's or function's name (`method_factory`)."""
     seeds: tuple[int, ...] = (0,)
     """Seed groups; episode i of group g has seed `episode_seed(g, i)`."""
     episodes: int = 100
@@ -70,9 +74,13 @@ class SweepConfig:
     ray_address: str | None = None
     """``ray.init`` address; None starts a local Ray."""
     out: Path | None = None
-    """Results folder; None: ``results/<run_name>``."""
+    """Results folder (``rows.jsonl`` as episodes finish, ``run.json``; a rerun resumes); None:
+    nothing is written and `run_sweep` returns the rows from memory."""
     strict: bool = False
     """Raise at the first invalid action instead of idling the node and counting it."""
+    env: Mapping[str, Any] = field(default_factory=dict)
+    """Other `EnvConfig` fields of every episode, e.g. ``{"num_nodes": 8}`` (task set, load and
+    invalid-action policy are the sweep's own axes)."""
 
     def __post_init__(self) -> None:
         for name in ("loads", "task_sets", "methods", "seeds"):
@@ -84,8 +92,9 @@ class SweepConfig:
                 "SweepConfig needs episodes >= 1, workers >= 1 and seeds >= 0, got "
                 f"episodes={self.episodes}, workers={self.workers}, seeds={self.seeds}."
             )
-        for name in ("methods", "task_sets", "loads", "seeds"):
-            values = getattr(self, name)
+        for name, values in [("methods", self.names)] + [
+            (name, getattr(self, name)) for name in ("task_sets", "loads", "seeds")
+        ]:
             if len(set(values)) != len(values):
                 raise ValueError(f"SweepConfig.{name} has duplicates: {values}.")
         if self.episodes > SEED_GROUP_SIZE:
@@ -100,6 +109,15 @@ class SweepConfig:
             raise ValueError(
                 f"SweepConfig.backend must be one of {BACKENDS}, got {self.backend!r}."
             )
+        axes = sorted(set(self.env) & {"task_set", "arrival_prob", "invalid_action"})
+        if axes:
+            raise ValueError(
+                f"SweepConfig.env sets {axes}: use task_sets, loads and strict instead."
+            )
+        try:
+            EnvConfig(**self.env)
+        except TypeError as e:  # an unknown field
+            raise ValueError(f"SweepConfig.env: {e}") from e
 
     @classmethod
     def checked(cls, **fields: Any) -> SweepConfig:
@@ -115,28 +133,37 @@ class SweepConfig:
         return config
 
     @property
-    def run_name(self) -> str:
-        """A folder name that differs between runs of different grids (CleanRL-style)."""
-        grid = [self.methods, self.task_sets, self.loads, self.seeds, self.episodes, self.strict]
-        digest = hashlib.sha256(json.dumps(grid).encode()).hexdigest()[:8]
-        return f"sweep_{len(self.methods)}m_{self.episodes}ep_{digest}"
+    def names(self) -> tuple[str, ...]:
+        """The methods' names, in order: the rows' and tables' ``method``."""
+        return tuple(method_factory(method)[0] for method in self.methods)
 
     @property
-    def folder(self) -> Path:
-        """Where rows and reports go."""
-        return self.out if self.out is not None else Path("results") / self.run_name
+    def factories(self) -> dict[str, Callable[[], Any]]:
+        """A factory of a fresh scheduler for each method, by name."""
+        return dict(method_factory(method) for method in self.methods)
+
+    @property
+    def run_name(self) -> str:
+        """A folder name that differs between runs of different grids (CleanRL-style)."""
+        grid = [self.names, self.task_sets, self.loads, self.seeds, self.episodes, self.strict]
+        if self.env:
+            grid.append(sorted(self.env.items()))
+        digest = hashlib.sha256(json.dumps(grid).encode()).hexdigest()[:8]
+        return f"sweep_{len(self.methods)}m_{self.episodes}ep_{digest}"
 
 
 def plan(config: SweepConfig) -> list[Job]:
     """Every episode of the sweep, each with the fingerprint of what will produce its row."""
-    digests = {method: method_fingerprint(make_scheduler(method)) for method in config.methods}
+    digests = {name: method_fingerprint(make()) for name, make in config.factories.items()}
+    env = tuple(sorted(config.env.items()))
     jobs = []
     for task_set in config.task_sets:
         for load in config.loads:
-            for method in config.methods:
+            for method in config.names:
                 for base in config.seeds:
                     for i in range(config.episodes):
-                        job = Job(method, task_set, load, episode_seed(base, i), config.strict)
+                        seed = episode_seed(base, i)
+                        job = Job(method, task_set, load, seed, config.strict, env=env)
                         jobs.append(replace(job, fingerprint=job_fingerprint(digests[method], job)))
     return jobs
 
@@ -157,21 +184,26 @@ def read_rows(path: Path) -> list[dict]:
 def run_sweep(config: SweepConfig, stream: TextIO | None = None) -> list[dict]:
     """Run the sweep's missing episodes and return the rows of every one of its episodes.
 
-    Writes ``rows.jsonl`` as episodes finish and ``run.json`` (the grid and its fingerprints, so
-    later readers can pick this run's rows). Progress goes to ``stream`` (default stdout).
+    With ``config.out``, writes ``rows.jsonl`` as episodes finish and ``run.json`` (the grid and
+    its fingerprints, so later readers can pick this run's rows), and skips episodes already
+    there; without, plays every episode and writes nothing. Progress goes to ``stream`` (default
+    stdout). `report` turns the rows into the tables.
     """
     stream = stream or sys.stdout
-    folder = config.folder
+    jobs = plan(config)
+    if config.out is None:
+        return run_jobs(jobs, config, None, stream)
+    folder = config.out
     folder.mkdir(parents=True, exist_ok=True)
     print(f"results go to {folder}/ (rows.jsonl as episodes finish)", file=stream)
-    jobs = plan(config)
     settings = {
-        "methods": config.methods,
+        "methods": config.names,
         "task_sets": config.task_sets,
         "loads": config.loads,
         "seeds": config.seeds,
         "episodes": config.episodes,
         "strict": config.strict,
+        "env": dict(config.env),
         "fingerprints": sorted({job.fingerprint for job in jobs}),
     }
     (folder / "run.json").write_text(json.dumps(settings, indent=1) + "\n")
@@ -181,12 +213,13 @@ def run_sweep(config: SweepConfig, stream: TextIO | None = None) -> list[dict]:
     return [row for row in read_rows(path) if row_key(row) in wanted]
 
 
-def run_jobs(jobs: list[Job], config: SweepConfig, path: Path, stream: TextIO) -> None:
+def run_jobs(jobs: list[Job], config: SweepConfig, path: Path | None, stream: TextIO) -> list[dict]:
     """Run the jobs whose rows are missing from ``path``, appending each row as it completes.
 
     A row of the same episode made by other code (another fingerprint) does not count as done.
+    Without a ``path`` every job runs and nothing is written. Returns the new rows.
     """
-    rows = read_rows(path)
+    rows = read_rows(path) if path is not None else []
     done = {row_key(r) for r in rows}
     todo = [job for job in jobs if job.key not in done]
     episodes = {job.key[:4] for job in todo}
@@ -203,28 +236,33 @@ def run_jobs(jobs: list[Job], config: SweepConfig, path: Path, stream: TextIO) -
             "they are ignored and the episodes redone.",
             file=stream,
         )
-    units = work_units(todo)
+    factories = config.factories
+    units = work_units(todo, factories)
     if config.backend == "ray":
-        results = _run_ray(units, config.ray_address)
+        results = _run_ray(units, factories, config.ray_address)
     else:
-        results = _run_local(units, config.workers)
+        results = _run_local(units, factories, config.workers)
     meter = Progress(todo, config.workers if config.backend == "local" else None, stream)
-    with path.open("a") as sink:
+    new = []
+    with path.open("a") if path is not None else contextlib.nullcontext() as sink:
         for row in results:
-            sink.write(json.dumps(row) + "\n")
-            sink.flush()
+            if sink is not None:
+                sink.write(json.dumps(row) + "\n")
+                sink.flush()
+            new.append(row)
             meter.update(row)
     meter.close()
+    return new
 
 
-def work_units(jobs: list[Job]) -> list[list[Job]]:
+def work_units(jobs: list[Job], factories: Mapping[str, Callable[[], Any]]) -> list[list[Job]]:
     """The calls of `run_jobs_together` that play ``jobs``, the longest first.
 
     A method with a batched form plays a task set's episodes together (up to `BATCH_LANES`), so
     one policy pass and one predictor cache serve them; any other plays one episode per call,
-    with a fresh scheduler each, as it always has.
+    with a fresh scheduler each (``factories``, by method name), as it always has.
     """
-    batched = {m for m in {job.method for job in jobs} if acts_in_batches(make_scheduler(m))}
+    batched = {m for m in {job.method for job in jobs} if acts_in_batches(factories[m]())}
     groups: dict[tuple[str, str], list[Job]] = defaultdict(list)
     singles = []
     for job in jobs:
@@ -240,21 +278,27 @@ def work_units(jobs: list[Job]) -> list[list[Job]]:
     return sorted(together, key=len, reverse=True) + singles
 
 
-def _run_local(units: list[list[Job]], workers: int) -> Iterator[dict]:
+def _run_local(
+    units: list[list[Job]], factories: Mapping[str, Callable[[], Any]], workers: int
+) -> Iterator[dict]:
     if workers <= 1:
         for unit in units:
-            yield from run_jobs_together(unit)
+            yield from run_jobs_together(unit, factories[unit[0].method])
         return
     pool = ProcessPoolExecutor(workers)
     try:
-        futures = [pool.submit(run_jobs_together, unit) for unit in units]
+        futures = [
+            pool.submit(run_jobs_together, unit, factories[unit[0].method]) for unit in units
+        ]
         for future in as_completed(futures):
             yield from future.result()
     finally:  # on an error or Ctrl-C, stop at once instead of finishing the queue
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_ray(units: list[list[Job]], address: str | None) -> Iterator[dict]:
+def _run_ray(
+    units: list[list[Job]], factories: Mapping[str, Callable[[], Any]], address: str | None
+) -> Iterator[dict]:
     try:
         import ray
     except ImportError as e:
@@ -262,7 +306,7 @@ def _run_ray(units: list[list[Job]], address: str | None) -> Iterator[dict]:
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     remote = ray.remote(run_jobs_together)
-    pending = [remote.remote(unit) for unit in units]
+    pending = [remote.remote(unit, factories[unit[0].method]) for unit in units]
     while pending:
         done, pending = ray.wait(pending, num_returns=1)
         yield from ray.get(done[0])

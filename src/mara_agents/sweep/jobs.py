@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from coreenv import EnvConfig, InvalidActionError
 from mara_agents.evaluation import run_episodes
@@ -40,8 +42,9 @@ def episode_seed(base: int, episode: int) -> int:
 class Job:
     """One episode of the sweep.
 
-    ``strict`` raises on an invalid action instead of idling the node; ``fingerprint`` identifies
-    what produced the row (`job_fingerprint`), empty if not computed.
+    ``strict`` raises on an invalid action instead of idling the node; ``env`` holds other
+    `EnvConfig` fields as sorted (name, value) pairs; ``fingerprint`` identifies what produced the
+    row (`job_fingerprint`), empty if not computed.
     """
 
     method: str
@@ -50,6 +53,7 @@ class Job:
     seed: int
     strict: bool = False
     fingerprint: str = ""
+    env: tuple[tuple[str, Any], ...] = ()
 
     @property
     def key(self) -> tuple:
@@ -63,11 +67,12 @@ def row_key(row: dict) -> tuple:
 
 
 def env_config(job: Job) -> EnvConfig:
-    """The environment of a job: the default regime at the job's task set and load."""
+    """The environment of a job: the default regime with the job's task set, load and ``env``."""
     return EnvConfig(
         task_set=job.task_set,
         arrival_prob=job.load,
         invalid_action="raise" if job.strict else "idle",
+        **dict(job.env),
     )
 
 
@@ -76,18 +81,19 @@ def run_job(job: Job) -> dict:
     return run_jobs_together([job])[0]
 
 
-def run_jobs_together(jobs: list[Job]) -> list[dict]:
+def run_jobs_together(jobs: list[Job], factory: Callable[[], Any] | None = None) -> list[dict]:
     """Play episodes of one method with one scheduler, in lockstep if it has a batched form.
 
-    Each row holds its job, every design §2 metric and ``seconds``, the wall time per episode
-    (the whole call's, shared equally). Torch, if a method uses it, gets one thread: sweeps run
-    one call per worker and core.
+    The scheduler is ``factory()``, or the method's by name (`make_scheduler`). Each row holds
+    its job (``env`` only when set), every design §2 metric and ``seconds``, the wall time per
+    episode (the whole call's, shared equally). Torch, if a method uses it, gets one thread:
+    sweeps run one call per worker and core.
     """
     methods = {job.method for job in jobs}
     if len(methods) != 1:
         raise ValueError(f"jobs run together must share one method, got {sorted(methods)}.")
     method = jobs[0].method
-    scheduler = make_scheduler(method)
+    scheduler = factory() if factory is not None else make_scheduler(method)
     if "torch" in sys.modules:  # imported by the method, if it needs it
         sys.modules["torch"].set_num_threads(1)
     start = time.perf_counter()
@@ -98,4 +104,11 @@ def run_jobs_together(jobs: list[Job]) -> list[dict]:
         seed = f", episode seed {jobs[0].seed}" if len(jobs) == 1 else ""
         raise InvalidActionError(f"{method} on {', '.join(cells)}{seed}: {e}") from e
     seconds = round((time.perf_counter() - start) / len(jobs), 3)
-    return [{**asdict(job), **metrics, "seconds": seconds} for job, metrics in zip(jobs, rows)]
+    return [{**_fields(job), **metrics, "seconds": seconds} for job, metrics in zip(jobs, rows)]
+
+
+def _fields(job: Job) -> dict[str, Any]:
+    """A row's job columns; ``env`` (as a dict) only when it sets anything."""
+    fields = asdict(job)
+    env = fields.pop("env")
+    return {**fields, "env": dict(env)} if env else fields

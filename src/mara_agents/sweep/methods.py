@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, RandomScheduler, Scheduler
@@ -20,6 +23,7 @@ __all__ = [
     "SweepInputError",
     "load_checkpoint",
     "make_scheduler",
+    "method_factory",
     "validate",
 ]
 
@@ -121,10 +125,34 @@ def make_scheduler(method: str) -> Scheduler:
         raise SweepInputError(
             f"scheduler {method!r} must be constructible without arguments: {e}"
         ) from e
+    return _checked(method, scheduler)
+
+
+def _checked(name: str, scheduler: Any) -> Any:
+    """``scheduler`` if it has the scheduler interface; else `SweepInputError` naming ``name``."""
     missing = [m for m in ("reset", "act") if not callable(getattr(scheduler, m, None))]
     if missing:
-        raise SweepInputError(f"scheduler {method!r} has no {' or '.join(missing)} method.")
+        raise SweepInputError(f"scheduler {name!r} has no {' or '.join(missing)} method.")
     return scheduler
+
+
+def method_factory(method: Any) -> tuple[str, Callable[[], Scheduler]]:
+    """A sweep method's name and a factory of a fresh scheduler for each run of it.
+
+    ``method`` is a name (`make_scheduler`), a scheduler object (deep-copied for each run), or a
+    factory: a class or function returning one. Objects and factories are named by their
+    ``name`` attribute, else their class's or function's name.
+    """
+    if isinstance(method, str):
+        return method, functools.partial(make_scheduler, method)
+    if callable(getattr(method, "act", None)) and not isinstance(method, type):
+        name = getattr(method, "name", None) or type(method).__name__
+        return str(name), functools.partial(copy.deepcopy, method)
+    if callable(method):
+        return str(getattr(method, "name", None) or method.__name__), method
+    raise SweepInputError(
+        f"method {method!r} is neither a name, a scheduler object (with act) nor a factory."
+    )
 
 
 def load_checkpoint(path: str | os.PathLike, predictors: dict | None = None) -> Scheduler:
@@ -162,15 +190,18 @@ def load_checkpoint(path: str | os.PathLike, predictors: dict | None = None) -> 
     )
 
 
-def validate(methods: Iterable[str], task_sets: Iterable[str], loads: Iterable[float]) -> None:
-    """Check every name and value of a sweep before any work; raise `SweepInputError` if bad."""
+def validate(methods: Iterable[Any], task_sets: Iterable[str], loads: Iterable[float]) -> None:
+    """Check every method, task set and load of a sweep before any work; raise `SweepInputError`.
+
+    Methods are anything `method_factory` takes; each is built once and checked.
+    """
     for method in methods:
+        name, factory = method_factory(method)
+        scheduler = _checked(name, factory())
         try:
-            predictor_for(make_scheduler(method))
-        except SweepInputError:
-            raise
+            predictor_for(scheduler)
         except ValueError as e:  # a bad observation_predictor
-            raise SweepInputError(f"method {method!r}: {e}") from e
+            raise SweepInputError(f"method {name!r}: {e}") from e
     for task_set in task_sets:
         try:
             resolve_task_set(task_set)

@@ -42,15 +42,17 @@ def report(rows: list[dict], config: SweepConfig) -> str:
 
 
 def write_reports(rows: list[dict], config: SweepConfig) -> str:
-    """Save ``table.md``, ``cells.csv`` and ``completion.png`` in the sweep's folder.
+    """Save ``table.md``, ``cells.csv`` and ``completion.png`` in the sweep's folder (``out``).
 
     Returns the text of `report`.
     """
+    if config.out is None:
+        raise ValueError("write_reports needs SweepConfig.out, the folder to write to.")
     data = cells(rows)
     text = report(rows, config)
-    (config.folder / "table.md").write_text(text + "\n")
-    save_cells(data, config.folder / "cells.csv")
-    plot(data, config, config.folder / "completion.png")
+    (config.out / "table.md").write_text(text + "\n")
+    save_cells(data, config.out / "cells.csv")
+    plot(data, config, config.out / "completion.png")
     return text
 
 
@@ -86,7 +88,7 @@ def completion_tables(data: dict, config: SweepConfig) -> str:
             "|---" * (len(config.loads) + 4) + "|",
         ]
         lara = [data.get((task_set, p, "lara")) for p in config.loads]
-        for method in config.methods:
+        for method in config.names:
             found = [data.get((task_set, p, method)) for p in config.loads]
             rates = [c["completion_rate"] for c in found if c is not None]
             text = [
@@ -116,7 +118,7 @@ def _iqm_table(data: dict, config: SweepConfig, task_set: str) -> list[str]:
         "| method | " + " | ".join(f"p = {p:g}" for p in config.loads) + " |",
         "|---" * (len(config.loads) + 1) + "|",
     ]
-    for method in config.methods:
+    for method in config.names:
         found = [data.get((task_set, p, method)) for p in config.loads]
         text = [f"{100 * iqm(c['completion_rate']):.1f}" if c else "–" for c in found]
         lines.append(f"| {method} | " + " | ".join(text) + " |")
@@ -141,7 +143,7 @@ def margin_table(rows: list[dict], config: SweepConfig) -> str:
     rates = defaultdict(dict)
     for r in rows:
         rates[(r["method"], r["task_set"], r["load"])][r["seed"]] = r["completion_rate"]
-    learned = [m for m in config.methods if m not in (*CLASSIC, "random", "oracle")]
+    learned = [m for m in config.names if m not in (*CLASSIC, "random", "oracle")]
     lines = [
         "Margin over the best of FIFO, EDF and LARA (points, paired by seed, 95% CI) and share "
         "of Oracle",
@@ -182,7 +184,7 @@ def operational_table(data: dict, config: SweepConfig) -> str:
         "| method | " + " | ".join(OPERATIONAL) + " | invalid actions / episode |",
         "|---" * (len(columns) + 1) + "|",
     ]
-    for method in config.methods:
+    for method in config.names:
         values = []
         for metric in columns:
             means = [
@@ -198,7 +200,7 @@ def operational_table(data: dict, config: SweepConfig) -> str:
 def invalid_action_warnings(data: dict, config: SweepConfig) -> list[str]:
     """One warning per method whose nodes made invalid actions (each was idled, not carried out)."""
     warnings = []
-    for method in config.methods:
+    for method in config.names:
         arrays = [v["conflicts"] for (_, _, m), v in data.items() if m == method]
         counts = np.concatenate(arrays) if arrays else np.zeros(0)
         if counts.sum() > 0:
@@ -261,7 +263,7 @@ def plot(data: dict, config: SweepConfig, path: Path) -> None:
         sharey=True,
     )
     for ax, task_set in zip(axes[0], config.task_sets):
-        for method in config.methods:
+        for method in config.names:
             points = [
                 (p, data[(task_set, p, method)]["completion_rate"])
                 for p in config.loads

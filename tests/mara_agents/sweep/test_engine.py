@@ -1,18 +1,18 @@
 """The sweep engine: configs, run names and the progress meter."""
 
 import io
-from pathlib import Path
+from dataclasses import replace
 
 import pytest
 
-from mara_agents.sweep import Job, Progress, SweepConfig
+from mara_agents.schedulers import FIFO
+from mara_agents.sweep import Job, Progress, SweepConfig, report, run_sweep
 
 
-def test_default_out_folders_differ_between_runs_of_different_settings():
+def test_run_names_differ_between_runs_of_different_settings():
     a, b = SweepConfig(methods=["fifo"]), SweepConfig(methods=["edf"])
-    assert a.folder != b.folder and a.folder.parent.name == "results"
-    assert SweepConfig(methods=("fifo",)).folder == a.folder
-    assert SweepConfig(methods=["fifo"], out=Path("mine")).folder == Path("mine")
+    assert a.run_name != b.run_name and SweepConfig(methods=("fifo",)).run_name == a.run_name
+    assert SweepConfig(methods=["fifo"], env={"num_nodes": 8}).run_name != a.run_name
 
 
 def test_progress_time_left_weights_episodes_by_their_methods_cost():
@@ -45,8 +45,48 @@ def test_progress_shows_episodes_per_method_and_the_weighted_time_left():
         ({"seeds": [0, 0]}, "seeds has duplicates"),
         ({"episodes": 10_001}, "seed groups would overlap"),
         ({"loads": [0.0]}, r"loads must lie in \(0, 1\]"),
+        ({"methods": [FIFO, FIFO()]}, r"methods has duplicates: \('fifo', 'fifo'\)"),
+        ({"env": {"arrival_prob": 0.1}}, r"env sets \['arrival_prob'\]: use task_sets, loads"),
+        ({"env": {"num_gpus": 8}}, "SweepConfig.env: .*num_gpus"),
     ],
 )
 def test_bad_configs_are_refused_at_construction(overrides, message):
     with pytest.raises(ValueError, match=message):
         SweepConfig(**overrides)
+
+
+class Idle:
+    """A user's scheduler object: every node idles."""
+
+    name = "idle"
+
+    def reset(self, env):
+        self.idle = env.config.num_slots
+
+    def act(self, observations, infos):
+        return {agent: self.idle for agent in observations}
+
+
+def test_a_sweep_of_objects_and_settings_runs_in_memory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = SweepConfig(
+        methods=[FIFO, Idle(), "lara"],
+        task_sets=["synthetic"],
+        loads=[0.04],
+        episodes=2,
+        workers=2,
+        env={"num_nodes": 2, "num_slots": 4},
+    )
+    rows = run_sweep(config, stream=io.StringIO())
+    assert list(tmp_path.iterdir()) == []  # nothing written
+    assert config.names == ("fifo", "idle", "lara")
+    assert sorted((r["method"], r["seed"]) for r in rows) == [
+        (m, s) for m in ("fifo", "idle", "lara") for s in (1_000_000, 1_000_001)
+    ]
+    assert all(r["env"] == {"num_nodes": 2, "num_slots": 4} for r in rows)
+    assert all(r["completion_rate"] == 0 for r in rows if r["method"] == "idle")
+    assert "| idle |" in report(rows, config)
+    by_name = run_sweep(replace(config, methods=["fifo"]), io.StringIO())  # the class, by name
+    rates = {(r["method"], r["seed"]): r["completion_rate"] for r in rows}
+    assert len(by_name) == 2
+    assert all(rates["fifo", r["seed"]] == r["completion_rate"] for r in by_name)

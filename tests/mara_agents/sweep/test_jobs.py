@@ -3,7 +3,15 @@ task set play together, others one per call."""
 
 import pytest
 
-from mara_agents.sweep import BATCH_LANES, Job, run_job, run_jobs_together, work_units
+from mara_agents.sweep import (
+    BATCH_LANES,
+    Job,
+    SweepConfig,
+    env_config,
+    run_job,
+    run_jobs_together,
+    work_units,
+)
 
 
 def test_rows_carry_the_job_and_its_fingerprint():
@@ -18,6 +26,14 @@ def test_jobs_played_together_give_the_rows_of_jobs_played_alone():
     assert together == [drop(run_job(job)) for job in jobs]
 
 
+def test_a_job_plays_its_environment_overrides_and_its_row_names_them():
+    job = Job("fifo", "synthetic", 0.04, 3, env=(("num_nodes", 2), ("num_slots", 4)))
+    config = env_config(job)
+    assert (config.num_nodes, config.num_slots, config.task_set) == (2, 4, "synthetic")
+    assert run_job(job)["env"] == {"num_nodes": 2, "num_slots": 4}
+    assert "env" not in run_job(Job("fifo", "synthetic", 0.04, 3))  # rows as before
+
+
 def test_jobs_of_two_methods_cannot_run_together():
     with pytest.raises(ValueError, match="one method"):
         run_jobs_together([Job("fifo", "synthetic", 0.04, 1), Job("edf", "synthetic", 0.04, 1)])
@@ -27,7 +43,7 @@ def test_a_batched_method_plays_each_task_set_together_and_others_play_alone():
     pytest.importorskip("torch")
     mara = [Job("mara", ts, 0.04, s) for ts in ("id", "rl_ood") for s in range(BATCH_LANES + 1)]
     fifo = [Job("fifo", "id", 0.04, s) for s in range(3)]
-    units = work_units(fifo + mara)
+    units = work_units(fifo + mara, SweepConfig(methods=["fifo", "mara"]).factories)
     assert [len(unit) for unit in units] == [BATCH_LANES, BATCH_LANES, 1, 1] + [1, 1, 1]
     assert all(len({job.task_set for job in unit}) == 1 for unit in units)
     assert sorted(job.seed for unit in units for job in unit if job.method == "fifo") == [0, 1, 2]
