@@ -6,23 +6,12 @@
 
 `coreenv sweep` and `coreenv stress` (`mara_agents.cli`) and `benchmarks/ablations.py` are thin
 command lines over it. Modules: `methods` (names and validation), `jobs` (one episode),
-`fingerprint` (what produced a row), `engine` (plan, runners, resume, progress), `report` (tables,
-CSV, plot), `ablations`, `stress`.
+`fingerprint` (what produced a row), `config` (`SweepConfig`), `runners` (plan, local and Ray
+runners, resume), `progress` (the bar), `report` (tables, CSV, plot), `ablations`, `stress`.
 """
 
 from mara_agents.sweep.ablations import ABLATIONS, ablation_table
-from mara_agents.sweep.engine import (
-    BACKENDS,
-    BATCH_LANES,
-    QUICK_EPISODES,
-    Progress,
-    SweepConfig,
-    plan,
-    read_rows,
-    run_jobs,
-    run_sweep,
-    work_units,
-)
+from mara_agents.sweep.config import BACKENDS, QUICK_EPISODES, SweepConfig
 from mara_agents.sweep.fingerprint import job_fingerprint, method_fingerprint
 from mara_agents.sweep.jobs import (
     EVAL_SEED_BASE,
@@ -41,7 +30,16 @@ from mara_agents.sweep.methods import (
     make_scheduler,
     validate,
 )
+from mara_agents.sweep.progress import Progress
 from mara_agents.sweep.report import report, write_reports
+from mara_agents.sweep.runners import (
+    BATCH_LANES,
+    plan,
+    read_rows,
+    run_jobs,
+    run_sweep,
+    work_units,
+)
 from mara_agents.sweep.stress import stress_table
 
 __all__ = [

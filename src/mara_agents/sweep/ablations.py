@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mara_agents.sweep.engine import SweepConfig
+from mara_agents.sweep.config import SweepConfig
 from mara_agents.sweep.report import cells
 
 __all__ = ["ABLATIONS", "ablation_table"]

@@ -10,7 +10,7 @@ import numpy as np
 
 from coreenv.core.metrics import METRIC_KEYS
 from mara_agents.intervals import improvement_probability, iqm, mean_interval, paired_interval
-from mara_agents.sweep.engine import SweepConfig
+from mara_agents.sweep.config import SweepConfig
 
 __all__ = [
     "CLASSIC",

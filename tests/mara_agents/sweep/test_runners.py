@@ -1,0 +1,44 @@
+"""Running a sweep: scheduler objects, factories and names, environment settings, in memory."""
+
+import io
+from dataclasses import replace
+
+from mara_agents.schedulers import FIFO
+from mara_agents.sweep import SweepConfig, report, run_sweep
+
+
+class Idle:
+    """A user's scheduler object: every node idles."""
+
+    name = "idle"
+
+    def reset(self, env):
+        self.idle = env.config.num_slots
+
+    def act(self, observations, infos):
+        return {agent: self.idle for agent in observations}
+
+
+def test_a_sweep_of_objects_and_settings_runs_in_memory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = SweepConfig(
+        methods=[FIFO, Idle(), "lara"],
+        task_sets=["synthetic"],
+        loads=[0.04],
+        episodes=2,
+        workers=2,
+        env={"num_nodes": 2, "num_slots": 4},
+    )
+    rows = run_sweep(config, stream=io.StringIO())
+    assert list(tmp_path.iterdir()) == []  # nothing written
+    assert config.names == ("fifo", "idle", "lara")
+    assert sorted((r["method"], r["seed"]) for r in rows) == [
+        (m, s) for m in ("fifo", "idle", "lara") for s in (1_000_000, 1_000_001)
+    ]
+    assert all(r["env"] == {"num_nodes": 2, "num_slots": 4} for r in rows)
+    assert all(r["completion_rate"] == 0 for r in rows if r["method"] == "idle")
+    assert "| idle |" in report(rows, config)
+    by_name = run_sweep(replace(config, methods=["fifo"]), io.StringIO())  # the class, by name
+    rates = {(r["method"], r["seed"]): r["completion_rate"] for r in rows}
+    assert len(by_name) == 2
+    assert all(rates["fifo", r["seed"]] == r["completion_rate"] for r in by_name)
