@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from coreenv.curves import CurveBank, CurveSource, load_bank
+from coreenv.curves import CurveBank, CurveSource, concat_banks, load_bank, named_task_set
 from coreenv.errors import ConfigError
 from curvegen.data import VALIDATION_SHARE
 from curvegen.rl import FLOOR, INITIAL_EPISODES, SMOOTHING, STEPS_PER_BATCH, rl_curve
@@ -33,6 +33,7 @@ __all__ = [
     "corpus_task_set",
     "corpus_test_task_set",
     "corpus_train_task_set",
+    "mixed_train_task_set",
     "curve_of",
     "live_task_set",
     "plan_runs",
@@ -90,6 +91,15 @@ def corpus_train_task_set() -> CurveBank:
 def corpus_test_task_set() -> CurveBank:
     """The factory of ``task_set="corpus_test"``: the corpus's held-out runs."""
     return corpus_task_set("test")
+
+
+def mixed_train_task_set() -> CurveBank:
+    """The factory of ``task_set="mixed_train"``: the ID and the corpus's training runs together.
+
+    384 + 918 rows, each equally likely: training across the world without leaving the
+    benchmark's own kinds.
+    """
+    return concat_banks([named_task_set("id_train"), corpus_task_set("train")], "mixed_train")
 
 
 def live_task_set() -> CurveSource:

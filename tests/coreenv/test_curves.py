@@ -15,6 +15,7 @@ from coreenv.curves import (
     TASK_SETS,
     CurveBank,
     SyntheticCurves,
+    concat_banks,
     curve_problem,
     load_bank,
     pad_curves,
@@ -270,6 +271,19 @@ def test_pad_curves_pads_at_the_end_with_nan():
     assert pad_curves([]).shape == (0, 0)
     with pytest.raises(BankError, match=r"curve 1 must be 1-D.*\(1, 2\)"):
         pad_curves([[2.0, 1.0], [[2.0, 1.0]]])
+
+
+def test_concat_banks_keeps_every_row_in_order_and_splits_only_if_all_have_them():
+    a = CurveBank(**good_arrays(n=2, length=30), split=["x", "y"], name="a")
+    b = CurveBank(**good_arrays(n=1, length=40), split=["z"], name="b")
+    joined = concat_banks([a, b], "ab")
+    assert (joined.name, len(joined), joined.losses.shape) == ("ab", 3, (3, 40))
+    np.testing.assert_array_equal(joined.curve(1).losses, a.curve(1).losses)
+    np.testing.assert_array_equal(joined.curve(2).losses, b.curve(0).losses)
+    assert joined.split.tolist() == ["x", "y", "z"]
+    assert concat_banks([a, CurveBank(**good_arrays(n=1))], "c").split is None
+    with pytest.raises(BankError, match="bank 'none': no banks to join"):
+        concat_banks([], "none")
 
 
 @pytest.fixture

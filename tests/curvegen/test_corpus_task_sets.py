@@ -39,3 +39,15 @@ def test_an_episode_on_the_corpus_plays_the_same_in_both_engines():
         view = core.step(actions)
         assert view.rewards[0] == rewards["node_0"]
     assert view.finished[0][2] == env.metrics()
+
+
+def test_mixed_train_holds_the_id_and_the_corpus_training_runs_and_nothing_else():
+    mixed = resolve_task_set("mixed_train")
+    ids, corpus = resolve_task_set("id_train"), resolve_task_set("corpus_train")
+    assert len(mixed) == len(ids) + len(corpus)
+    assert mixed.family.tolist() == ids.family.tolist() + corpus.family.tolist()
+    for index in (0, len(ids) - 1):
+        np.testing.assert_array_equal(mixed.curve(index).losses, ids.curve(index).losses)
+    last = len(mixed) - 1
+    np.testing.assert_array_equal(mixed.curve(last).losses, corpus.curve(len(corpus) - 1).losses)
+    assert set(mixed.split.tolist()) == {"id_train", "train"}  # no test run of either

@@ -7,6 +7,7 @@ group ``coreenv.task_sets``) adds a name.
 from coreenv.curves.bank import (
     CurveBank,
     CurveProblem,
+    concat_banks,
     curve_problem,
     load_bank,
     pad_curves,
@@ -39,6 +40,7 @@ __all__ = [
     "curve_problem",
     "load_bank",
     "named_task_set",
+    "concat_banks",
     "pad_curves",
     "register_task_set",
     "resolve_task_set",

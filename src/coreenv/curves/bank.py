@@ -37,6 +37,7 @@ __all__ = [
     "CurveProblem",
     "curve_problem",
     "load_bank",
+    "concat_banks",
     "pad_curves",
     "save_bank",
 ]
@@ -195,6 +196,24 @@ def curve_problem(losses: np.ndarray) -> CurveProblem | None:
             f"{NEVER_FALLS} {float(losses[0])!r}, so no reachable target exists",
         )
     return None
+
+
+def concat_banks(banks: Sequence[CurveBank], name: str) -> CurveBank:
+    """One bank of every row of ``banks`` in order, padded to the longest; each row equally likely.
+
+    Split labels are kept when every bank has them.
+    """
+    if not banks:
+        raise BankError(f"bank {name!r}: no banks to join.")
+    losses = np.full((sum(len(b) for b in banks), max(b.losses.shape[1] for b in banks)), np.nan)
+    start = 0
+    for bank in banks:
+        losses[start : start + len(bank), : bank.losses.shape[1]] = bank.losses
+        start += len(bank)
+    splits = [b.split for b in banks]
+    split = None if any(s is None for s in splits) else np.concatenate(splits)
+    family = np.concatenate([b.family for b in banks])
+    return CurveBank(losses, family, np.concatenate([b.config for b in banks]), split, name)
 
 
 def pad_curves(curves: Sequence[np.ndarray]) -> np.ndarray:
