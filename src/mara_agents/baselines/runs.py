@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mara_agents import seeds
 from mara_agents.checks import require
 from mara_agents.evaluation import completion_rates
 from mara_agents.schedulers.base import Scheduler
@@ -35,7 +36,7 @@ class BaselineRun:
     """Wall-time budget of this call (a later call continues)."""
     seed: int = 1
     """Seeds the initial weights and the sampling."""
-    env_seed: int = 300_000
+    env_seed: int = seeds.BASELINES
     """Lane i's episodes play ``env_seed + i + j·envs`` (training seeds; selection is apart)."""
     envs: int = 32
     """Lanes of the vector environment."""
@@ -55,7 +56,7 @@ class BaselineRun:
     """Environment steps between evaluations (and saves)."""
     eval_episodes: int = 100
     """Selection episodes of each evaluation (always the same ones)."""
-    selection_seed: int = 900_000
+    selection_seed: int = seeds.SELECTION
     """The first selection episode's seed (MARA's selection episodes too)."""
     env: Mapping[str, Any] = field(default_factory=lambda: dict(TRAINING_ENV))
     """`EnvConfig` fields of the training and selection episodes."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 
 from coreenv.curves import TASK_SETS
+from mara_agents import seeds
 from mara_agents.cli.parser import CommandParser
 from mara_agents.evaluation import completion_rates
 from mara_agents.intervals import improvement_probability, iqm, mean_interval, paired_interval
@@ -35,7 +36,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         ".zip); the first is the reference",
     )
     parser.add_argument("--episodes", type=int, default=100, help="episodes played, >= 2")
-    parser.add_argument("--seed", type=int, default=950_000, help="the first episode's seed")
+    parser.add_argument("--seed", type=int, default=seeds.CHOICE, help="the first episode's seed")
     parser.add_argument(
         "--task-set", choices=sorted(TASK_SETS), default="id_train", help="the episodes' tasks"
     )

@@ -24,13 +24,14 @@ from pathlib import Path
 import numpy as np
 
 from coreenv.curves import TASK_SETS
+from mara_agents import seeds
 from mara_agents.cli.parser import CommandParser
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.schedulers import LARA
 from mara_agents.training import TRAINING_ENV, MARATrainConfig
 from mara_agents.training.curves import last_policies, paired_runs, read_curve
 
-TEST_SEED = 1_000_000
+TEST_SEED = seeds.EVALUATION
 SELECTION_SEED = {f.name: f.default for f in fields(MARATrainConfig)}["selection_seed"]
 
 

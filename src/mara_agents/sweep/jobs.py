@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from coreenv import EnvConfig, InvalidActionError
+from mara_agents import seeds
 from mara_agents.evaluation import run_episodes
 from mara_agents.sweep.methods import make_scheduler
 
@@ -27,7 +28,7 @@ __all__ = [
     "run_jobs_together",
 ]
 
-EVAL_SEED_BASE = 1_000_000
+EVAL_SEED_BASE = seeds.EVALUATION
 """Evaluation episodes are seeded from here up; training code uses seeds below it."""
 SEED_GROUP_SIZE = 10_000
 """Episodes a seed group can hold before it would reach the next group's seeds."""

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from coreenv import CoreEnv, Predictor
+from mara_agents import seeds
 from mara_agents.checks import require
 from mara_agents.policy.mat import MAT
 from mara_agents.policy.observations import stack_observations
@@ -61,7 +62,7 @@ class ImitationConfig:
     """Adam's learning rate (a fresh optimiser each round)."""
     batch: int = 512
     """Demonstration steps per minibatch."""
-    seed: int = 100_000
+    seed: int = seeds.IMITATION
     """Seed of the first demonstration episode; DAgger round r plays from seed + 10,000 r."""
     shuffle_seed: int = 0
     """Seeds the minibatch order (afresh each round)."""

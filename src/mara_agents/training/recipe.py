@@ -29,6 +29,7 @@ import torch
 from coreenv import EnvConfig, Predictor
 from coreenv.core.features import slot_width
 from coreenv.curves import TASK_SETS, resolve_task_set
+from mara_agents import seeds
 from mara_agents.checks import require
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.policy.mat import MAT, MATConfig
@@ -130,12 +131,12 @@ class MARATrainConfig:
     """RL updates between selection evaluations (and saves of the training state)."""
     eval_episodes: int = 100
     """Episodes of each selection evaluation (the same ones each time)."""
-    env_seed: int = 200_000
+    env_seed: int = seeds.RL
     """Seed of the first RL episode."""
     task_set: str = TRAINING_ENV["task_set"]
     """Task set of the training and selection episodes (e.g. ``"corpus_train"``: every kind of
     training in the curve corpus)."""
-    selection_seed: int = 900_000
+    selection_seed: int = seeds.SELECTION
     """Seed of the first selection episode (the same episodes at every evaluation)."""
     seed: int = 0
     """Seeds the network's initial weights."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import torch
 
 from coreenv import Predictor
+from mara_agents import seeds
 from mara_agents.policy.mat import MAT, MATConfig
 from mara_agents.training.held_ppo import HeldPPOConfig, HeldPPOTrainer
 from mara_agents.training.ppo import PPOConfig, PPOTrainer, ppo_epochs
@@ -46,7 +47,7 @@ def training_throughput(
     fresh cache region) are not counted; the rollouts' episodes are the same for both backends.
     """
     envs = VecCoreEnv(
-        ppo.envs, 200_000, predictor, batched=batched, shaping_beta=shaping_beta, **TRAINING_ENV
+        ppo.envs, seeds.RL, predictor, batched=batched, shaping_beta=shaping_beta, **TRAINING_ENV
     )
     trainer = PPOTrainer(_fresh_mat(), envs, ppo)
     trainer.update(trainer.collect())
@@ -70,7 +71,7 @@ def held_throughput(
     One untimed update first, as for `training_throughput`; each timed one plays new seeds.
     """
     env = {**TRAINING_ENV, "shaping_beta": shaping_beta}
-    trainer = HeldPPOTrainer(_fresh_mat(), predictor, held, env, 200_000)
+    trainer = HeldPPOTrainer(_fresh_mat(), predictor, held, env, seeds.RL)
     trainer.iterate()
     collecting = updating = 0.0
     steps = 0
