@@ -21,7 +21,8 @@ import torch
 
 from coreenv.curves import named_task_set
 from coreenv.errors import BankError
-from mara_agents.predictors.flow import PRETRAINED, FMPredictor, noise_level
+from mara_agents.predictors.flow import PRETRAINED, FMPredictor
+from mara_agents.predictors.flow_model import noise_level
 from mara_agents.predictors.queries import read_bank
 
 

@@ -31,9 +31,9 @@ from mara_agents.predictors.corpus import (
     join_banks,
     load_corpus,
 )
-from mara_agents.predictors.flow import (
+from mara_agents.predictors.flow import FMPredictor
+from mara_agents.predictors.flow_model import (
     FMConfig,
-    FMPredictor,
     VelocityNet,
     context_matrix,
     flow_matching_loss,

@@ -35,7 +35,8 @@ from mara_agents.predictors.calibration import (
     fit_calibration,
 )
 from mara_agents.predictors.corpus import corpus_kinds, corpus_rows, load_corpus
-from mara_agents.predictors.flow import FMPredictor, task_features
+from mara_agents.predictors.flow import FMPredictor
+from mara_agents.predictors.flow_model import task_features
 from mara_agents.predictors.flow_training import FMTrainConfig, train_fm
 from mara_agents.predictors.queries import (
     PredictorScore,

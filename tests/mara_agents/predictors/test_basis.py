@@ -6,12 +6,8 @@ import pytest
 pytest.importorskip("torch")
 
 from mara_agents.predictors.basis import FutureBasis, fit_basis  # noqa: E402
-from mara_agents.predictors.flow import (  # noqa: E402
-    FMConfig,
-    FMPredictor,
-    VelocityNet,
-    future_offsets,
-)
+from mara_agents.predictors.flow import FMPredictor  # noqa: E402
+from mara_agents.predictors.flow_model import FMConfig, VelocityNet, future_offsets  # noqa: E402
 
 
 def shapes(n, rng, grid=47):

@@ -16,12 +16,8 @@ from mara_agents.predictors.calibration import (  # noqa: E402
     fit_calibration,
     point_estimates,
 )
-from mara_agents.predictors.flow import (  # noqa: E402
-    FMConfig,
-    FMPredictor,
-    VelocityNet,
-    task_features,
-)
+from mara_agents.predictors.flow import FMPredictor  # noqa: E402
+from mara_agents.predictors.flow_model import FMConfig, VelocityNet, task_features  # noqa: E402
 from mara_agents.predictors.queries import reliability  # noqa: E402
 from mara_agents.predictors.wls import WLSPredictor  # noqa: E402
 

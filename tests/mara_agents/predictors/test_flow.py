@@ -7,14 +7,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mara_agents.predictors.flow import (  # noqa: E402
-    WLS_OFFSETS,  # noqa: E402
+from mara_agents.predictors.flow import FMPredictor  # noqa: E402
+from mara_agents.predictors.flow_decoding import crossings, decode  # noqa: E402
+from mara_agents.predictors.flow_model import (  # noqa: E402
+    WLS_OFFSETS,
     FMConfig,
-    FMPredictor,
     VelocityNet,
     context_features,
-    crossings,
-    decode,
     flow_matching_loss,
     future_offsets,
     sample_futures,
@@ -229,7 +228,7 @@ def test_with_the_check_on_a_slow_curve_the_sampled_crossings_come_later():
 
 
 def test_symlog_magnifies_small_falls_and_keeps_their_sign():
-    from mara_agents.predictors.flow import symlog
+    from mara_agents.predictors.flow_model import symlog
 
     np.testing.assert_allclose(symlog(np.array([1.0, -1.0, 0.0])), [1.0, -1.0, 0.0])
     assert symlog(np.array([1e-4]))[0] == pytest.approx(0.0138, abs=2e-4)  # linear: 1e-4
@@ -237,7 +236,7 @@ def test_symlog_magnifies_small_falls_and_keeps_their_sign():
 
 @pytest.mark.parametrize("sigma", [0.0, 0.01, 0.1])
 def test_the_noise_level_recovers_gaussian_noise_around_a_steady_fall(sigma):
-    from mara_agents.predictors.flow import noise_level
+    from mara_agents.predictors.flow_model import noise_level
 
     rng = np.random.default_rng(0)
     log_losses = -0.01 * np.arange(4000.0) + sigma * rng.standard_normal(4000)
@@ -246,7 +245,7 @@ def test_the_noise_level_recovers_gaussian_noise_around_a_steady_fall(sigma):
 
 
 def test_scaled_context_adds_the_symlog_columns_and_the_noise_level_before_the_wls_fit():
-    from mara_agents.predictors.flow import WLS_WIDTH, noise_level, symlog
+    from mara_agents.predictors.flow_model import WLS_WIDTH, noise_level, symlog
 
     config = FMConfig(recent=4, spread=4, scaled_context=True, wls_context=True)
     log_losses = np.log(2.0 * (1.0 + np.arange(60.0)) ** -0.5)
@@ -296,7 +295,7 @@ def test_a_raw_read_is_the_same_before_and_after_denoised_and_checked_reads():
 
 
 def test_task_features_say_how_deep_the_target_how_noisy_the_prefix_how_long_it_is():
-    from mara_agents.predictors.flow import task_features
+    from mara_agents.predictors.flow_model import task_features
 
     smooth = np.exp(-0.01 * np.arange(101.0))  # n = 100, lowest loss e^-1, no noise
     features = task_features([smooth, smooth], np.array([np.exp(-1.5), np.exp(-1.0)]))

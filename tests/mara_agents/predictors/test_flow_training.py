@@ -8,7 +8,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from coreenv.curves import bank_from_arrays  # noqa: E402
-from mara_agents.predictors.flow import FMConfig, FMPredictor, future_offsets  # noqa: E402
+from mara_agents.predictors.flow import FMPredictor  # noqa: E402
+from mara_agents.predictors.flow_model import FMConfig, future_offsets  # noqa: E402
 from mara_agents.predictors.flow_training import (  # noqa: E402
     FM_RECIPES,
     Augmentation,

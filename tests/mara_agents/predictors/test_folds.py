@@ -16,7 +16,7 @@ from coreenv.curves import (  # noqa: E402
     save_bank,
 )
 from mara_agents.predictors.calibration import BACKTESTS  # noqa: E402
-from mara_agents.predictors.flow import FMConfig  # noqa: E402
+from mara_agents.predictors.flow_model import FMConfig  # noqa: E402
 from mara_agents.predictors.flow_training import FMTrainConfig, training_bank  # noqa: E402
 from mara_agents.predictors.folds import (  # noqa: E402
     cross_fitted_calibrations,
