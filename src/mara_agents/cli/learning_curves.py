@@ -18,7 +18,6 @@ at ``--load`` from seed 1,000,000 (the sweep's evaluation seeds, never trained o
 from __future__ import annotations
 
 import argparse
-from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -28,11 +27,8 @@ from mara_agents import seeds
 from mara_agents.cli.parser import CommandParser
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.schedulers import LARA
-from mara_agents.training import TRAINING_ENV, MARATrainConfig
+from mara_agents.training import TRAINING_ENV
 from mara_agents.training.curves import last_policies, paired_runs, read_curve
-
-TEST_SEED = seeds.EVALUATION
-SELECTION_SEED = {f.name: f.default for f in fields(MARATrainConfig)}["selection_seed"]
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -62,7 +58,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--selection-seed",
         type=int,
-        default=SELECTION_SEED,
+        default=seeds.SELECTION,
         help="first selection episode of the runs (MARATrainConfig.selection_seed)",
     )
     parser.add_argument(
@@ -129,8 +125,8 @@ def main(argv: list[str] | None = None) -> None:
     if len(arms) >= 2:
         (first, a), (second, b) = list(arms.items())[:2]
         print(f"\n## {first} − {second}, paired by seed and selection episode (points)\n")
-        seeds = " | ".join(f"pair {i + 1}" for i in range(len(a)))
-        print(f"| measure | {seeds} | mean ± SE over seeds |")
+        pairs = " | ".join(f"pair {i + 1}" for i in range(len(a)))
+        print(f"| measure | {pairs} | mean ± SE over seeds |")
         print("|---|" + "---|" * (len(a) + 1))
         for measure in ("final", "area"):
             d = paired_runs(a, b, measure)
@@ -142,14 +138,14 @@ def main(argv: list[str] | None = None) -> None:
         env = {"task_set": args.task_set, "arrival_prob": args.load}
         n = args.test_episodes
         print(f"\n## Last policies on {args.task_set} at p = {args.load}: {n} episodes\n")
-        lara = completion_rates(LARA(), n, TEST_SEED, **env)
+        lara = completion_rates(LARA(), n, seeds.EVALUATION, **env)
         print(f"LARA: {100 * lara.mean():.1f}\n")
         print("| arm | run | completion | − LARA (paired ± SE) |")
         print("|---|---|---|---|")
         for arm in args.arm:
             label, runs = arm[0], [Path(run) for run in arm[1:]]
             for run, policy in zip(runs, last_policies(runs)):
-                rates = completion_rates(policy, n, TEST_SEED, **env)
+                rates = completion_rates(policy, n, seeds.EVALUATION, **env)
                 gain, se = paired_difference(lara, rates)
                 print(
                     f"| {label} | {run.name} | {100 * rates.mean():.1f} | "

@@ -11,7 +11,6 @@ from coreenv.config import make_config  # noqa: E402
 from helpers import TINY_TRAINING_ENV, OneByOne  # noqa: E402
 from mara_agents.baselines.ippo import IPPOConfig, IPPOScheduler, train_ippo  # noqa: E402
 from mara_agents.evaluation import completion_rates, run_episodes  # noqa: E402
-from mara_agents.sweep import make_scheduler  # noqa: E402
 
 ENV = {**TINY_TRAINING_ENV, "shaping_beta": 0.0}
 
@@ -63,15 +62,3 @@ def test_bad_settings_and_missing_policies_are_refused(tmp_path):
         config(tmp_path, gae_lambda=0.0)
     with pytest.raises(FileNotFoundError, match="no IPPO policy at"):
         IPPOScheduler.load(tmp_path / "missing.pt")
-
-
-def test_the_shipped_policy_is_the_sweeps_ippo_and_plays_the_benchmark_episodes():
-    torch.set_num_threads(1)
-    scheduler = make_scheduler("ippo")
-    assert isinstance(scheduler, IPPOScheduler)
-    env = {"task_set": "id", "arrival_prob": 0.04}
-    rates = completion_rates(scheduler, 2, 1_000_000, **env)
-    np.testing.assert_array_equal(
-        rates, completion_rates(make_scheduler("ippo"), 2, 1_000_000, **env)
-    )
-    assert rates.mean() > 0.0

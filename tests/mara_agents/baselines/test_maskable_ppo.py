@@ -16,7 +16,6 @@ from mara_agents.baselines.maskable_ppo import (  # noqa: E402
     train_maskable_ppo,
 )
 from mara_agents.evaluation import completion_rates, run_episodes  # noqa: E402
-from mara_agents.sweep import make_scheduler  # noqa: E402
 
 ENV = {"task_set": SMALL_CURVES, "num_nodes": 2, "num_slots": 3, "arrival_horizon": 60}
 
@@ -55,18 +54,6 @@ def test_bad_settings_and_missing_models_are_refused(tmp_path):
         config(tmp_path, gamma=1.5)
     with pytest.raises(FileNotFoundError, match="no MaskablePPO model at"):
         MaskablePPOScheduler.load(tmp_path / "missing.zip")
-
-
-def test_the_shipped_model_is_the_sweeps_ppo_sb3_and_plays_the_benchmark_episodes():
-    torch.set_num_threads(1)
-    scheduler = make_scheduler("ppo_sb3")
-    assert isinstance(scheduler, MaskablePPOScheduler)
-    rates = completion_rates(scheduler, 2, 1_000_000, task_set="id", arrival_prob=0.04)
-    again = completion_rates(
-        make_scheduler("ppo_sb3"), 2, 1_000_000, task_set="id", arrival_prob=0.04
-    )
-    np.testing.assert_array_equal(rates, again)  # deterministic
-    assert rates.mean() > 0.0
 
 
 def test_distinct_decoding_never_collides_and_agrees_where_greedy_does_not_collide():

@@ -41,3 +41,32 @@ def test_a_policy_file_loads_as_its_scheduler_by_format(tmp_path):
     ]:
         with pytest.raises(SweepInputError, match=message):
             load_checkpoint(path)
+
+
+@pytest.mark.parametrize(
+    ("method", "module", "kind"),
+    [
+        ("ppo_sb3", "mara_agents.baselines.maskable_ppo", "MaskablePPOScheduler"),
+        ("ippo", "mara_agents.baselines.ippo", "IPPOScheduler"),
+    ],
+)
+def test_the_shipped_rl_baselines_are_sweep_methods_that_play_the_benchmark_episodes(
+    method, module, kind
+):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    import importlib
+
+    import numpy as np
+
+    from mara_agents.evaluation import completion_rates
+    from mara_agents.sweep import make_scheduler
+
+    torch.set_num_threads(1)
+    scheduler = make_scheduler(method)
+    assert isinstance(scheduler, getattr(importlib.import_module(module), kind))
+    env = {"task_set": "id", "arrival_prob": 0.04}
+    rates = completion_rates(scheduler, 2, 1_000_000, **env)
+    again = completion_rates(make_scheduler(method), 2, 1_000_000, **env)
+    np.testing.assert_array_equal(rates, again)  # deterministic
+    assert rates.mean() > 0.0
