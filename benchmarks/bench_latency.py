@@ -3,11 +3,12 @@
     taskset -c 0 python benchmarks/bench_latency.py --episodes 32      # one CPU core
 
 A decision is everything a method spends to turn the state into node actions: its ``act`` (or
-``act_batch``) calls plus the calls to the predictor whose estimates it reads in its observation.
+``act_view``) calls plus the calls to the predictor whose estimates it reads in its observation.
 Environment stepping itself is not counted. M = 4, K = 8 (defaults), ID test runs at p = 0.04,
-the same ``--episodes`` episodes for every method. A method with a batched form (MARA) is timed
-twice: playing the episodes in lockstep (one call per step for all of them, as `evaluate` and the
-sweep run it; the cost is divided by the episode-steps served) and one episode at a time.
+the same ``--episodes`` episodes for every method. A method with a batched form (every shipped
+one) is timed twice: playing the episodes in lockstep (one call per step for all of them, as
+`evaluate` and the sweep run it; the cost is divided by the episode-steps served) and one episode
+at a time.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def decision_ms(method: str, episodes: int, lockstep: bool) -> float:
     config = observed_config(scheduler, EnvConfig(task_set="id", arrival_prob=0.04))
     seeds = range(EVAL_SEED_BASE, EVAL_SEED_BASE + episodes)
     if lockstep:
-        scheduler.act_batch = watch.wrap(scheduler.act_batch, lambda obs, mask: len(obs))
+        scheduler.act_view = watch.wrap(scheduler.act_view, lambda view: view.num_episodes)
         run_episodes(scheduler, [(config, seed) for seed in seeds])
     else:
         scheduler.act = watch.wrap(scheduler.act, lambda observations, infos: 1)

@@ -34,7 +34,7 @@ TINY_TRAINING_ENV = dict(
 
 
 class OneByOne:
-    """A scheduler's ``act`` without its ``act_batch``: runners play it one episode at a time."""
+    """A scheduler's ``act`` without its ``act_view``: runners play it one episode at a time."""
 
     def __init__(self, scheduler):
         self.scheduler = scheduler

@@ -15,6 +15,7 @@ from coreenv.core import (
     BatchedStep,
     CoreEnv,
     OracleView,
+    SchedulerView,
     SlotFeature,
     SlotTable,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "InvalidActionError",
     "NoPredictorError",
     "OracleView",
+    "SchedulerView",
     "Predictor",
     "SlotFeature",
     "SlotTable",

@@ -1,6 +1,6 @@
 """Run schedulers on episodes and average the design §2 metrics.
 
-A scheduler with a batched form (`Scheduler.act_batch`) plays the episodes it is given in lockstep
+A scheduler with a batched form (`Scheduler.act_view`) plays the episodes it is given in lockstep
 on `coreenv.BatchedCore`s, one call per step for all of them; any other plays them one after
 another on a `CoreEnv`. The rows are the same either way.
 """
@@ -15,6 +15,7 @@ import numpy as np
 from coreenv import BatchedCore, CoreEnv, EnvConfig, Predictor
 from coreenv.config import make_config
 from coreenv.core.metrics import METRIC_KEYS
+from coreenv.errors import ConfigError
 from mara_agents.schedulers.base import (
     Scheduler,
     acts_in_batches,
@@ -37,56 +38,55 @@ def run_episode(scheduler: Scheduler, env: CoreEnv, seed: int) -> dict[str, floa
 def run_episodes(scheduler: Scheduler, episodes: Sequence[tuple[EnvConfig, int]]) -> list[dict]:
     """The metrics of each ``(config, seed)`` episode, in order, with the scheduler's predictor.
 
-    Episodes of a batched scheduler run in lockstep (all of them at once, whatever their configs,
-    as long as they share the observation layout); others run one after another. Each config gets
-    the quantile levels the scheduler reads (`observed_config`).
+    A batched scheduler plays the episodes of each config in lockstep (all of them at once);
+    others, and configs whose curves `BatchedCore` cannot replay (``task_set="live"``), play one
+    episode after another. Each config gets the quantile levels the scheduler reads
+    (`observed_config`).
     """
     predictor = predictor_for(scheduler)
     episodes = [(observed_config(scheduler, config), seed) for config, seed in episodes]
-    if acts_in_batches(scheduler):
-        return _run_lockstep(scheduler, predictor, episodes)
+    rows: list[dict] = [{} for _ in episodes]
     envs: list[CoreEnv] = []
-    rows = []
-    for config, seed in episodes:
+    batched = acts_in_batches(scheduler)
+    for index, (config, seed) in enumerate(episodes):
+        if rows[index]:
+            continue
+        if batched:
+            members = [i for i, (c, _) in enumerate(episodes) if c == config]
+            played = _run_lockstep(scheduler, predictor, config, [episodes[i][1] for i in members])
+            if played is not None:
+                for i, row in zip(members, played):
+                    rows[i] = row
+                continue
         env = next((env for env in envs if env.config == config), None)
         if env is None:
             env = CoreEnv(config, predictor=predictor)
             envs.append(env)
-        rows.append(run_episode(scheduler, env, seed))
+        rows[index] = run_episode(scheduler, env, seed)
     return rows
 
 
 def _run_lockstep(
-    scheduler: Scheduler, predictor: Predictor | None, episodes: Sequence[tuple[EnvConfig, int]]
-) -> list[dict]:
-    """One `BatchedCore` per distinct config, one lane per episode; one `act_batch` per step."""
-    groups: list[tuple[EnvConfig, list[int]]] = []  # a config and its episodes' indices
-    for index, (config, _) in enumerate(episodes):
-        members = next((m for c, m in groups if c == config), None)
-        if members is None:
-            groups.append((config, [index]))
-        else:
-            members.append(index)
-    cores = [BatchedCore(config, len(members), predictor) for config, members in groups]
-    views = [
-        core.reset([episodes[i][1] for i in members]) for core, (_, members) in zip(cores, groups)
-    ]
-    rows: list[dict] = [{} for _ in episodes]
-    while any(view.active.any() for view in views):
-        live = [view.active for view in views]
-        chosen = scheduler.act_batch(
-            np.concatenate([view.obs[on] for view, on in zip(views, live)]),
-            np.concatenate([view.action_mask[on] for view, on in zip(views, live)]),
-        )
-        start = 0
-        for g, (core, (config, members)) in enumerate(zip(cores, groups)):
-            actions = np.full((len(members), config.num_nodes), config.num_slots, np.int64)
-            count = int(live[g].sum())
-            actions[live[g]] = chosen[start : start + count]
-            start += count
-            views[g] = core.step(actions)
-            for lane, _, metrics in views[g].finished:
-                rows[members[lane]] = metrics
+    scheduler: Scheduler, predictor: Predictor | None, config: EnvConfig, seeds: list[int]
+) -> list[dict] | None:
+    """Every episode of ``config`` at once, one lane each; None if `BatchedCore` cannot replay it.
+
+    One `act_view` per step, on the view of the running episodes.
+    """
+    core = BatchedCore(config, len(seeds), predictor)
+    try:
+        core.reset(seeds)
+    except ConfigError:
+        return None
+    clairvoyant = getattr(scheduler, "clairvoyant", False)
+    rows: list[dict] = [{} for _ in seeds]
+    while core.active.any():
+        active = core.active.copy()
+        view = core.view(clairvoyant)
+        actions = np.full((len(seeds), config.num_nodes), config.num_slots, np.int64)
+        actions[active] = scheduler.act_view(view if active.all() else view.take(active))
+        for lane, _, metrics in core.step(actions).finished:
+            rows[lane] = metrics
     return rows
 
 

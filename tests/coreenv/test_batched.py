@@ -1,4 +1,5 @@
-"""BatchedCore against CoreEnv: lane by lane, bit for bit, at every step and across auto-resets."""
+"""BatchedCore against CoreEnv: lane by lane, bit for bit, at every step and across auto-resets,
+in what the nodes observe and in the SchedulerView schedulers read."""
 
 import math
 
@@ -75,6 +76,38 @@ def check_view(view, lane, expected, seed):
     np.testing.assert_array_equal(view.action_mask[lane], expected[1])
 
 
+VIEW_FIELDS = (
+    "obs",
+    "action_mask",
+    "t",
+    "waiting",
+    "occupied",
+    "uid",
+    "arrival",
+    "deadline",
+    "batches",
+    "target",
+    "est_remaining",
+    "est_p_success",
+    "seed",
+    "remaining",
+)
+
+
+def check_scheduler_view(batched, lane, env):
+    """Lane ``lane`` of a BatchedCore's clairvoyant SchedulerView is ``env.view``'s, exactly."""
+    alone = env.view(clairvoyant=True)
+    mine = batched.take([lane])
+    for name in VIEW_FIELDS:
+        expected, got = getattr(alone, name), getattr(mine, name)
+        assert (expected is None) == (got is None), name
+        if expected is not None:
+            np.testing.assert_array_equal(got, expected, err_msg=name)
+    for slot in np.flatnonzero(alone.occupied[0]):
+        np.testing.assert_array_equal(mine.prefix(0, slot), alone.prefix(0, slot))
+    assert mine.config == alone.config
+
+
 def random_actions(rng, mask, num_nodes):
     """Half the time any value in [-1, K + 1] (empty slots, out of range, conflicts), else
     random choices among the mask's (still conflicting)."""
@@ -97,6 +130,10 @@ def play_both(config, seeds, num_lanes, predictor=None, action_seed=0, max_steps
     for t in range(max_steps):
         if not view.active.any():
             return finished
+        scheduler_view = core.view(clairvoyant=True)
+        for lane, env in enumerate(lanes.envs):
+            if lanes.current[lane] is not None:
+                check_scheduler_view(scheduler_view, lane, env)
         actions = random_actions(rng, view.action_mask, config.num_nodes)
         step = core.step(actions)
         ended = {lane: (seed, metrics) for lane, seed, metrics in step.finished}

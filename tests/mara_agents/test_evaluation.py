@@ -10,7 +10,6 @@ from coreenv import CoreEnv, EnvConfig
 from coreenv.core.metrics import METRIC_KEYS
 from mara_agents import evaluate
 from mara_agents.evaluation import run_episode, run_episodes
-from mara_agents.policy.observations import stack_observations
 from mara_agents.schedulers import FIFO, Oracle, Scheduler
 from mara_agents.schedulers.base import acts_in_batches
 
@@ -40,26 +39,42 @@ class FirstSlots(Scheduler):
 
     observation_predictor = None
 
-    def act(self, observations, infos):
-        nodes = stack_observations(observations, self.env.agents)
-        actions = self.act_batch(nodes.obs[None], nodes.action_mask[None])[0]
-        return dict(zip(self.env.agents, actions.tolist()))
-
-    def act_batch(self, obs, action_mask):
-        k = action_mask.shape[1] - 1
-        actions = np.full((len(obs), obs.shape[1]), k)
-        for e, mask in enumerate(action_mask):
-            slots = np.flatnonzero(mask[:k])[: obs.shape[1]]
+    def act_view(self, view):
+        k = view.action_mask.shape[1] - 1
+        actions = np.full((view.num_episodes, view.obs.shape[1]), k)
+        for e, mask in enumerate(view.action_mask):
+            slots = np.flatnonzero(mask[:k])[: view.obs.shape[1]]
             actions[e, : len(slots)] = slots
         return actions
 
 
+class OnlyAct(Scheduler):
+    """A user's scheduler of the original interface: ``act`` over the env's dicts only."""
+
+    observation_predictor = None
+
+    def act(self, observations, infos):
+        return {agent: len(obs["action_mask"]) - 1 for agent, obs in observations.items()}
+
+
 def test_a_scheduler_with_only_act_plays_one_episode_after_another():
-    assert not acts_in_batches(FIFO()) and acts_in_batches(FirstSlots())
+    assert not acts_in_batches(OnlyAct()) and acts_in_batches(FirstSlots())
+    assert acts_in_batches(FIFO())  # every shipped scheduler acts on views
+    rows = run_episodes(OnlyAct(), [(EnvConfig(arrival_horizon=100), seed) for seed in (1, 2)])
+    assert [row["completion_rate"] for row in rows] == [0.0, 0.0]
+
+
+def test_a_scheduler_with_neither_method_says_so():
+    env = CoreEnv(arrival_horizon=50)
+    observations, infos = env.reset(seed=0)
+    scheduler = Scheduler()
+    scheduler.reset(env)
+    with pytest.raises(NotImplementedError, match="neither act"):
+        scheduler.act(observations, infos)
 
 
 def test_lockstep_rows_equal_one_episode_after_another_across_configs():
-    """Two configs (loads) in one lockstep run: one core each, one act_batch per step for all."""
+    """Two configs (loads) in one lockstep run: one core each, one act_view per step for each."""
     configs = [EnvConfig(arrival_prob=p, arrival_horizon=200) for p in (0.05, 0.1)]
     episodes = [(config, seed) for config in configs for seed in (3, 4, 5)]
     batched = FirstSlots()

@@ -6,7 +6,7 @@
 from coreenv.core.batched import BatchedCore, BatchedObservation, BatchedStep
 from coreenv.core.env import CoreEnv
 from coreenv.core.features import NO_PREDICTOR, SlotFeature
-from coreenv.core.views import OracleView, SlotTable, TaskTruth
+from coreenv.core.views import OracleView, SchedulerView, SlotTable, TaskTruth
 
 __all__ = [
     "NO_PREDICTOR",
@@ -15,6 +15,7 @@ __all__ = [
     "BatchedStep",
     "CoreEnv",
     "OracleView",
+    "SchedulerView",
     "SlotFeature",
     "SlotTable",
     "TaskTruth",

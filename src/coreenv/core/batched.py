@@ -26,6 +26,7 @@ from coreenv.core.masks import resolve_actions
 from coreenv.core.metrics import metrics
 from coreenv.core.scenarios import make_scenario
 from coreenv.core.state import NEVER, Counters
+from coreenv.core.views import SchedulerView, new_episode_id
 from coreenv.curves import resolve_task_set
 from coreenv.errors import InvalidActionError
 from coreenv.predictor import Predictor, checked_predictor, estimate_many, quantiles_many
@@ -171,10 +172,10 @@ class BatchedCore:
         self.potential = np.zeros(b)
         self.active = np.zeros(b, bool)
         self.seeds = np.full(b, -1, np.int64)
+        self.episodes = np.full(b, -1, np.int64)
         self._start(np.arange(b))
-        return BatchedObservation(
-            self._observe(), self._masks(), self.active.copy(), self.seeds.copy()
-        )
+        self._shown = self._observe(), self._masks()
+        return BatchedObservation(*self._shown, self.active.copy(), self.seeds.copy())
 
     def step(self, actions: np.ndarray) -> BatchedStep:
         """Apply (B, M) integer actions (``K`` idles) and advance every active lane one step.
@@ -208,9 +209,9 @@ class BatchedCore:
             self._start(ended)
             obs = obs.copy()
             obs[ended] = self._observe(ended)
+        self._shown = obs, self._masks()
         return BatchedStep(
-            obs,
-            self._masks(),
+            *self._shown,
             self.active.copy(),
             self.seeds.copy(),
             rewards,
@@ -228,6 +229,41 @@ class BatchedCore:
         terminated = late & (self.slots.num_occupied + self.tasks.num_waiting == 0)
         truncated = self.active & ~terminated & (self.t >= self.max_steps)
         return terminated, truncated
+
+    def view(self, clairvoyant: bool = False) -> SchedulerView:
+        """Every lane's running episode as a `SchedulerView` (E = B).
+
+        An inactive lane's slots are empty and its observation 0. It shares ``obs`` and
+        ``action_mask`` with the last `BatchedObservation`. ``clairvoyant`` adds the hidden
+        truth: for the oracle and tests only.
+        """
+        if self._seeds is None:
+            raise RuntimeError("BatchedCore.view before reset: call reset(seeds) first.")
+        fields = self.slots.view_fields()
+        remaining = None
+        if clairvoyant:
+            remaining = self.slots.remaining()
+            uid = np.maximum(fields["uid"], 0)
+            unknown = np.take_along_axis(self.tasks.feasible, uid, axis=1) < 0
+            remaining[unknown & fields["occupied"]] = -1
+        estimates = None
+        if self.predictor is not None:
+            estimates = self.slots.estimates.reshape(2, self.num_envs, -1).copy()
+        obs, action_mask = self._shown
+        return SchedulerView(
+            config=self.config,
+            obs=obs,
+            action_mask=action_mask,
+            t=self.t.copy(),
+            waiting=self.tasks.num_waiting.copy(),
+            **fields,
+            est_remaining=None if estimates is None else estimates[0],
+            est_p_success=None if estimates is None else estimates[1],
+            episode=self.episodes.copy(),
+            seed=self.seeds.copy(),
+            curves=list(self.tasks.curves),
+            remaining=remaining,
+        )
 
     def metrics(self) -> list[dict[str, float] | None]:
         """Design §2 metrics of each lane's running episode so far (None for inactive lanes)."""
@@ -402,7 +438,7 @@ class BatchedCore:
         for lane in lanes.tolist():
             seed = self._seeds(lane) if callable(self._seeds) else next(self._seeds, _DONE)
             if seed is _DONE:
-                self.active[lane], self.seeds[lane] = False, -1
+                self.active[lane], self.seeds[lane], self.episodes[lane] = False, -1, -1
                 self.tasks.load(lane, EpisodeTasks.none())
                 continue
             seed = _checked_seed(seed)
@@ -414,6 +450,7 @@ class BatchedCore:
             if not (episode.log_target < episode.log_initial).all():
                 slots.untrained_guard = True
             self.active[lane], self.seeds[lane] = True, seed
+            self.episodes[lane] = new_episode_id()
         self._all_active = bool(self.active.all())
 
     def _metrics(self, lane: int) -> dict[str, float]:

@@ -17,7 +17,7 @@ from coreenv.core.observation import node_observations, observation_space, state
 from coreenv.core.render import ansi_table, gantt
 from coreenv.core.scenarios import make_scenario
 from coreenv.core.state import State, initial
-from coreenv.core.views import OracleView, SlotTable
+from coreenv.core.views import OracleView, SchedulerView, SlotTable, new_episode_id
 from coreenv.curves import resolve_task_set
 from coreenv.errors import InvalidActionError
 from coreenv.predictor import Predictor, checked_predictor
@@ -173,6 +173,7 @@ class CoreEnv(ParallelEnv):
         self._slot_table = SlotTable(self._state)
         self._masks_version = -1
         self._history = []
+        self._episode = new_episode_id()
         self.agents = self.possible_agents[:]
         return self._observations(), {agent: {} for agent in self.agents}
 
@@ -279,6 +280,17 @@ class CoreEnv(ParallelEnv):
         """The hidden truth (demand R*, whole curve) of every task: for the oracle and tests."""
         return OracleView.of(self._state)
 
+    def view(self, clairvoyant: bool = False) -> SchedulerView:
+        """The running episode as a `SchedulerView` of one episode (what shipped schedulers read).
+
+        ``clairvoyant`` adds the hidden truth (``remaining``): for the oracle and tests only.
+        """
+        if not self.agents:
+            raise RuntimeError("the episode is over (or never started): call reset() first.")
+        return SchedulerView.of_state(
+            self.config, self._state, self._shown, self._episode, self.np_random_seed, clairvoyant
+        )
+
     def action_masks(self) -> np.ndarray:
         """(M, K + 1) int8: every node's mask (they are identical): occupied slots and idle."""
         if self._masks_version != self._state.version:  # masks change only with the slots
@@ -290,7 +302,7 @@ class CoreEnv(ParallelEnv):
         return initial(self.config, has_predictor=self.predictor is not None)
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
-        obs = node_observations(self._state, self.config, self._obs_template)
+        obs = self._shown = node_observations(self._state, self.config, self._obs_template)
         masks = self.action_masks()
         return {
             agent: {"observation": o, "action_mask": mask}

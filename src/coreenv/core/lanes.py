@@ -249,6 +249,7 @@ class LaneSlots:
         self.floats = np.repeat(_EMPTY_FLOATS, b * k, axis=1)
         self.untrained_guard = False  # set when a task's target is not below its initial loss
         self.dynamic = np.zeros((2, b * k))  # written every step; 0 when a slot frees
+        self.estimates = np.zeros((2, b * k))  # the predictor's remaining and P(success), raw
         self._link()
 
     def _link(self) -> None:
@@ -325,6 +326,7 @@ class LaneSlots:
         self.ints[:, flat] = _EMPTY_INTS
         self.floats[:, flat] = _EMPTY_FLOATS
         self.dynamic[:, flat] = 0.0
+        self.estimates[:, flat] = 0.0
         self.table[flat] = 0.0
 
     def train(
@@ -369,6 +371,7 @@ class LaneSlots:
         """Every occupied slot's estimates restart from ``value`` (`State.set_has_predictor`)."""
         occupied = self.occupied.reshape(-1)
         self.table[occupied, ESTIMATES] = value
+        self.estimates[:, occupied] = 0.0
 
     def record_estimates(
         self, flat: np.ndarray, remaining: np.ndarray, p_success: np.ndarray
@@ -376,10 +379,29 @@ class LaneSlots:
         """Slots ``flat`` have new predictor estimates (`State.record_estimate`)."""
         self.table[flat, _EST_REMAINING] = np.minimum(remaining / self.batch_scale, OBS_BOUND)
         self.table[flat, _EST_P] = p_success
+        self.estimates[:, flat] = remaining, p_success
 
     def record_quantiles(self, flat: np.ndarray, quantiles: np.ndarray) -> None:
         """Slots ``flat`` have new predictor quantiles (`State.record_quantiles`)."""
         self.table[flat, QUANTILES:] = np.minimum(quantiles / self.batch_scale, OBS_BOUND)
+
+    def view_fields(self) -> dict[str, np.ndarray]:
+        """(B, K) copies of what `SchedulerView` shows of the slots (estimates apart)."""
+        b, k = self.num_occupied.size, self.num_slots
+        ints = self.ints.reshape(-1, b, k)
+        return {
+            "occupied": self.occupied.copy(),
+            "uid": ints[1 + _INDEX].copy(),
+            "arrival": ints[1 + _ARRIVAL].copy(),
+            "deadline": ints[1 + _DEADLINE].copy(),
+            "batches": ints[_CURSOR].copy(),
+            "target": self.floats[_TARGET].reshape(b, k).copy(),
+        }
+
+    def remaining(self) -> np.ndarray:
+        """(B, K) true remaining batches of each slot's task (crossing - cursor; 0 if empty)."""
+        left = self.ints[1 + _CROSSING] - self.ints[_CURSOR]
+        return np.where(self.occupied.reshape(-1), left, 0).reshape(self.occupied.shape)
 
     def lane_tables(self) -> np.ndarray:
         """(B, K·F) each lane's slot table, as `state_vector` lays it out after the globals."""

@@ -1,16 +1,147 @@
-"""Views of the state for schedulers: what anyone may read, and the hidden truth for the oracle."""
+"""Views of the state for schedulers: what anyone may read, and the hidden truth for the oracle.
+
+`SchedulerView` is the one input of the shipped schedulers: both engines give it (`CoreEnv.view`
+for one episode, `BatchedCore.view` for all lanes), as arrays with a leading episode axis.
+`SlotTable` and `OracleView` are `CoreEnv`'s live per-episode forms, kept for hand-written
+schedulers.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+import itertools
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from coreenv.config import EnvConfig
 from coreenv.core.state import State
 from coreenv.core.tasks import Task
 from coreenv.errors import NoPredictorError
 
-__all__ = ["OracleView", "SlotTable", "TaskTruth"]
+__all__ = ["OracleView", "SchedulerView", "SlotTable", "TaskTruth", "new_episode_id"]
+
+_EPISODE_IDS = itertools.count()
+
+
+def new_episode_id() -> int:
+    """A number no other episode of this process has: what `SchedulerView.episode` holds."""
+    return next(_EPISODE_IDS)
+
+
+@dataclasses.dataclass(frozen=True)
+class SchedulerView:
+    """What a scheduler may read of E episodes at once: the observation and the slots' data.
+
+    Every array has a leading episode axis; slot arrays are (E, K). An empty slot reads
+    ``occupied`` False, ``uid`` -1, ``deadline`` 2**62, ``batches`` 0 and ``target`` 0.5. All of it
+    is observable by a real scheduler except ``remaining``, the hidden truth, which only a
+    clairvoyant view holds (engines make one when asked: the oracle's).
+
+    Attributes:
+        config: the episodes' `EnvConfig` (one per view).
+        obs: (E, M, D) float32, each node's ``"observation"`` array.
+        action_mask: (E, K + 1) int8, the mask every node of an episode shares.
+        t: (E,) int64, the current step.
+        waiting: (E,) int64, tasks waiting for a free slot.
+        occupied: (E, K) bool, whether the slot holds a task.
+        uid: (E, K) int64, the task's number in its episode (arrival order), -1 if empty.
+        arrival, deadline: (E, K) int64, b_k and d_k.
+        batches: (E, K) int64, n_k, batches trained.
+        target: (E, K) float64, epsilon_k.
+        est_remaining, est_p_success: (E, K) float64, the attached predictor's estimates (0 until
+            ready); None without a predictor.
+        episode: (E,) int64, a number unique to each episode in this process (a scheduler keys
+            what it remembers of an episode by it).
+        seed: (E,) int64, the seed each episode was reset with (-1 if unknown).
+        remaining: (E, K) int64 true remaining batches R* - n_k of each occupied slot (-1 if
+            unknowable, 0 if empty), only in a clairvoyant view; else None.
+    """
+
+    config: EnvConfig
+    obs: np.ndarray
+    action_mask: np.ndarray
+    t: np.ndarray
+    waiting: np.ndarray
+    occupied: np.ndarray
+    uid: np.ndarray
+    arrival: np.ndarray
+    deadline: np.ndarray
+    batches: np.ndarray
+    target: np.ndarray
+    est_remaining: np.ndarray | None
+    est_p_success: np.ndarray | None
+    episode: np.ndarray
+    seed: np.ndarray
+    curves: Sequence[Sequence[np.ndarray] | Mapping[int, np.ndarray]]
+    """``curves[e][uid]``: the whole loss curve of episode e's task ``uid`` (at least those in the
+    slots); read through `prefix`, which shows only what training revealed."""
+    remaining: np.ndarray | None = None
+
+    def take(self, episodes: np.ndarray) -> SchedulerView:
+        """The view of ``episodes`` (indices or a bool mask over E) alone."""
+        index = np.arange(self.num_episodes)[episodes]
+        picked = {
+            f.name: value[index] if isinstance(value, np.ndarray) else value
+            for f in dataclasses.fields(self)
+            if (value := getattr(self, f.name)) is not None
+        }
+        picked["curves"] = [self.curves[e] for e in index.tolist()]
+        return dataclasses.replace(self, **picked)
+
+    @classmethod
+    def of_state(
+        cls,
+        config: EnvConfig,
+        state: State,
+        obs: np.ndarray,
+        episode: int,
+        seed: int | None,
+        clairvoyant: bool,
+    ) -> SchedulerView:
+        """The view of one `CoreEnv` episode: its state and its nodes' (M, D) observations."""
+        remaining = None
+        if clairvoyant:
+            remaining = np.array(
+                [
+                    [
+                        0 if task is None else -1 if task.demand is None else task.demand - n
+                        for task, n in zip(state.tasks, state.cursor)
+                    ]
+                ],
+                np.int64,
+            )
+        estimates = state.has_predictor
+        return cls(
+            config=config,
+            obs=obs[None],
+            action_mask=state.mask[None].copy(),
+            t=np.array([state.t], np.int64),
+            waiting=np.array([len(state.waiting)], np.int64),
+            occupied=state.occupied[None].copy(),
+            uid=state.uid[None].copy(),
+            arrival=state.arrival[None].copy(),
+            deadline=state.deadline[None].copy(),
+            batches=np.array([state.cursor], np.int64),
+            target=state.target[None].copy(),
+            est_remaining=np.array([state.est_remaining]) if estimates else None,
+            est_p_success=np.array([state.est_p_success]) if estimates else None,
+            episode=np.array([episode], np.int64),
+            seed=np.array([-1 if seed is None else seed], np.int64),
+            curves=[{task.uid: task.curve.losses for task in state.tasks if task is not None}],
+            remaining=remaining,
+        )
+
+    @property
+    def num_episodes(self) -> int:
+        """E."""
+        return len(self.t)
+
+    def prefix(self, episode: int, slot: int) -> np.ndarray:
+        """The losses revealed so far for the task in ``slot`` of ``episode`` (``L[0..n_k]``)."""
+        if not self.occupied[episode, slot]:
+            raise ValueError(f"slot {slot} of episode {episode} is empty.")
+        return self.curves[episode][self.uid[episode, slot]][: self.batches[episode, slot] + 1]
 
 
 class SlotTable:
@@ -83,7 +214,7 @@ class SlotTable:
         return task.curve.losses[: self._state.cursor[slot] + 1]
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class TaskTruth:
     """The hidden truth about one task (tests and the clairvoyant oracle only)."""
 
@@ -96,7 +227,7 @@ class TaskTruth:
     curve: np.ndarray  # the whole loss curve (for live curves: the losses trained so far)
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class OracleView:
     """Truth for every slot (None where empty) and for the waiting tasks, in queue order."""
 

@@ -20,11 +20,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from coreenv import CoreVectorEnv
+from coreenv import CoreVectorEnv, SchedulerView
 from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.checks import require
 from mara_agents.predictors import make_predictor
-from mara_agents.schedulers.base import BatchedScheduler
+from mara_agents.schedulers.base import Scheduler
 from mara_agents.schedulers.variants import CHECKPOINTS
 from mara_agents.training.returns import gae
 
@@ -82,7 +82,7 @@ class NodeActorCritic(nn.Module):
         return logits, self.critic(obs).squeeze(-1)
 
 
-class IPPOScheduler(BatchedScheduler):
+class IPPOScheduler(Scheduler):
     """A trained `NodeActorCritic` as a scheduler: each node's most likely allowed slot."""
 
     name = "ippo"
@@ -101,8 +101,9 @@ class IPPOScheduler(BatchedScheduler):
         model.load_state_dict(saved["model"])
         return cls(model)
 
-    def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    def act_view(self, view: SchedulerView) -> np.ndarray:
         """(E, M) actions: every node's arg-max over its masked logits."""
+        obs, action_mask = view.obs, view.action_mask
         masks = torch.from_numpy(action_mask.astype(bool))[:, None, :]
         with torch.no_grad():
             logits, _ = self.model(torch.from_numpy(obs), masks)

@@ -21,12 +21,12 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecMonitor
 
-from coreenv import CoreVectorEnv
+from coreenv import CoreVectorEnv, SchedulerView
 from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.baselines.sb3_env import SB3VecEnv
 from mara_agents.checks import require
 from mara_agents.predictors import make_predictor
-from mara_agents.schedulers.base import BatchedScheduler
+from mara_agents.schedulers.base import Scheduler
 from mara_agents.schedulers.variants import CHECKPOINTS
 
 __all__ = ["SHIPPED", "MaskablePPOConfig", "MaskablePPOScheduler", "train_maskable_ppo"]
@@ -49,14 +49,14 @@ class MaskablePPOConfig(BaselineRun):
         require(self, ">= 1", ("batch_size",))
 
 
-class MaskablePPOScheduler(BatchedScheduler):
+class MaskablePPOScheduler(Scheduler):
     """A trained `MaskablePPO` as a scheduler: the deterministic action of the global state.
 
     Each node takes its own most likely allowed slot, as MaskablePPO's ``predict`` does, so two
     nodes may name one slot (a conflict: the environment idles one). With ``distinct`` the nodes
     choose one after another, each its most likely slot that no earlier node took (the order of
     MAT's decoder): the same choices where there is no conflict. It reads the observation arrays
-    only, so runners play it in lockstep (`act_batch`).
+    only, so runners play it in lockstep (`act_view`).
     """
 
     name = "ppo_sb3"
@@ -73,8 +73,12 @@ class MaskablePPOScheduler(BatchedScheduler):
             raise FileNotFoundError(f"no MaskablePPO model at {path}.")
         return cls(MaskablePPO.load(path, device="cpu"), distinct)
 
-    def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """(E, M) actions: the state is a node's observation without its one-hot id."""
+    def act_view(self, view: SchedulerView) -> np.ndarray:
+        """(E, M) actions of the view's observations (`actions`)."""
+        return self.actions(view.obs, view.action_mask)
+
+    def actions(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """(E, M) actions of (E, M, D) observations: the state is one without its one-hot id."""
         nodes = obs.shape[1]
         state = obs[:, 0, nodes:]
         masks = np.tile(action_mask.astype(bool), nodes)  # (E, M·(K + 1)), node after node

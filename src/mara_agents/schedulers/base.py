@@ -3,33 +3,41 @@
 from __future__ import annotations
 
 import dataclasses
-from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from coreenv import CoreEnv, EnvConfig, Predictor
+from coreenv import CoreEnv, EnvConfig, Predictor, SchedulerView
 from mara_agents.predictors import PREDICTORS, make_predictor
 
 __all__ = [
     "DEFAULT_OBSERVATION_PREDICTOR",
-    "BatchedScheduler",
+    "EpisodeMemo",
     "Scheduler",
     "acts_in_batches",
     "observed_config",
     "predictor_for",
     "serve_in_order",
+    "serve_orders",
 ]
 
 DEFAULT_OBSERVATION_PREDICTOR = "wls"
 """What a scheduler that declares nothing observes: WLS estimates, never silent zeros."""
 
 
-class Scheduler(ABC):
+class Scheduler:
     """Decides every step which slot each node trains.
 
-    ``reset(env)`` is called after ``env.reset()`` at the start of each episode; ``act`` receives
-    the observations and infos the env just returned and gives one action per live agent.
+    A scheduler implements one of two methods:
+
+    - ``act_view(view)``: actions (E, M) for the E episodes of a `coreenv.SchedulerView`. Every
+      shipped scheduler does; runners then play many episodes in lockstep, one call per step for
+      all of them (`acts_in_batches`), with the same rows as one episode after another, and `act`
+      is ``act_view`` on the one episode of ``env.view()``.
+    - ``act(observations, infos)``: one action per live agent, from what ``env.step`` returned
+      and what ``self.env`` shows (``reset(env)`` is called after ``env.reset()`` at the start of
+      each episode). Runners play such a scheduler one episode at a time.
 
     ``observation_predictor`` declares whose estimates the scheduler reads from the observation
     (``EST_REMAINING``, ``EST_P_SUCCESS``): a `coreenv.Predictor`, a name in
@@ -37,59 +45,78 @@ class Scheduler(ABC):
     none (it then sees -1 there). Runners (`mara_agents.evaluate`, the sweep) attach what
     `predictor_for` resolves; the default gives WLS estimates. ``observation_quantiles`` are the
     levels of `coreenv.EnvConfig.estimate_quantiles` it reads (none by default); runners build
-    its environments with them (`observed_config`).
-
-    A scheduler that decides from the observation arrays alone may also implement `act_batch`:
-    runners then play many episodes in lockstep, one call per step for all of them
-    (`acts_in_batches`), with the same rows as one episode after another.
+    its environments with them (`observed_config`). ``clairvoyant`` schedulers (the oracle) get
+    views holding the hidden truth.
     """
 
     name: str = "scheduler"
     observation_predictor: Predictor | str | None = DEFAULT_OBSERVATION_PREDICTOR
     observation_quantiles: tuple[float, ...] = ()
+    clairvoyant: bool = False
 
     def reset(self, env: CoreEnv) -> None:
         """Remember the environment of the new episode."""
         self.env = env
 
-    @abstractmethod
     def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
-        """One action per agent: a slot index, or ``K`` to idle."""
+        """One action per agent (a slot index, or ``K`` to idle): `act_view` on this episode."""
+        actions = self.act_view(self.env.view(self.clairvoyant))[0]
+        return dict(zip(self.env.agents, actions.tolist()))
 
-    def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """Optional batched form: actions (E, M) for E episodes at once.
+    def act_view(self, view: SchedulerView) -> np.ndarray:
+        """Actions (E, M), a slot index or ``K`` (idle) per node, for every episode of ``view``.
 
-        Args:
-            obs: (E, M, D) float32, row ``[e, i]`` node i's observation in episode e.
-            action_mask: (E, K + 1) int8, the (shared) action mask of each episode.
-
-        Must give, episode by episode, what `act` gives; it may not read ``self.env``.
+        It may not read ``self.env``: lockstep play has none.
         """
-        raise NotImplementedError(f"{type(self).__name__} has no batched form.")
+        raise NotImplementedError(
+            f"{type(self).__name__} implements neither act(observations, infos) nor act_view(view)."
+        )
 
 
-class BatchedScheduler(Scheduler):
-    """A scheduler that decides from the observation arrays alone.
+class EpisodeMemo:
+    """Values computed once per (episode, task, batches trained), e.g. a predictor's estimates.
 
-    Its `act` is `act_batch` on one episode, so it plays alone and in lockstep alike.
+    What belongs to episodes that left the view is forgotten, so a long lockstep run keeps only
+    its running episodes' values.
     """
 
-    def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
-        """`act_batch` on this one episode."""
-        agents = list(observations)
-        obs = np.stack([observations[agent]["observation"] for agent in agents])[None]
-        mask = observations[agents[0]]["action_mask"][None]
-        return dict(zip(agents, self.act_batch(obs, mask)[0].tolist()))
+    def __init__(self) -> None:
+        self._values: dict[tuple[int, int, int], Any] = {}
+        self._episodes: frozenset[int] = frozenset()
 
-    @abstractmethod
-    def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """Actions (E, M) for E episodes at once (`Scheduler.act_batch`)."""
+    def rows(
+        self,
+        view: SchedulerView,
+        episodes: np.ndarray,
+        slots: np.ndarray,
+        compute: Callable[[np.ndarray, np.ndarray], Sequence],
+    ) -> list:
+        """The value of each ``(episodes[i], slots[i])`` task of ``view`` at its batches.
+
+        ``compute(episodes, slots)`` gives those not known yet, one row per task, in one call.
+        """
+        running = frozenset(view.episode.tolist())
+        if running != self._episodes:
+            self._values = {k: v for k, v in self._values.items() if k[0] in running}
+            self._episodes = running
+        keys = list(
+            zip(
+                view.episode[episodes].tolist(),
+                view.uid[episodes, slots].tolist(),
+                view.batches[episodes, slots].tolist(),
+            )
+        )
+        missing = [i for i, key in enumerate(keys) if key not in self._values]
+        if missing:
+            for i, row in zip(missing, compute(episodes[missing], slots[missing])):
+                self._values[keys[i]] = row
+        return [self._values[key] for key in keys]
 
 
 def acts_in_batches(scheduler: Any) -> bool:
-    """Whether ``scheduler`` (any object with ``reset`` and ``act``) implements ``act_batch``."""
-    method = getattr(type(scheduler), "act_batch", None)
-    return callable(method) and method is not Scheduler.act_batch
+    """Whether ``scheduler`` (any object with ``reset`` and ``act``) implements ``act_view``."""
+    method = getattr(type(scheduler), "act_view", None)
+    return callable(method) and method is not Scheduler.act_view
 
 
 def predictor_for(scheduler: Any) -> Predictor | None:
@@ -132,4 +159,14 @@ def serve_in_order(env: CoreEnv, slots: np.ndarray) -> dict[str, int]:
     actions = dict.fromkeys(env.agents, idle)
     for agent, slot in zip(env.agents, slots):
         actions[agent] = int(slot)
+    return actions
+
+
+def serve_orders(view: SchedulerView, orders: Sequence[np.ndarray]) -> np.ndarray:
+    """(E, M) actions: in episode e, node i trains ``orders[e][i]``; nodes beyond it idle."""
+    num_nodes, idle = view.config.num_nodes, view.config.num_slots
+    actions = np.full((len(orders), num_nodes), idle, np.int64)
+    for e, order in enumerate(orders):
+        served = order[:num_nodes]
+        actions[e, : served.size] = served
     return actions

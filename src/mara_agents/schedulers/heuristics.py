@@ -2,41 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from coreenv import CoreEnv, SlotTable
-from mara_agents.schedulers.base import Scheduler, serve_in_order
+from coreenv import SchedulerView
+from mara_agents.schedulers.base import Scheduler, serve_orders
 
 __all__ = ["EDF", "FIFO", "RandomScheduler"]
 
 
 class PriorityScheduler(Scheduler):
-    """Serve the occupied slots in a priority order that depends only on which tasks are present.
-
-    The decision is therefore recomputed only when a task enters or leaves a slot.
-    """
+    """Serve the occupied slots in a priority order (one node each, the rest idle)."""
 
     observation_predictor = None  # reads no estimates from the observation
 
-    def reset(self, env: CoreEnv) -> None:
-        """Forget the cached decision."""
-        super().reset(env)
-        self._version = -1
+    def act_view(self, view: SchedulerView) -> np.ndarray:
+        """Nodes take the occupied slots in priority order, in every episode at once."""
+        order = np.lexsort((*self.priority(view), ~view.occupied), axis=1)  # occupied first
+        counts = view.occupied.sum(axis=1).tolist()
+        return serve_orders(view, [row[:n] for row, n in zip(order, counts)])
 
-    def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
-        """Nodes take the occupied slots in priority order."""
-        table = self.env.slot_table()
-        if table.version != self._version:
-            occupied = np.flatnonzero(table.occupied)
-            order = occupied[np.lexsort(self.priority(table, occupied))]
-            self._actions = serve_in_order(self.env, order)
-            self._version = table.version
-        return dict(self._actions)
-
-    def priority(self, table: SlotTable, slots: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Sort keys of ``slots`` for `np.lexsort` (last key primary; lower first)."""
+    def priority(self, view: SchedulerView) -> tuple[np.ndarray, ...]:
+        """(E, K) sort keys of the slots for `np.lexsort` (last key primary; lower first)."""
         raise NotImplementedError
 
 
@@ -45,9 +31,9 @@ class FIFO(PriorityScheduler):
 
     name = "fifo"
 
-    def priority(self, table: SlotTable, slots: np.ndarray) -> tuple[np.ndarray, ...]:
+    def priority(self, view: SchedulerView) -> tuple[np.ndarray, ...]:
         """Arrival order (task ids increase with arrival)."""
-        return (table.uid[slots],)
+        return (view.uid,)
 
 
 class EDF(PriorityScheduler):
@@ -55,15 +41,16 @@ class EDF(PriorityScheduler):
 
     name = "edf"
 
-    def priority(self, table: SlotTable, slots: np.ndarray) -> tuple[np.ndarray, ...]:
+    def priority(self, view: SchedulerView) -> tuple[np.ndarray, ...]:
         """Deadline, then arrival."""
-        return (table.uid[slots], table.deadline[slots])
+        return (view.uid, view.deadline)
 
 
 class RandomScheduler(Scheduler):
     """A uniformly random feasible matching of nodes to occupied slots.
 
-    Its generator is seeded from the episode's seed (plus ``seed``), so an episode replays exactly.
+    Each episode's generator is seeded from the episode's seed (plus ``seed``), so an episode
+    replays exactly, alone or in lockstep.
     """
 
     observation_predictor = None  # reads no estimates from the observation
@@ -72,13 +59,18 @@ class RandomScheduler(Scheduler):
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
+        self._generators: dict[int, np.random.Generator] = {}  # by SchedulerView.episode
 
-    def reset(self, env: CoreEnv) -> None:
-        """Seed the generator from the episode."""
-        super().reset(env)
-        self.rng = np.random.default_rng([self.seed, env.np_random_seed or 0])
-
-    def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
+    def act_view(self, view: SchedulerView) -> np.ndarray:
         """Nodes take a random permutation of the occupied slots."""
-        occupied = np.flatnonzero(self.env.slot_table().occupied)
-        return serve_in_order(self.env, self.rng.permutation(occupied))
+        running = view.episode.tolist()
+        self._generators = {
+            episode: self._generators.get(episode)
+            or np.random.default_rng([self.seed, max(int(seed), 0)])
+            for episode, seed in zip(running, view.seed.tolist())
+        }
+        orders = [
+            self._generators[episode].permutation(np.flatnonzero(occupied))
+            for episode, occupied in zip(running, view.occupied)
+        ]
+        return serve_orders(view, orders)

@@ -25,13 +25,13 @@ With every sample equal to the true demand, HOP serves what LARA with the true d
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from coreenv import CoreEnv, Predictor
+from coreenv import Predictor, SchedulerView
 from coreenv.predictor import check_remaining, estimate_many
-from mara_agents.schedulers.base import Scheduler, serve_in_order
+from mara_agents.schedulers.base import EpisodeMemo, Scheduler, serve_orders
+from mara_agents.schedulers.lara import explore_first, to_plan
 from mara_agents.schedulers.planning import select_feasible_many
 
 __all__ = ["HOP", "HOPConfig", "HOP_TUNED"]
@@ -99,26 +99,24 @@ class HOP(Scheduler):
             raise ValueError(f"HOP config must be a HOPConfig, got {type(config).__name__}.")
         self.predictor = predictor
         self.config = config
+        self._memo = EpisodeMemo()
 
-    def reset(self, env: CoreEnv) -> None:
-        """Start an episode with no cached samples."""
-        super().reset(env)
-        self._samples_cache: dict[tuple[int, int], np.ndarray] = {}  # (uid, batches) -> (S,)
-
-    def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
+    def act_view(self, view: SchedulerView) -> np.ndarray:
         """Exploring tasks first, then by share of feasible samples (see the module docstring)."""
-        table = self.env.slot_table()
-        occupied = np.flatnonzero(table.occupied)
-        batches = table.batches[occupied]
-        exploring = occupied[batches < self.config.explore]
-        exploring = exploring[np.argsort(table.deadline[exploring], kind="stable")]
-        ready = occupied[batches >= self.config.explore]
-        free = self.env.config.num_nodes - exploring.size
+        ready = to_plan(view, self.config.explore)
+        sampled = self._samples(view, ready)
+        bounds = np.cumsum(ready.sum(axis=1))[:-1]
+        return serve_orders(
+            view, [self._order(view, e, s) for e, s in enumerate(np.split(sampled, bounds))]
+        )
+
+    def _order(self, view: SchedulerView, e: int, samples: np.ndarray) -> np.ndarray:
+        """The slots episode ``e`` serves, in order, given its ready tasks' (R, S) samples."""
+        exploring, ready, free = explore_first(view, e, self.config.explore)
         if ready.size == 0 or free <= 0:
-            return serve_in_order(self.env, exploring)
-        per_step = self.env.config.batches_per_step
-        samples = self._samples(table, ready)  # (R, S) remaining batches
-        time_left = (table.deadline[ready] - table.t).astype(np.float64)  # (R,)
+            return exploring
+        per_step = view.config.batches_per_step
+        time_left = (view.deadline[e, ready] - view.t[e]).astype(np.float64)  # (R,)
         steps = np.ceil(samples / per_step)
         score = self.scores(steps, time_left - self.config.slack, free)  # (R,)
         point = np.quantile(samples, self.config.quantile, axis=1, method="inverted_cdf")
@@ -134,7 +132,7 @@ class HOP(Scheduler):
         dropped = np.flatnonzero(rest & ~(point_steps <= time_left))
         dropped = dropped[np.argsort(point[dropped], kind="stable")]
         order = np.concatenate([planned, alone, dropped])
-        return serve_in_order(self.env, np.concatenate([exploring, ready[order]]))
+        return np.concatenate([exploring, ready[order]])
 
     @staticmethod
     def scores(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) -> np.ndarray:
@@ -147,28 +145,31 @@ class HOP(Scheduler):
         """
         return select_feasible_many(steps, time_left, num_nodes).mean(axis=1)
 
-    def _samples(self, table, slots: np.ndarray) -> np.ndarray:
-        """(len(slots), S) sampled remaining batches, computed once per (task, prefix)."""
-        keys = [(int(table.uid[j]), int(table.batches[j])) for j in slots]
-        missing = [i for i, key in enumerate(keys) if key not in self._samples_cache]
-        if missing:
-            todo = slots[missing]
-            prefixes = [table.prefix(int(j)) for j in todo]
-            targets = np.asarray(table.target[todo], np.float64)
+    def _samples(self, view: SchedulerView, ready: np.ndarray) -> np.ndarray:
+        """(R, S) sampled remaining batches of the ``ready`` (E, K) slots, in row-major order.
+
+        Computed once per (task, prefix), in one call for all episodes.
+        """
+
+        def sample(episodes: np.ndarray, slots: np.ndarray) -> np.ndarray:
+            prefixes = [view.prefix(e, j) for e, j in zip(episodes.tolist(), slots.tolist())]
+            targets = np.asarray(view.target[episodes, slots], np.float64)
             sampler = getattr(self.predictor, "sampled_crossings", None)
             if sampler is None:
-                budgets = self.env.config.batches_per_step * (table.deadline[todo] - table.t)
+                deadlines = view.deadline[episodes, slots]
+                budgets = view.config.batches_per_step * (deadlines - view.t[episodes])
                 remaining, _ = estimate_many(self.predictor, prefixes, targets, budgets)
-                sampled = remaining[:, None]  # one sample: the point estimate
-            else:
-                sampled = np.asarray(sampler(prefixes, targets), np.float64)
-                name = type(self.predictor).__name__
-                if sampled.ndim != 2 or sampled.shape[0] != len(prefixes) or sampled.shape[1] < 1:
-                    raise ValueError(
-                        f"predictor {name}.sampled_crossings returned shape {sampled.shape} for "
-                        f"{len(prefixes)} tasks; need (tasks, samples >= 1)."
-                    )
-                check_remaining(sampled, f"predictor {name}.sampled_crossings")
-            for i, row in zip(missing, sampled):
-                self._samples_cache[keys[i]] = row
-        return np.stack([self._samples_cache[key] for key in keys])
+                return remaining[:, None]  # one sample: the point estimate
+            sampled = np.asarray(sampler(prefixes, targets), np.float64)
+            name = type(self.predictor).__name__
+            if sampled.ndim != 2 or sampled.shape[0] != len(prefixes) or sampled.shape[1] < 1:
+                raise ValueError(
+                    f"predictor {name}.sampled_crossings returned shape {sampled.shape} for "
+                    f"{len(prefixes)} tasks; need (tasks, samples >= 1)."
+                )
+            check_remaining(sampled, f"predictor {name}.sampled_crossings")
+            return sampled
+
+        episodes, slots = np.nonzero(ready)
+        rows = self._memo.rows(view, episodes, slots, sample)
+        return np.stack(rows) if rows else np.zeros((0, 1))

@@ -18,17 +18,34 @@ design §4 (LARA), which is consistent with every published description of it:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from coreenv import CoreEnv, Predictor
+from coreenv import Predictor, SchedulerView
 from coreenv.predictor import estimate_many
 from mara_agents.predictors import WLSPredictor
-from mara_agents.schedulers.base import Scheduler, serve_in_order
+from mara_agents.schedulers.base import EpisodeMemo, Scheduler, serve_orders
 from mara_agents.schedulers.planning import plan
 
-__all__ = ["LARA"]
+__all__ = ["LARA", "explore_first", "to_plan"]
+
+
+def to_plan(view: SchedulerView, explore: int) -> np.ndarray:
+    """(E, K) the ready tasks whose estimates the plans need.
+
+    Ready: ``explore`` batches trained; in an episode with a node left after exploration.
+    """
+    ready = view.occupied & (view.batches >= explore)
+    exploring = (view.occupied & ~ready).sum(axis=1)
+    return ready & (exploring < view.config.num_nodes)[:, None]
+
+
+def explore_first(view: SchedulerView, e: int, explore: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Episode ``e``'s exploring slots (earliest deadline first), ready slots, and free nodes."""
+    occupied = np.flatnonzero(view.occupied[e])
+    batches = view.batches[e, occupied]
+    exploring = occupied[batches < explore]
+    exploring = exploring[np.argsort(view.deadline[e, exploring], kind="stable")]
+    return exploring, occupied[batches >= explore], view.config.num_nodes - exploring.size
 
 
 class LARA(Scheduler):
@@ -50,45 +67,40 @@ class LARA(Scheduler):
         if explore < 1:
             raise ValueError(f"LARA explore must be >= 1 batch, got {explore!r}.")
         self.explore = explore
+        self._memo = EpisodeMemo()
 
-    def reset(self, env: CoreEnv) -> None:
-        """Start an episode with no cached estimates."""
-        super().reset(env)
-        self._estimates: dict[tuple[int, int], float] = {}  # (task uid, batches) -> remaining
-
-    def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
+    def act_view(self, view: SchedulerView) -> np.ndarray:
         """Exploring tasks first, then the estimated feasible set (see the module docstring)."""
-        table = self.env.slot_table()
-        occupied = np.flatnonzero(table.occupied)
-        batches = table.batches[occupied]
-        exploring = occupied[batches < self.explore]
-        exploring = exploring[np.argsort(table.deadline[exploring], kind="stable")]
-        ready = occupied[batches >= self.explore]
-        if ready.size == 0:
-            return serve_in_order(self.env, exploring)
-        per_step = self.env.config.batches_per_step
-        remaining = self._remaining(table, ready)
-        steps = np.ceil(remaining / per_step)  # inf stays inf: such tasks are dropped
-        time_left = table.deadline[ready] - table.t
-        free = self.env.config.num_nodes - exploring.size
-        if free <= 0:
-            return serve_in_order(self.env, exploring)
+        ready = to_plan(view, self.explore)
+        estimated = np.split(self._remaining(view, ready), np.cumsum(ready.sum(axis=1))[:-1])
+        return serve_orders(view, [self._order(view, e, r) for e, r in enumerate(estimated)])
+
+    def _order(self, view: SchedulerView, e: int, remaining: np.ndarray) -> np.ndarray:
+        """The slots episode ``e`` serves, in order, given its ready tasks' estimates."""
+        exploring, ready, free = explore_first(view, e, self.explore)
+        if ready.size == 0 or free <= 0:
+            return exploring
+        steps = np.ceil(remaining / view.config.batches_per_step)  # inf stays inf: dropped
+        time_left = view.deadline[e, ready] - view.t[e]
         planned = plan(steps, time_left, free)
         left_out = np.ones(ready.size, bool)
         left_out[planned] = False
         dropped = np.flatnonzero(left_out)
         dropped = dropped[np.argsort(remaining[dropped], kind="stable")]
-        return serve_in_order(self.env, np.concatenate([exploring, ready[planned], ready[dropped]]))
+        return np.concatenate([exploring, ready[planned], ready[dropped]])
 
-    def _remaining(self, table, slots: np.ndarray) -> np.ndarray:
-        """Estimated remaining batches of ``slots``, predicted once per (task, prefix)."""
-        keys = [(int(table.uid[j]), int(table.batches[j])) for j in slots]
-        missing = [i for i, key in enumerate(keys) if key not in self._estimates]
-        if missing:
-            todo = slots[missing]
-            budgets = self.env.config.batches_per_step * (table.deadline[todo] - table.t)
-            prefixes = [table.prefix(int(j)) for j in todo]
-            remaining, _ = estimate_many(self.predictor, prefixes, table.target[todo], budgets)
-            for i, value in zip(missing, remaining.tolist()):
-                self._estimates[keys[i]] = value
-        return np.array([self._estimates[key] for key in keys], np.float64)
+    def _remaining(self, view: SchedulerView, ready: np.ndarray) -> np.ndarray:
+        """Estimated remaining batches of the ``ready`` (E, K) slots, in row-major order.
+
+        Predicted once per (task, prefix), in one call for all episodes.
+        """
+
+        def estimate(episodes: np.ndarray, slots: np.ndarray) -> np.ndarray:
+            deadlines = view.deadline[episodes, slots]
+            budgets = view.config.batches_per_step * (deadlines - view.t[episodes])
+            prefixes = [view.prefix(e, j) for e, j in zip(episodes.tolist(), slots.tolist())]
+            targets = view.target[episodes, slots]
+            return estimate_many(self.predictor, prefixes, targets, budgets)[0]
+
+        episodes, slots = np.nonzero(ready)
+        return np.array(self._memo.rows(view, episodes, slots, estimate), np.float64)

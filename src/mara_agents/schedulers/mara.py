@@ -16,17 +16,17 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from coreenv import Predictor
+from coreenv import Predictor, SchedulerView
 from coreenv.core.features import SlotFeature
 from mara_agents.policy.mat import MAT, MATConfig
 from mara_agents.predictors import PREDICTORS, make_predictor
-from mara_agents.schedulers.base import BatchedScheduler
+from mara_agents.schedulers.base import Scheduler
 from mara_agents.schedulers.variants import CHECKPOINTS, VARIANTS, MARAVariant
 
 __all__ = ["CHECKPOINTS", "MARA", "MARAVariant", "VARIANTS", "load_policies"]
 
 
-class MARA(BatchedScheduler):
+class MARA(Scheduler):
     """Nodes choose slots with a trained `MAT`; the environment gets ``observation_predictor``.
 
     Args:
@@ -120,8 +120,9 @@ class MARA(BatchedScheduler):
         }
         torch.save(state, path)
 
-    def act_batch(self, obs: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    def act_view(self, view: SchedulerView) -> np.ndarray:
         """One decoder pass per node, in node order, masked to a feasible matching."""
+        obs, action_mask = view.obs, view.action_mask
         if obs.shape[-1] != self.policy.config.obs_dim:
             raise ValueError(
                 f"MARA's policy reads observations of {self.policy.config.obs_dim} features, got "

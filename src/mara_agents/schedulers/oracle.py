@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from mara_agents.schedulers.base import Scheduler, serve_in_order
+from coreenv import SchedulerView
+from mara_agents.schedulers.base import Scheduler, serve_orders
 from mara_agents.schedulers.planning import plan
 
 __all__ = ["Oracle"]
@@ -15,28 +14,30 @@ __all__ = ["Oracle"]
 class Oracle(Scheduler):
     """Serve the largest set of tasks that can all still finish, earliest deadline first.
 
-    Reads the hidden demand through ``env.oracle_view()``; hopeless tasks (that could not finish
-    even with a node every step) are never served.
+    Reads the hidden demand (a clairvoyant `coreenv.SchedulerView`'s ``remaining``); hopeless
+    tasks (that could not finish even with a node every step) are never served.
     """
 
     observation_predictor = None  # reads no estimates from the observation
+    clairvoyant = True
 
     name = "oracle"
 
-    def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
+    def act_view(self, view: SchedulerView) -> np.ndarray:
         """Plan on the true remaining steps of every occupied slot."""
-        view = self.env.oracle_view()
-        occupied = np.array([j for j, truth in enumerate(view.slots) if truth is not None], int)
-        if occupied.size == 0:
-            return serve_in_order(self.env, occupied)
-        per_step = self.env.config.batches_per_step
-        remaining = [view.slots[j].remaining for j in occupied]
-        if None in remaining:
+        if view.remaining is None:
+            raise ValueError("the oracle needs a clairvoyant view: view(clairvoyant=True).")
+        if (view.remaining[view.occupied] < 0).any():
             raise ValueError(
                 "the oracle needs every task's true demand; this task set "
-                f"({self.env.source.name!r}) cannot know it in advance."
+                f"({getattr(view.config.task_set, 'name', view.config.task_set)!r}) cannot know "
+                "it in advance."
             )
-        remaining = np.array(remaining)
-        time_left = np.array([view.slots[j].deadline - view.t for j in occupied])
-        order = plan(-(-remaining // per_step), time_left, self.env.config.num_nodes)
-        return serve_in_order(self.env, occupied[order])
+        per_step = view.config.batches_per_step
+        orders = []
+        for e in range(view.num_episodes):
+            occupied = np.flatnonzero(view.occupied[e])
+            steps = -(-view.remaining[e, occupied] // per_step)
+            time_left = view.deadline[e, occupied] - view.t[e]
+            orders.append(occupied[plan(steps, time_left, view.config.num_nodes)])
+        return serve_orders(view, orders)

@@ -68,7 +68,7 @@ def test_distinct_decoding_never_collides_and_agrees_where_greedy_does_not_colli
     obs = np.concatenate([ids, np.broadcast_to(state, (64, 4, state.shape[-1]))], -1)
     mask = rng.random((64, 9)) < 0.7
     mask[:, -1] = True  # idling is always allowed
-    a, b = greedy.act_batch(obs, mask), distinct.act_batch(obs, mask)
+    a, b = greedy.actions(obs, mask), distinct.actions(obs, mask)
     taken = b[:, :, None] == np.arange(8)  # (E, M, K): node on slot, idling excluded
     assert (taken.sum(1) <= 1).all() and mask[np.arange(64)[:, None], b].all()
     clean = np.array([len(set(row[row < 8])) == len(row[row < 8]) for row in a])

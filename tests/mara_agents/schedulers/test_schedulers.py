@@ -1,4 +1,5 @@
-"""Schedulers give feasible matchings; FIFO/EDF order, random reproducibility, oracle planning."""
+"""Schedulers give feasible matchings; FIFO/EDF order, random reproducibility, oracle planning;
+every classic scheduler acts on views of many episodes at once with unchanged rows."""
 
 import numpy as np
 import pytest
@@ -6,8 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import coreenv
-from helpers import play_checking_matchings, run_python, scripted_env, task
-from mara_agents.schedulers import EDF, FIFO, Oracle, RandomScheduler
+from helpers import OneByOne, play_checking_matchings, run_python, scripted_env, task
+from mara_agents.evaluation import run_episodes
+from mara_agents.predictors import WLSPredictor
+from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, RandomScheduler
+from mara_agents.schedulers.base import EpisodeMemo, acts_in_batches
+from mara_agents.schedulers.hop import HOP_TUNED
 from mara_agents.schedulers.planning import feasible, plan, select_feasible
 
 ALL = [FIFO, EDF, RandomScheduler, Oracle]
@@ -114,3 +119,59 @@ def test_mara_is_a_public_name_imported_lazily():
         "print(MARA.__name__, 'torch' in sys.modules)\n"
     )
     assert run_python(code).split() == ["MARA", "True"]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        FIFO,
+        EDF,
+        Oracle,
+        lambda: RandomScheduler(seed=4),
+        lambda: LARA(),
+        lambda: HOP(WLSPredictor(), HOP_TUNED),
+    ],
+    ids=["fifo", "edf", "oracle", "random", "lara", "hop_wls"],
+)
+def test_classic_schedulers_in_lockstep_give_the_rows_of_one_episode_at_a_time(make):
+    """Each acts on a SchedulerView of all episodes at once; the rows are unchanged."""
+    configs = [coreenv.EnvConfig(arrival_prob=p, arrival_horizon=150) for p in (0.05, 0.12)]
+    episodes = [(config, seed) for config in configs for seed in (0, 1, 2, 0)]
+    assert acts_in_batches(make())
+    alone = run_episodes(OneByOne(make()), episodes)
+    np.testing.assert_equal(run_episodes(make(), episodes), alone)
+
+
+def test_the_oracle_refuses_a_view_without_the_truth():
+    env = coreenv.parallel_env(seed=0, arrival_prob=0.2, arrival_horizon=50)
+    env.reset()
+    with pytest.raises(ValueError, match="clairvoyant"):
+        Oracle().act_view(env.view())
+
+
+class Counting:
+    """A computation that records which (episode, slot) pairs it was asked for."""
+
+    def __init__(self):
+        self.asked = []
+
+    def __call__(self, episodes, slots):
+        self.asked.extend(zip(episodes.tolist(), slots.tolist()))
+        return [10 * e + j for e, j in zip(episodes.tolist(), slots.tolist())]
+
+
+def test_episode_memo_computes_once_per_task_prefix_and_forgets_finished_episodes():
+    core = coreenv.BatchedCore(coreenv.EnvConfig(arrival_prob=0.3, arrival_horizon=30), 2)
+    core.reset([1, 2])
+    for _ in range(3):  # let tasks arrive
+        core.step(np.full((2, core.config.num_nodes), core.config.num_slots))
+    view = core.view()
+    episodes, slots = np.nonzero(view.occupied)
+    memo, compute = EpisodeMemo(), Counting()
+    first = memo.rows(view, episodes, slots, compute)
+    assert first == [10 * e + j for e, j in zip(episodes, slots)] and len(compute.asked) > 0
+    asked = len(compute.asked)
+    assert memo.rows(view, episodes, slots, compute) == first and len(compute.asked) == asked
+    later = view.take([1])  # episode 0 left the view: what was known of it is forgotten
+    memo.rows(later, *np.nonzero(later.occupied), compute)
+    assert all(key[0] == view.episode[1] for key in memo._values)

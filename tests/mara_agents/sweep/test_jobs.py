@@ -3,6 +3,8 @@ task set play together, others one per call."""
 
 import pytest
 
+from helpers import OneByOne
+from mara_agents.schedulers import FIFO
 from mara_agents.sweep import (
     BATCH_LANES,
     Job,
@@ -42,8 +44,9 @@ def test_jobs_of_two_methods_cannot_run_together():
 def test_a_batched_method_plays_each_task_set_together_and_others_play_alone():
     pytest.importorskip("torch")
     mara = [Job("mara", ts, 0.04, s) for ts in ("id", "rl_ood") for s in range(BATCH_LANES + 1)]
-    fifo = [Job("fifo", "id", 0.04, s) for s in range(3)]
-    units = work_units(fifo + mara, SweepConfig(methods=["fifo", "mara"]).factories)
+    alone = [Job("alone", "id", 0.04, s) for s in range(3)]  # a scheduler with only act
+    factories = {**SweepConfig(methods=["mara"]).factories, "alone": lambda: OneByOne(FIFO())}
+    units = work_units(alone + mara, factories)
     assert [len(unit) for unit in units] == [BATCH_LANES, BATCH_LANES, 1, 1] + [1, 1, 1]
     assert all(len({job.task_set for job in unit}) == 1 for unit in units)
-    assert sorted(job.seed for unit in units for job in unit if job.method == "fifo") == [0, 1, 2]
+    assert sorted(job.seed for unit in units for job in unit if job.method == "alone") == [0, 1, 2]

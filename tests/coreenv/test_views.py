@@ -1,0 +1,81 @@
+"""SchedulerView: what a scheduler may read, the hidden truth only when asked for."""
+
+import numpy as np
+import pytest
+
+from coreenv import BatchedCore, CoreEnv, EnvConfig
+from coreenv.core.state import NEVER
+from helpers import SMALL_CURVES
+
+CONFIG = EnvConfig(task_set=SMALL_CURVES, arrival_prob=0.3, arrival_horizon=40)
+
+
+def played(env, steps, seed=3):
+    """``env`` after ``steps`` steps of every node on the lowest occupied slots."""
+    env.reset(seed=seed)
+    for _ in range(steps):
+        view = env.view()
+        slots = np.flatnonzero(view.occupied[0])[: env.config.num_nodes].tolist()
+        env.step(dict(zip(env.agents, slots)))
+    return env
+
+
+def test_a_view_shows_the_slots_and_the_truth_only_when_asked():
+    env = played(CoreEnv(CONFIG), 12)
+    view, truth = env.view(), env.view(clairvoyant=True)
+    assert view.num_episodes == 1 and view.remaining is None
+    occupied = view.occupied[0]
+    assert occupied.any() and (view.uid[0][~occupied] == -1).all()
+    assert (view.deadline[0][~occupied] == NEVER).all()
+    oracle = env.oracle_view()
+    for slot in np.flatnonzero(occupied):
+        assert truth.remaining[0, slot] == oracle.slots[slot].remaining
+        assert view.batches[0, slot] == env.slot_table().batches[slot]
+    assert (truth.remaining[0][~occupied] == 0).all()
+
+
+def test_prefix_reveals_only_the_losses_trained():
+    env = played(CoreEnv(CONFIG), 12)
+    view = env.view()
+    slot = int(np.flatnonzero(view.occupied[0])[0])
+    np.testing.assert_array_equal(view.prefix(0, slot), env.slot_table().prefix(slot))
+    assert len(view.prefix(0, slot)) == view.batches[0, slot] + 1
+    empty = np.flatnonzero(~view.occupied[0])
+    if empty.size:
+        with pytest.raises(ValueError, match="empty"):
+            view.prefix(0, int(empty[0]))
+
+
+def test_estimates_are_absent_without_a_predictor():
+    view = played(CoreEnv(CONFIG), 5).view()
+    assert view.est_remaining is None and view.est_p_success is None
+
+
+def test_take_keeps_the_chosen_episodes():
+    core = BatchedCore(CONFIG, 3)
+    core.reset([5, 6, 7])
+    for _ in range(10):
+        core.step(np.zeros((3, CONFIG.num_nodes), np.int64))
+    view = core.view()
+    picked = view.take(np.array([False, True, True]))
+    assert picked.num_episodes == 2 and picked.seed.tolist() == [6, 7]
+    np.testing.assert_array_equal(picked.obs, view.obs[1:])
+    assert picked.curves == view.curves[1:] and picked.config == view.config
+
+
+def test_every_episode_has_its_own_number():
+    env = CoreEnv(CONFIG)
+    env.reset(seed=1)
+    first = env.view().episode[0]
+    env.reset(seed=1)
+    core = BatchedCore(CONFIG, 2)
+    core.reset([1, 1])
+    numbers = [first, env.view().episode[0], *core.view().episode]
+    assert len(set(numbers)) == 4
+
+
+def test_a_view_needs_a_running_episode():
+    with pytest.raises(RuntimeError, match="reset"):
+        CoreEnv(CONFIG).view()
+    with pytest.raises(RuntimeError, match="reset"):
+        BatchedCore(CONFIG, 2).view()
