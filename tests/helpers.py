@@ -87,14 +87,11 @@ class Scripted(Scenario):
         super().__init__(env.config, env.source)
         self.schedule = schedule
 
-    def reset(self, rng):
-        pass
+    def draw_episode(self, rng):
+        return [(t, draw) for t, draws in sorted(self.schedule.items()) for draw in draws]
 
-    def arrivals(self, t, rng):
-        return list(self.schedule.get(t, []))
-
-    def pending(self, t):
-        return any(step >= t for step in self.schedule)
+    def arrival_end(self):
+        return max(self.schedule, default=-1) + 1
 
     def step_bound(self):
         return 10_000

@@ -171,9 +171,8 @@ def test_bad_custom_source_is_reported():
             return coreenv.curves.Curve(np.ones(10), "flat")
 
     env = coreenv.parallel_env(task_set=Flat(), arrival_prob=1.0, seed=0)
-    env.reset()
     with pytest.raises(ValueError, match="'flat' gave a curve that never falls below its initial"):
-        env.step({})
+        env.reset()  # an episode's tasks are drawn at reset
 
 
 def test_bank_from_a_csv_of_training_logs_round_trips(tmp_path):
@@ -259,9 +258,8 @@ def test_an_unvalidated_source_is_checked_by_the_bank_rules(losses, message):
             return coreenv.curves.Curve(np.array(losses), "bad")
 
     env = coreenv.parallel_env(task_set=Bad(), arrival_prob=1.0, seed=0)
-    env.reset()
     with pytest.raises(ValueError, match=f"'bad' {message}"):
-        env.step({})
+        env.reset()  # an episode's tasks are drawn at reset
 
 
 def test_pad_curves_pads_at_the_end_with_nan():

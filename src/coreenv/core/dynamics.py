@@ -1,19 +1,20 @@
 """The pure simulator core: one step of design §2's step order over a `State`.
 
-`transition` is a function of (state, resolved actions, rng) so that the environment classes
-stay thin adapters and the dynamics can be tested on hand-built states.
+`transition` is a function of (state, resolved actions, the step's arrivals) so that the
+environment classes stay thin adapters and the dynamics can be tested on hand-built states. It
+draws nothing: an episode's tasks are drawn at reset (`Scenario.draw_episode`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 
 from coreenv.config import EnvConfig
-from coreenv.core.scenarios import Scenario
 from coreenv.core.state import State
-from coreenv.core.tasks import Task
+from coreenv.core.tasks import Task, TaskDraw
 from coreenv.predictor import Predictor, estimate_many, quantiles_many
 
 __all__ = ["StepResult", "terminal", "transition"]
@@ -32,8 +33,7 @@ def transition(
     state: State,
     slots: list[int],
     config: EnvConfig,
-    scenario: Scenario,
-    rng: np.random.Generator,
+    arrivals: Sequence[TaskDraw],
     predictor: Predictor | None = None,
     conflicts: int = 0,
 ) -> StepResult:
@@ -43,8 +43,7 @@ def transition(
         state: the state at decision time t.
         slots: the slot each node trains, -1 for idle; already a feasible matching.
         config: the environment settings.
-        scenario: source of arrivals.
-        rng: the episode's generator; every random draw of the step goes through it.
+        arrivals: the tasks arriving during this step (they enter at t + 1), in order.
         predictor: fills the estimate features of tasks whose prefix changed, if given.
         conflicts: node actions the caller turned into idling this step (for the metrics).
     """
@@ -75,7 +74,7 @@ def transition(
         state.waiting = alive
 
     # -- step 5: arrivals join the waiting queue
-    for draw in scenario.arrivals(t, rng):
+    for draw in arrivals:
         task = Task(
             state.next_uid, draw.curve, draw.target, draw.demand, t + 1, t + 1 + draw.window
         )
@@ -116,9 +115,9 @@ def _potential(progress: list[float]) -> float:
     return total
 
 
-def terminal(state: State, scenario: Scenario) -> bool:
-    """The episode ends once no task can arrive any more and none remains."""
-    return not scenario.pending(state.t) and state.in_system() == 0
+def terminal(state: State, arrival_end: int) -> bool:
+    """The episode ends once no task can arrive any more (``t >= arrival_end``) and none remains."""
+    return state.t >= arrival_end and state.in_system() == 0
 
 
 def _admit(state: State, rule: str) -> None:

@@ -17,6 +17,7 @@ from coreenv.core.observation import node_observations, observation_space, state
 from coreenv.core.render import ansi_table, gantt
 from coreenv.core.scenarios import make_scenario
 from coreenv.core.state import State, initial
+from coreenv.core.tasks import TaskDraw
 from coreenv.core.views import OracleView, SchedulerView, SlotTable, new_episode_id
 from coreenv.curves import resolve_task_set
 from coreenv.errors import InvalidActionError
@@ -97,7 +98,10 @@ class CoreEnv(ParallelEnv):
       left-to-right sum over the slots, not `math.fsum` (so that `BatchedCore` adds it the same
       way): shaped rewards may differ in the last bits; with ``beta = 0`` nothing changes.
       Optional quantile columns (``estimate_quantiles``); without levels, the same observation.
-      A Gymnasium vector form (`coreenv.CoreVectorEnv`).
+      A Gymnasium vector form (`coreenv.CoreVectorEnv`). An episode's tasks are drawn at reset
+      (the same tasks for a seed as before): a curve source's bad curve is reported by ``reset``,
+      and an unseeded reset after an episode truncated before its last arrival continues the
+      generator after all of that episode's tasks.
     """
 
     metadata = {
@@ -168,7 +172,10 @@ class CoreEnv(ParallelEnv):
             seed = self.config.seed
         if seed is not None or self.np_random is None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
-        self.scenario.reset(self.np_random)
+        self._arrivals: dict[int, list[TaskDraw]] = {}
+        for t, draw in self.scenario.draw_episode(self.np_random):
+            self._arrivals.setdefault(t, []).append(draw)
+        self._arrival_end = self.scenario.arrival_end()
         self._state = self._initial_state()
         self._slot_table = SlotTable(self._state)
         self._masks_version = -1
@@ -189,10 +196,11 @@ class CoreEnv(ParallelEnv):
         if invalid and self.config.invalid_action == "raise":
             reasons = "; ".join(f"{agent}: {why}" for agent, why in invalid.items())
             raise InvalidActionError(f"invalid actions at t={state.t}: {reasons}.")
+        arrivals = self._arrivals.pop(state.t, ())
         reward, successes = transition(
-            state, slots, self.config, self.scenario, self.np_random, self.predictor, len(invalid)
+            state, slots, self.config, arrivals, self.predictor, len(invalid)
         )
-        terminated = terminal(state, self.scenario)
+        terminated = terminal(state, self._arrival_end)
         truncated = not terminated and state.t >= self.max_steps
 
         agents = self.agents

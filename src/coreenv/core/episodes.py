@@ -1,21 +1,20 @@
 """A whole episode's tasks drawn at reset, as arrays, for `BatchedCore`.
 
-In every scenario the dynamics draw nothing: all randomness is the scenario's, through the
-episode's generator, at reset and when tasks arrive. So drawing every task of an episode at reset,
-in arrival order with the same generator, gives the same tasks as `transition` meets one step at a
-time. A task needs its curve only through the logs of its losses (by `math.log` like
-`State.train`, so that features match bit for bit) and its crossing, the first batch whose loss
-is at or below the target (training stops there with a success): a store keeps the logs of every
-curve in one flat float64 array, ``logs``, addressed by offsets. Entry 0 of a store is
-`SENTINEL`, where empty slots point: log 0, the log of a loss of 1.
+Both engines draw an episode's tasks at reset with the scenario (`Scenario.draw_episode`, the one
+drawer); here they are packed into arrays. A task needs its curve only through the logs of its
+losses (by `math.log` like `State.train`, so that features match bit for bit) and its crossing,
+the first batch whose loss is at or below the target (training stops there with a success): a
+store keeps the logs of every curve in one flat float64 array, ``logs``, addressed by offsets.
+Entry 0 of a store is `SENTINEL`, where empty slots point: log 0, the log of a loss of 1.
 
 Two ways to draw:
 
 * a `CurveBank` under Bernoulli arrivals (the default) is replayed from tables made once per bank:
-  the generator calls of `BernoulliArrivals.draw` and `CurveBank.sample` (made in bulk where
-  `draws.bulk_agrees`), with targets found for all the episode's tasks at once
-  (`BankCurves.targets`, the floats of `target_at_fraction`);
-* anything else runs the scenario itself (`Scenario.arrivals` step after step) and copies each
+  the scenario's arrival steps (`BernoulliArrivals.arrival_steps`), then the generator calls of
+  `BernoulliArrivals.draw` and `CurveBank.sample` (made in bulk where `draws.bulk_agrees`), with
+  targets found for all the episode's tasks at once (`BankCurves.targets`, the floats of
+  `target_at_fraction`);
+* anything else runs the scenario's `draw_episode` and copies each
   curve's logs into the lane's region of an `EpisodeCurves` store. A curve must then be a whole
   float64 losses array (as `Curve` documents): sources that train while tasks are served
   (``task_set="live"``) cannot be replayed.
@@ -187,7 +186,7 @@ class EpisodeDrawer:
         self.config = config
         self.scenario = scenario
         self.source = source
-        self.arrival_end = _first_quiet_step(scenario)
+        self.arrival_end = scenario.arrival_end()
         if _replays_bank(scenario, source):
             self.store: BankCurves | EpisodeCurves = BankCurves.of(source)
             self.ranges = TaskRanges(len(source), config.target_fraction, config.deadline_window)
@@ -211,11 +210,11 @@ class EpisodeDrawer:
         """`BernoulliArrivals` on a `CurveBank`: its generator calls, in its order."""
         cfg = self.config
         rng = seeding.np_random(seed)[0]
-        steps = self._arrival_steps(rng)
+        steps = self.scenario.arrival_steps(rng)
         draws = bulk_draws(rng, len(steps), self.ranges) if self.bulk else None
         if draws is None:  # one by one, from the start
             rng = seeding.np_random(seed)[0]
-            self._arrival_steps(rng)
+            self.scenario.arrival_steps(rng)
             draws = scalar_draws(rng, len(steps), self.ranges)
         rows, fractions, windows = draws
         target, demand = self.store.targets(rows, fractions)
@@ -234,24 +233,11 @@ class EpisodeDrawer:
             curves=RowCurves(self.store, rows),
         )
 
-    def _arrival_steps(self, rng: np.random.Generator) -> np.ndarray:
-        """`BernoulliArrivals.reset`'s draw: its steps with an arrival, ascending, as int64.
-
-        Its very generator call and comparison, without the set it keeps (nothing here reads it).
-        """
-        cfg = self.scenario.config
-        coins = rng.random(cfg.arrival_horizon)
-        return np.flatnonzero(coins < cfg.arrival_prob).astype(np.int64, copy=False)
-
     def _draw_any(self, lane: int, seed: int) -> EpisodeTasks:
         """Any scenario and source: the scenario's own draws, step by step, curves copied."""
-        rng = seeding.np_random(seed)[0]
-        self.scenario.reset(rng)
-        arrival, draws = [], []
-        for t in range(self.arrival_end):
-            for draw in self.scenario.arrivals(t, rng):
-                arrival.append(t + 1)
-                draws.append(draw)
+        drawn = self.scenario.draw_episode(seeding.np_random(seed)[0])
+        arrival = [t + 1 for t, _ in drawn]
+        draws = [draw for _, draw in drawn]
         curves = [self._losses_of(draw.curve) for draw in draws]
         target = np.array([draw.target for draw in draws], np.float64)
         windows = np.array([draw.window for draw in draws], np.int64)
@@ -311,14 +297,6 @@ def _replays_bank(scenario: Scenario, source: CurveSource) -> bool:
         and type(source).sample is CurveBank.sample
         and type(source).target is CurveSource.target
     )
-
-
-def _first_quiet_step(scenario: Scenario) -> int:
-    """The first step t with ``not scenario.pending(t)``: arrivals happen only before it."""
-    t = 0
-    while scenario.pending(t):
-        t += 1
-    return t
 
 
 def _crossing(losses: np.ndarray, target: float) -> int:

@@ -14,23 +14,27 @@ __all__ = ["SCENARIOS", "BernoulliArrivals", "InfeasibleStress", "Scenario", "ma
 
 
 class Scenario(ABC):
-    """Produces the tasks that arrive during each step."""
+    """Draws the tasks of an episode and the steps they arrive during.
+
+    The one drawer of both engines: `CoreEnv` and `BatchedCore` draw a whole episode at reset
+    with `draw_episode`, from the episode's generator. The dynamics draw nothing, so this is the
+    only randomness of an episode.
+    """
 
     def __init__(self, config: EnvConfig, source: CurveSource) -> None:
         self.config = config
         self.source = source
 
     @abstractmethod
-    def reset(self, rng: np.random.Generator) -> None:
-        """Start a new episode."""
+    def draw_episode(self, rng: np.random.Generator) -> list[tuple[int, TaskDraw]]:
+        """Every task of a new episode and the step it arrives during, in arrival order.
+
+        A task arriving during step t enters at t + 1.
+        """
 
     @abstractmethod
-    def arrivals(self, t: int, rng: np.random.Generator) -> list[TaskDraw]:
-        """Tasks arriving during step ``t`` (they enter at ``t + 1``)."""
-
-    @abstractmethod
-    def pending(self, t: int) -> bool:
-        """Whether any task may still arrive during step ``t`` or later."""
+    def arrival_end(self) -> int:
+        """The first step from which no task arrives any more."""
 
     @abstractmethod
     def step_bound(self) -> int:
@@ -40,20 +44,20 @@ class Scenario(ABC):
 class BernoulliArrivals(Scenario):
     """design §2 default: while ``t < arrival_horizon`` a task arrives with probability ``p``.
 
-    The steps with an arrival are drawn at reset (one Bernoulli per step of the horizon, which is
-    the same process as drawing them step by step); each task then draws, when it arrives, a curve
-    from the task set, a target at a uniform fraction of the curve and a deadline window uniform in
-    ``deadline_window``, independent of its demand.
+    First the steps with an arrival (`arrival_steps`: one Bernoulli per step of the horizon);
+    then each task, in arrival order, draws a curve from the task set, a target at a uniform
+    fraction of the curve and a deadline window uniform in ``deadline_window``, independent of
+    its demand.
     """
 
-    def reset(self, rng: np.random.Generator) -> None:
-        """Draw which steps of the horizon bring a task."""
-        coins = rng.random(self.config.arrival_horizon)
-        self.arrival_steps = frozenset(np.flatnonzero(coins < self.config.arrival_prob).tolist())
+    def draw_episode(self, rng: np.random.Generator) -> list[tuple[int, TaskDraw]]:
+        """The arrival steps, then one task for each."""
+        return [(t, self.draw(rng)) for t in self.arrival_steps(rng).tolist()]
 
-    def arrivals(self, t: int, rng: np.random.Generator) -> list[TaskDraw]:
-        """The task arriving during step ``t``, if it is an arrival step."""
-        return [self.draw(rng)] if t in self.arrival_steps else []
+    def arrival_steps(self, rng: np.random.Generator) -> np.ndarray:
+        """(n,) int64 the steps of the horizon that bring a task, ascending."""
+        coins = rng.random(self.config.arrival_horizon)
+        return np.flatnonzero(coins < self.config.arrival_prob).astype(np.int64, copy=False)
 
     def draw(self, rng: np.random.Generator) -> TaskDraw:
         """One task: a curve, a target on it and an independent deadline window."""
@@ -63,9 +67,9 @@ class BernoulliArrivals(Scenario):
         window = int(rng.integers(cfg.deadline_window[0], cfg.deadline_window[1] + 1))
         return TaskDraw(curve, target, demand, window)
 
-    def pending(self, t: int) -> bool:
+    def arrival_end(self) -> int:
         """Arrivals continue until the horizon."""
-        return t < self.config.arrival_horizon
+        return self.config.arrival_horizon
 
     def step_bound(self) -> int:
         """The last arrival's deadline, plus one."""
@@ -138,17 +142,13 @@ class InfeasibleStress(Scenario):
             f"it needs curves with a new minimum at or after batch {demand}."
         )
 
-    def reset(self, rng: np.random.Generator) -> None:
-        """The schedule is fixed; nothing is drawn."""
+    def draw_episode(self, rng: np.random.Generator) -> list[tuple[int, TaskDraw]]:
+        """The fixed schedule; nothing is drawn."""
+        return sorted(self.schedule.items())
 
-    def arrivals(self, t: int, rng: np.random.Generator) -> list[TaskDraw]:
-        """The scheduled task of step ``t``, if any."""
-        draw = self.schedule.get(t)
-        return [] if draw is None else [draw]
-
-    def pending(self, t: int) -> bool:
+    def arrival_end(self) -> int:
         """Arrivals end after the twentieth task."""
-        return t <= max(self.schedule)
+        return max(self.schedule) + 1
 
     def step_bound(self) -> int:
         """The feasible tasks' deadline, plus one."""

@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from coreenv import SchedulerView
+from coreenv import CoreEnv, SchedulerView
 from mara_agents.schedulers.base import Scheduler, serve_orders
 
 __all__ = ["EDF", "FIFO", "RandomScheduler"]
 
 
 class PriorityScheduler(Scheduler):
-    """Serve the occupied slots in a priority order (one node each, the rest idle)."""
+    """Serve the occupied slots in a priority order (one node each, the rest idle).
+
+    The order depends only on which tasks are present, so playing one episode, the decision is
+    made again only when a task enters or leaves a slot.
+    """
 
     observation_predictor = None  # reads no estimates from the observation
+
+    def reset(self, env: CoreEnv) -> None:
+        """Forget the last decision."""
+        super().reset(env)
+        self._version = -1
+
+    def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
+        """`act_view` on this episode, reused while the same tasks are in the slots."""
+        version = self.env.slot_table().version
+        if version != self._version:
+            self._actions, self._version = super().act(observations, infos), version
+        return dict(self._actions)
 
     def act_view(self, view: SchedulerView) -> np.ndarray:
         """Nodes take the occupied slots in priority order, in every episode at once."""
