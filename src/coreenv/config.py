@@ -10,17 +10,21 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from coreenv.curves import CurveSource
 from coreenv.errors import ConfigError
 
 __all__ = [
     "INVALID_ACTION_POLICIES",
     "ADMISSION_RULES",
     "MAX_QUANTILE_LEVELS",
+    "SCENARIO_NAMES",
     "EnvConfig",
     "make_config",
 ]
 
 INVALID_ACTION_POLICIES = ("idle", "raise")
+SCENARIO_NAMES = ("default", "infeasible_stress")
+"""The scenarios `EnvConfig.scenario` may name; `coreenv.core.scenarios.SCENARIOS` builds them."""
 ADMISSION_RULES = ("fifo", "edf")
 MAX_QUANTILE_LEVELS = 9  # keeps a slot block at most twice its width without quantiles
 
@@ -81,7 +85,7 @@ class EnvConfig:
         _check_float(self, "shaping_beta", 0.0, float("inf"))
         _check_choice(self, "invalid_action", INVALID_ACTION_POLICIES)
         _check_choice(self, "admission", ADMISSION_RULES)
-        _check_choice(self, "scenario", _scenario_names())
+        _check_choice(self, "scenario", SCENARIO_NAMES)
         _check_task_set(self.task_set)
         if self.seed is not None:
             _check_int(self, "seed", minimum=0)
@@ -193,15 +197,7 @@ def _check_choice(cfg: EnvConfig, name: str, choices: tuple[str, ...]) -> None:
         raise ConfigError(f"EnvConfig.{name} must be one of {choices}, got {value!r}.")
 
 
-def _scenario_names() -> tuple[str, ...]:
-    from coreenv.core.scenarios import SCENARIOS  # local: scenarios build on the config
-
-    return tuple(SCENARIOS)
-
-
 def _check_task_set(value: Any) -> None:
-    from coreenv.curves import CurveSource  # local: curves imports config-free helpers only
-
     if isinstance(value, (str, os.PathLike, CurveSource)):
         return
     raise ConfigError(

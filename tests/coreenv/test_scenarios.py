@@ -76,3 +76,10 @@ def test_default_scenario_draws_independent_deadlines():
     low, high = env.config.deadline_window
     assert windows.min() >= low and windows.max() <= high
     assert abs(np.corrcoef(windows, demands)[0, 1]) < 0.25
+
+
+def test_every_scenario_name_the_config_accepts_is_built():
+    from coreenv.config import SCENARIO_NAMES
+    from coreenv.core.scenarios import SCENARIOS
+
+    assert tuple(SCENARIOS) == SCENARIO_NAMES

@@ -159,7 +159,7 @@ SCENARIOS: dict[str, type[Scenario]] = {
     "default": BernoulliArrivals,
     "infeasible_stress": InfeasibleStress,
 }
-"""The scenarios `EnvConfig.scenario` may name (the one list of them)."""
+"""The class of each name in `coreenv.config.SCENARIO_NAMES` (tested to be the same names)."""
 
 
 def make_scenario(config: EnvConfig, source: CurveSource) -> Scenario:
