@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from coreenv.core.metrics import METRIC_KEYS
+from coreenv import METRIC_KEYS
 from mara_agents.sweep import read_rows
 from mara_agents.sweep.report import paired_differences, row_differences
 

@@ -23,8 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from coreenv.curves import CurveBank, curve_problem, pad_curves, save_bank
-from coreenv.curves.bundled import BUNDLED_BANK, TEST_EVERY
+from coreenv.curves import BUNDLED_BANK, TEST_EVERY, CurveBank, curve_problem, pad_curves, save_bank
 from curvegen import FAMILIES, LOSS_DEFINITIONS, RunSpec, plan_runs
 from curvegen.cache import is_cached, load_cached, record
 from curvegen.specs import RUNS_PER_FAMILY

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from coreenv import BankError
 from coreenv.curves import named_task_set
-from coreenv.errors import BankError
 from mara_agents.predictors.flow import PRETRAINED, FMPredictor
 from mara_agents.predictors.flow_model import noise_level
 from mara_agents.predictors.queries import read_bank

@@ -7,7 +7,7 @@ agents) decide which tasks to train. See `CoreEnv` for the full specification.
 from importlib.metadata import PackageNotFoundError, version
 
 from coreenv import curves
-from coreenv.config import EnvConfig
+from coreenv.config import EnvConfig, make_config
 from coreenv.core import (
     NO_PREDICTOR,
     BatchedCore,
@@ -19,15 +19,19 @@ from coreenv.core import (
     SlotFeature,
     SlotTable,
 )
+from coreenv.core.features import GLOBAL_FEATURES, slot_width
+from coreenv.core.metrics import METRIC_KEYS
 from coreenv.core_v1 import env, parallel_env, raw_env
 from coreenv.errors import BankError, ConfigError, InvalidActionError, NoPredictorError
 from coreenv.gym_env import CoreGymEnv
-from coreenv.predictor import Estimate, Predictor
+from coreenv.predictor import Estimate, Predictor, check_remaining, estimate_many
 from coreenv.registration import ENV_ID, register_envs
 from coreenv.vector_env import CoreVectorEnv
 
 __all__ = [
     "ENV_ID",
+    "GLOBAL_FEATURES",
+    "METRIC_KEYS",
     "NO_PREDICTOR",
     "BankError",
     "BatchedCore",
@@ -42,14 +46,18 @@ __all__ = [
     "InvalidActionError",
     "NoPredictorError",
     "OracleView",
-    "SchedulerView",
     "Predictor",
+    "SchedulerView",
     "SlotFeature",
     "SlotTable",
+    "check_remaining",
     "curves",
     "env",
+    "estimate_many",
+    "make_config",
     "parallel_env",
     "raw_env",
+    "slot_width",
 ]
 
 try:  # one source of truth: the version pyproject.toml declares

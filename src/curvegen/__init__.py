@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from coreenv import ConfigError
 from coreenv.curves import CurveBank, CurveSource, concat_banks, load_bank, named_task_set
-from coreenv.errors import ConfigError
 from curvegen.data import VALIDATION_SHARE
 from curvegen.rl import FLOOR, INITIAL_EPISODES, SMOOTHING, STEPS_PER_BATCH, rl_curve
 from curvegen.specs import FAMILIES, GROUPS, Family, RunSpec, plan_runs

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coreenv.curves import Curve, CurveBank, CurveSource, named_task_set
-from coreenv.curves.targets import target_at_fraction
+from coreenv.curves import Curve, CurveBank, CurveSource, named_task_set, target_at_fraction
 from curvegen.specs import FAMILIES, RunSpec
 from curvegen.supervised import SupervisedRun
 

@@ -12,10 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from coreenv import BatchedCore, CoreEnv, EnvConfig, Predictor
-from coreenv.config import make_config
-from coreenv.core.metrics import METRIC_KEYS
-from coreenv.errors import ConfigError
+from coreenv import (
+    METRIC_KEYS,
+    BatchedCore,
+    ConfigError,
+    CoreEnv,
+    EnvConfig,
+    Predictor,
+    make_config,
+)
 from mara_agents.schedulers.base import (
     Scheduler,
     acts_in_batches,

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from coreenv import CoreEnv, EnvConfig
-from coreenv.core.episodes import BankCurves, EpisodeDrawer
+from coreenv.core.curve_stores import BankCurves
+from coreenv.core.episodes import EpisodeDrawer
 from coreenv.curves import CurveBank, named_task_set
 from coreenv.curves.targets import target_at_fraction
 

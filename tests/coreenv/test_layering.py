@@ -1,4 +1,5 @@
-"""Layering: the environment package imports nothing above it (agents, curve recording, torch)."""
+"""Layering: the environment package imports nothing above it (agents, curve recording, torch),
+and what is above imports it only through its public faces."""
 
 import ast
 from pathlib import Path
@@ -38,3 +39,26 @@ def test_no_coreenv_module_names_a_package_above_it():
                 continue
             for name in names:
                 assert name.split(".")[0] not in ABOVE, f"{path.relative_to(root)} imports {name}"
+
+
+PUBLIC_FACES = ("coreenv", "coreenv.curves")
+"""Where code outside the environment imports it from: what it uses is exported there."""
+
+
+def test_code_above_imports_coreenv_only_through_its_public_faces():
+    repository = Path(__file__).parents[2]
+    folders = [repository / name for name in ("src/mara_agents", "src/curvegen", "benchmarks")]
+    assert all(folder.is_dir() for folder in folders)
+    for path in sorted(
+        p for folder in [*folders, repository / "examples"] for p in folder.rglob("*.py")
+    ):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                if name.split(".")[0] == "coreenv":
+                    assert name in PUBLIC_FACES, f"{path.relative_to(repository)} imports {name}"

@@ -1,11 +1,9 @@
 """A whole episode's tasks drawn at reset, as arrays, for `BatchedCore`.
 
 Both engines draw an episode's tasks at reset with the scenario (`Scenario.draw_episode`, the one
-drawer); here they are packed into arrays. A task needs its curve only through the logs of its
-losses (by `math.log` like `State.train`, so that features match bit for bit) and its crossing,
-the first batch whose loss is at or below the target (training stops there with a success): a
-store keeps the logs of every curve in one flat float64 array, ``logs``, addressed by offsets.
-Entry 0 of a store is `SENTINEL`, where empty slots point: log 0, the log of a loss of 1.
+drawer); here they are packed into arrays: each task's curve as an offset into a curve store
+(`curve_stores`) and its crossing, the first batch whose loss is at or below the target
+(training stops there with a success).
 
 Two ways to draw:
 
@@ -15,15 +13,13 @@ Two ways to draw:
   with targets found for all the episode's tasks at once (`BankCurves.targets`, the floats of
   `target_at_fraction`);
 * anything else runs the scenario's `draw_episode` and copies each curve's logs into the lane's
-  region of an `EpisodeCurves` store. A curve must then be a whole
-  float64 losses array (as `Curve` documents): sources that train while tasks are served
-  (``task_set="live"``) cannot be replayed.
+  region of an `EpisodeCurves` store. A curve must then be a whole float64 losses array (as
+  `Curve` documents): sources that train while tasks are served (``task_set="live"``) cannot be
+  replayed.
 """
 
 from __future__ import annotations
 
-import math
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,14 +27,12 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from coreenv.config import EnvConfig
+from coreenv.core.curve_stores import BankCurves, EpisodeCurves, RowCurves, logs_of
 from coreenv.core.scenarios import BernoulliArrivals, Scenario
 from coreenv.curves import Curve, CurveBank, CurveSource
 from coreenv.errors import ConfigError
 
-__all__ = ["SENTINEL", "BankCurves", "EpisodeCurves", "EpisodeDrawer", "EpisodeTasks"]
-
-SENTINEL = 0
-"""Store entry that no curve uses (log 0.0, a loss of 1): an empty slot's offset."""
+__all__ = ["EpisodeDrawer", "EpisodeTasks"]
 
 
 @dataclass(frozen=True)
@@ -62,113 +56,6 @@ class EpisodeTasks:
         """An episode without tasks (what an inactive lane holds)."""
         ints, floats = np.zeros(0, np.int64), np.zeros(0)
         return cls(ints, ints, floats, np.zeros(0, np.int8), ints, ints, ints, floats, floats, [])
-
-
-def _logs(values: np.ndarray) -> np.ndarray:
-    """``math.log`` of each value (numpy's SIMD log may differ from libm in the last bit)."""
-    return np.array([math.log(v) for v in values.tolist()])
-
-
-class BankCurves:
-    """A bank's log-losses, flat (row r's after n batches is ``logs[1 + r * width + n]``).
-
-    With tables that find the targets of many draws at once; made once per bank (`of`).
-    """
-
-    _made: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-    def __init__(self, bank: CurveBank) -> None:
-        self.bank = bank
-        self.width = bank.losses.shape[1]
-        losses = np.concatenate(([1.0], bank.losses.ravel()))  # after the sentinel
-        present = ~np.isnan(losses)
-        self.logs = np.full(losses.shape, np.nan)
-        self.logs[present] = _logs(losses[present])
-        self.lengths = bank.lengths.astype(np.int64)
-        self.initial = bank.losses[:, 0]
-        # running_min[r, n - 1] = min(L_r[1..n]), and where its run of equal values starts
-        # (NaN past a row's end compares false and unequal: it never matters)
-        self.running_min = np.minimum.accumulate(bank.losses[:, 1:], axis=1)
-        columns = np.arange(self.running_min.shape[1])
-        new_value = np.ones(self.running_min.shape, bool)
-        new_value[:, 1:] = self.running_min[:, 1:] != self.running_min[:, :-1]
-        self.run_start = np.maximum.accumulate(np.where(new_value, columns, 0), axis=1)
-        self.first_drop = np.argmax(bank.losses[:, 1:] < self.initial[:, None], axis=1) + 1
-        self.rows = [bank.curve(i).losses for i in range(len(bank))]
-
-    @classmethod
-    def of(cls, bank: CurveBank) -> BankCurves:
-        """The tables of ``bank``, made on first use (a bank is read-only)."""
-        if bank not in cls._made:
-            cls._made[bank] = cls(bank)
-        return cls._made[bank]
-
-    def __reduce__(self) -> tuple:
-        """Pickled as its bank: the tables are made again from it."""
-        return BankCurves.of, (self.bank,)
-
-    def targets(self, rows: np.ndarray, fractions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """`target_at_fraction` of rows ``rows`` at ``fractions``: (targets, demands), same floats.
-
-        The target is the running minimum at index ``max(1, round(fraction · (len - 1)))``, or at
-        the curve's first drop below its initial loss when that minimum is not below it; the
-        demand is where that running minimum was first reached.
-        """
-        index = np.maximum(np.rint(fractions * (self.lengths[rows] - 1)).astype(np.int64), 1)
-        rising = self.running_min[rows, index - 1] >= self.initial[rows]
-        index = np.where(rising, self.first_drop[rows], index)
-        return self.running_min[rows, index - 1], self.run_start[rows, index - 1] + 1
-
-
-class RowCurves(Sequence):
-    """The curves of an episode's tasks replayed from a bank: ``rows[i]``'s losses for task i.
-
-    What a list of the curves would hold, pickled as row numbers and the bank.
-    """
-
-    def __init__(self, bank: BankCurves, rows: np.ndarray) -> None:
-        self.bank, self.rows = bank, rows
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __getitem__(self, task: int) -> np.ndarray:
-        return self.bank.rows[self.rows[task]]
-
-
-class EpisodeCurves:
-    """The log-losses of each lane's current episode's curves, one region per lane.
-
-    A region is overwritten when its lane starts a new episode; the store grows (moving every
-    region) when an episode needs more room than a region has.
-    """
-
-    def __init__(self, num_lanes: int) -> None:
-        self.num_lanes = num_lanes
-        self.capacity = 0
-        self.logs = np.zeros(1)  # the sentinel, then the regions
-
-    def place(self, lane: int, curves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray | None]:
-        """Write the logs of ``curves`` into ``lane``'s region.
-
-        Returns their offsets, and each lane's shift if the store grew (else None).
-        """
-        lengths = np.array([len(curve) for curve in curves], np.int64)
-        shift = self._grow(int(lengths.sum())) if lengths.sum() > self.capacity else None
-        start = 1 + lane * self.capacity
-        offsets = start + np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
-        if curves:
-            values = np.concatenate(curves)
-            self.logs[start : start + values.size] = _logs(values)
-        return offsets, shift
-
-    def _grow(self, needed: int) -> np.ndarray:
-        old = self.capacity
-        self.capacity = max(needed, 2 * old)
-        grown = np.zeros((self.num_lanes, self.capacity))
-        grown[:, :old] = self.logs[1:].reshape(self.num_lanes, old)
-        self.logs = np.concatenate((self.logs[:1], grown.ravel()))
-        return np.arange(self.num_lanes, dtype=np.int64) * (self.capacity - old)
 
 
 class EpisodeDrawer:
@@ -213,7 +100,7 @@ class EpisodeDrawer:
             last=self.store.lengths[rows] - 1,
             offset=offset,
             log_initial=self.store.logs[offset],
-            log_target=_logs(target),
+            log_target=logs_of(target),
             curves=RowCurves(self.store, rows),
         )
 
@@ -242,7 +129,7 @@ class EpisodeDrawer:
             last=np.array([len(curve) - 1 for curve in curves], np.int64),
             offset=offset,
             log_initial=self.store.logs[offset] if curves else np.zeros(0),
-            log_target=_logs(target),
+            log_target=logs_of(target),
             curves=curves,
             shift=shift,
         )

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from coreenv.config import EnvConfig
-from coreenv.core.episodes import SENTINEL, EpisodeTasks
+from coreenv.core.curve_stores import SENTINEL
+from coreenv.core.episodes import EpisodeTasks
 from coreenv.core.features import (
     ESTIMATES,
     NO_PREDICTOR,

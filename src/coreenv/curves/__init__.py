@@ -13,10 +13,17 @@ from coreenv.curves.bank import (
     pad_curves,
     save_bank,
 )
-from coreenv.curves.bundled import NAMED_SPLITS, bundled_bank, named_task_set
+from coreenv.curves.bundled import (
+    BUNDLED_BANK,
+    NAMED_SPLITS,
+    TEST_EVERY,
+    bundled_bank,
+    named_task_set,
+)
 from coreenv.curves.csv_logs import bank_from_arrays, bank_from_csv, bank_to_csv
 from coreenv.curves.source import Curve, CurveSource
 from coreenv.curves.synthetic import SyntheticCurves
+from coreenv.curves.targets import demand_of, target_at_fraction
 from coreenv.curves.task_sets import (
     ENTRY_POINT_GROUP,
     TASK_SETS,
@@ -25,9 +32,11 @@ from coreenv.curves.task_sets import (
 )
 
 __all__ = [
+    "BUNDLED_BANK",
     "ENTRY_POINT_GROUP",
     "NAMED_SPLITS",
     "TASK_SETS",
+    "TEST_EVERY",
     "Curve",
     "CurveBank",
     "CurveProblem",
@@ -38,6 +47,7 @@ __all__ = [
     "bank_to_csv",
     "bundled_bank",
     "curve_problem",
+    "demand_of",
     "load_bank",
     "named_task_set",
     "concat_banks",
@@ -45,4 +55,5 @@ __all__ = [
     "register_task_set",
     "resolve_task_set",
     "save_bank",
+    "target_at_fraction",
 ]

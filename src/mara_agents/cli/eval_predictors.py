@@ -43,8 +43,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
 
+from coreenv import BankError  # noqa: E402
 from coreenv.curves import TASK_SETS, CurveBank, named_task_set  # noqa: E402
-from coreenv.errors import BankError  # noqa: E402
 from mara_agents.cli.parser import CommandParser  # noqa: E402
 from mara_agents.predictors import HORIZON, PREDICTORS, FMPredictor, make_predictor  # noqa: E402
 from mara_agents.predictors.corpus import corpus_kinds, load_corpus  # noqa: E402

@@ -11,8 +11,7 @@ from collections import defaultdict
 import numpy as np
 
 from coreenv import Estimate
-from coreenv.curves import CurveBank
-from coreenv.curves.targets import demand_of
+from coreenv.curves import CurveBank, demand_of
 
 __all__ = ["ClairvoyantPredictor"]
 

@@ -32,8 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coreenv.curves.bank import CurveBank, curve_problem
-from coreenv.curves.csv_logs import bank_from_arrays
+from coreenv.curves import CurveBank, bank_from_arrays, curve_problem
 
 __all__ = ["FORMS", "SHAPES", "CurvePrior", "PriorCurve", "prior_bank"]
 

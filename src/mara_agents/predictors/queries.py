@@ -46,11 +46,8 @@ from pathlib import Path
 
 import numpy as np
 
-from coreenv import EnvConfig, Predictor
-from coreenv.curves import CurveBank, bank_from_csv, load_bank
-from coreenv.curves.targets import demand_of, target_at_fraction
-from coreenv.errors import BankError
-from coreenv.predictor import estimate_many
+from coreenv import BankError, EnvConfig, Predictor, estimate_many
+from coreenv.curves import CurveBank, bank_from_csv, demand_of, load_bank, target_at_fraction
 from mara_agents.predictors.horizon import HORIZON
 
 __all__ = [

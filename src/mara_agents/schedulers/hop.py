@@ -28,8 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coreenv import Predictor, SchedulerView
-from coreenv.predictor import check_remaining, estimate_many
+from coreenv import Predictor, SchedulerView, check_remaining, estimate_many
 from mara_agents.schedulers.base import EpisodeMemo, Scheduler, serve_orders
 from mara_agents.schedulers.lara import explore_first, to_plan
 from mara_agents.schedulers.planning import select_feasible_many

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from coreenv import Predictor, SchedulerView
-from coreenv.predictor import estimate_many
+from coreenv import Predictor, SchedulerView, estimate_many
 from mara_agents.predictors import WLSPredictor
 from mara_agents.schedulers.base import EpisodeMemo, Scheduler, serve_orders
 from mara_agents.schedulers.planning import plan

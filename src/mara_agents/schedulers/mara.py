@@ -16,8 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from coreenv import Predictor, SchedulerView
-from coreenv.core.features import SlotFeature
+from coreenv import Predictor, SchedulerView, SlotFeature
 from mara_agents.policy.mat import MAT, MATConfig
 from mara_agents.predictors import PREDICTORS, make_predictor
 from mara_agents.schedulers.base import Scheduler

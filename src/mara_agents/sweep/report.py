@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from coreenv.core.metrics import METRIC_KEYS
+from coreenv import METRIC_KEYS
 from mara_agents.intervals import improvement_probability, iqm, mean_interval, paired_interval
 from mara_agents.sweep.config import SweepConfig
 

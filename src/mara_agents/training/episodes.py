@@ -13,8 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from coreenv import BatchedCore
-from coreenv.core.features import slot_width
+from coreenv import BatchedCore, slot_width
 from mara_agents.policy.mat import MAT
 from mara_agents.training.events import DecisionEvents
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from coreenv.core.features import GLOBAL_FEATURES, SlotFeature
+from coreenv import GLOBAL_FEATURES, SlotFeature
 
 __all__ = ["DecisionEvents"]
 

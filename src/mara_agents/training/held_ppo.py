@@ -22,8 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from coreenv import BatchedCore, Predictor
-from coreenv.config import make_config
+from coreenv import BatchedCore, Predictor, make_config
 from mara_agents.checks import require
 from mara_agents.policy.mat import MAT
 from mara_agents.training.episodes import PlayedEpisodes, play_episodes, segment_rewards

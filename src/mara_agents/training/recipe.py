@@ -26,8 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from coreenv import EnvConfig, Predictor
-from coreenv.core.features import slot_width
+from coreenv import EnvConfig, Predictor, slot_width
 from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents import seeds
 from mara_agents.checks import require

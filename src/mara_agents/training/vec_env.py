@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from coreenv import BatchedCore, CoreEnv, Predictor
-from coreenv.config import make_config
+from coreenv import BatchedCore, CoreEnv, Predictor, make_config
 from mara_agents.policy.observations import NodeObservations, stack_observations
 
 __all__ = ["SeedCounter", "VecCoreEnv", "VecObservation", "VecStep"]
