@@ -27,18 +27,20 @@ def test_importing_every_coreenv_module_imports_nothing_above_it():
     assert above == "[]", f"coreenv imported {above}"
 
 
+def imported_modules(path: Path):
+    """Every module name a Python file imports (``from X import y`` gives X)."""
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            yield node.module or ""
+
+
 def test_no_coreenv_module_names_a_package_above_it():
     root = Path(coreenv.__file__).parent
     for path in sorted(root.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                names = [node.module or ""]
-            else:
-                continue
-            for name in names:
-                assert name.split(".")[0] not in ABOVE, f"{path.relative_to(root)} imports {name}"
+        for name in imported_modules(path):
+            assert name.split(".")[0] not in ABOVE, f"{path.relative_to(root)} imports {name}"
 
 
 PUBLIC_FACES = ("coreenv", "coreenv.curves")
@@ -49,16 +51,8 @@ def test_code_above_imports_coreenv_only_through_its_public_faces():
     repository = Path(__file__).parents[2]
     folders = [repository / name for name in ("src/mara_agents", "src/curvegen", "benchmarks")]
     assert all(folder.is_dir() for folder in folders)
-    for path in sorted(
-        p for folder in [*folders, repository / "examples"] for p in folder.rglob("*.py")
-    ):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                names = [node.module or ""]
-            else:
-                continue
-            for name in names:
+    for folder in [*folders, repository / "examples"]:
+        for path in sorted(folder.rglob("*.py")):
+            for name in imported_modules(path):
                 if name.split(".")[0] == "coreenv":
                     assert name in PUBLIC_FACES, f"{path.relative_to(repository)} imports {name}"
