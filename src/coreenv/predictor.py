@@ -11,7 +11,14 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Estimate", "Predictor", "checked_predictor", "estimate_many", "quantiles_many"]
+__all__ = [
+    "Estimate",
+    "Predictor",
+    "checked_predictor",
+    "estimate_many",
+    "observed_estimates",
+    "quantiles_many",
+]
 
 _QUANTILES_NEEDED = (
     "EnvConfig.estimate_quantiles needs a predictor with "
@@ -122,3 +129,21 @@ def quantiles_many(
                 f"need {need}."
             )
     return quantiles
+
+
+def observed_estimates(
+    predictor: Predictor,
+    prefixes: list[np.ndarray],
+    targets: np.ndarray,
+    budgets: np.ndarray,
+    levels: tuple[float, ...],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """What the observation shows of ``predictor`` for these tasks, in both engines.
+
+    Remaining batches and P(success) (`estimate_many`), then the (B, Q) quantiles at ``levels``
+    (`quantiles_many`), or None without levels.
+    """
+    remaining, p_success = estimate_many(predictor, prefixes, targets, budgets)
+    if not levels:
+        return remaining, p_success, None
+    return remaining, p_success, quantiles_many(predictor, prefixes, targets, np.array(levels))

@@ -21,6 +21,7 @@ import numpy as np
 from coreenv.config import EnvConfig, make_config
 from coreenv.core.episodes import EpisodeDrawer, EpisodeTasks
 from coreenv.core.features import GLOBAL_FEATURES, OBS_BOUND, slot_width
+from coreenv.core.features import potential as slot_potential
 from coreenv.core.lanes import LaneSlots, LaneTasks
 from coreenv.core.masks import resolve_actions
 from coreenv.core.metrics import metrics
@@ -29,7 +30,7 @@ from coreenv.core.state import NEVER, Counters
 from coreenv.core.views import SchedulerView, new_episode_id
 from coreenv.curves import resolve_task_set
 from coreenv.errors import InvalidActionError
-from coreenv.predictor import Predictor, checked_predictor, estimate_many, quantiles_many
+from coreenv.predictor import Predictor, checked_predictor, observed_estimates
 
 __all__ = ["BatchedCore", "BatchedObservation", "BatchedStep"]
 
@@ -105,9 +106,9 @@ class BatchedCore:
         config: the environment settings, shared by every lane.
         num_envs: B, the number of lanes (>= 1).
         predictor: fills the estimate features, as `CoreEnv(predictor=...)`; it gets one
-            `estimate_many` call per step for all lanes (lanes in order, then nodes in order), and
-            one `quantiles_many` call with ``estimate_quantiles``, so its answer for a task must
-            not depend on the other tasks of the call.
+            `observed_estimates` call per step for all lanes (lanes in order, then nodes in order),
+            as `CoreEnv` makes one per step, so its answer for a task must not depend on the
+            other tasks of the call.
 
     Supports both scenarios and every task set whose curves are whole float64 losses arrays
     (banks, ``synthetic``, user sources); ``task_set="live"`` trains its curves while tasks are
@@ -370,24 +371,19 @@ class BatchedCore:
             for lane, task, cursor in zip(lanes.tolist(), tasks.tolist(), cursors.tolist())
         ]
         budgets = self.config.batches_per_step * (deadlines - now[lanes])
-        remaining, p_success = estimate_many(self.predictor, prefixes, targets, budgets)
-        slots.record_estimates(ready, remaining, p_success)
-        if self.config.estimate_quantiles:
-            levels = np.array(self.config.estimate_quantiles)
-            slots.record_quantiles(ready, quantiles_many(self.predictor, prefixes, targets, levels))
+        levels = self.config.estimate_quantiles
+        estimates = observed_estimates(self.predictor, prefixes, targets, budgets, levels)
+        slots.record_estimates(ready, *estimates)
 
     def _rewards(self, successes: np.ndarray) -> np.ndarray:
         """Team rewards: successes plus beta times the change of the potential.
 
-        The potential is summed over slots left to right, as `transition` sums it.
+        The potential is `features.potential`, as `transition`'s.
         """
         beta = self.config.shaping_beta
         if beta == 0.0:
             return successes.astype(np.float64)
-        progress = self.slots.progress.reshape(self.num_envs, -1)
-        potential = progress[:, 0].copy()
-        for j in range(1, progress.shape[1]):
-            potential += progress[:, j]
+        potential = slot_potential(self.slots.progress.reshape(self.num_envs, -1))
         rewards = successes + beta * (potential - self.potential)
         self.potential = potential
         return rewards

@@ -13,9 +13,10 @@ from typing import NamedTuple
 import numpy as np
 
 from coreenv.config import EnvConfig
+from coreenv.core.features import potential as slot_potential
 from coreenv.core.state import State
 from coreenv.core.tasks import Task, TaskDraw
-from coreenv.predictor import Predictor, estimate_many, quantiles_many
+from coreenv.predictor import Predictor, observed_estimates
 
 __all__ = ["StepResult", "terminal", "transition"]
 
@@ -97,22 +98,10 @@ def transition(
         _update_estimates(state, [j for j in trained if state.filled[j]], config, predictor)
     if config.shaping_beta == 0.0:
         return StepResult(float(successes), successes)
-    potential = _potential(state.progress)
+    potential = slot_potential(state.progress)
     reward = successes + config.shaping_beta * (potential - state.potential)
     state.potential = potential
     return StepResult(reward, successes)
-
-
-def _potential(progress: list[float]) -> float:
-    """Phi = the sum of the slots' log-progress, added left to right over the slots.
-
-    A plain left-to-right sum, not `math.fsum`, so that `BatchedCore` (adding slot columns in
-    order) gets the same float.
-    """
-    total = 0.0
-    for q in progress:
-        total += q
-    return total
 
 
 def terminal(state: State, arrival_end: int) -> bool:
@@ -140,9 +129,6 @@ def _update_estimates(state: State, slots: list, config: EnvConfig, predictor: P
     prefixes = [state.tasks[j].curve.losses[: state.cursor[j] + 1] for j in ready]
     targets = state.target[ready]
     budgets = config.batches_per_step * (state.deadline[ready] - state.t)
-    remaining, p_success = estimate_many(predictor, prefixes, targets, budgets)
-    for j, r, p in zip(ready, remaining.tolist(), p_success.tolist()):
-        state.record_estimate(j, r, p)
-    if config.estimate_quantiles:
-        levels = np.array(config.estimate_quantiles)
-        state.record_quantiles(ready, quantiles_many(predictor, prefixes, targets, levels))
+    levels = config.estimate_quantiles
+    estimates = observed_estimates(predictor, prefixes, targets, budgets, levels)
+    state.record_estimates(ready, *estimates)

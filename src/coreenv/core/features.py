@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
+
+import numpy as np
 
 from coreenv.config import EnvConfig
 
@@ -13,7 +16,9 @@ __all__ = [
     "OBS_BOUND",
     "QUANTILES",
     "SlotFeature",
+    "potential",
     "slot_width",
+    "write_estimates",
 ]
 
 OBS_BOUND = 1000.0  # every feature lies in [-OBS_BOUND, OBS_BOUND]; unbounded ones are clipped
@@ -55,3 +60,34 @@ ESTIMATES = slice(int(SlotFeature.EST_REMAINING), None)
 def slot_width(config: EnvConfig) -> int:
     """F, the columns of a slot block: the `SlotFeature`s, then one per quantile level."""
     return len(SlotFeature) + len(config.estimate_quantiles)
+
+
+def write_estimates(
+    table: np.ndarray,
+    rows: np.ndarray | list[int],
+    remaining: np.ndarray,
+    p_success: np.ndarray,
+    quantiles: np.ndarray | None,
+    batch_scale: float,
+) -> None:
+    """Write a predictor's answers into the slot-feature ``rows`` of ``table`` (both engines).
+
+    Remaining batches (and quantiles) are divided by ``batch_scale`` (B · time_scale), at most
+    OBS_BOUND; P(success) as it is.
+    """
+    table[rows, SlotFeature.EST_REMAINING] = np.minimum(remaining / batch_scale, OBS_BOUND)
+    table[rows, SlotFeature.EST_P_SUCCESS] = p_success
+    if quantiles is not None:
+        table[rows, QUANTILES:] = np.minimum(quantiles / batch_scale, OBS_BOUND)
+
+
+def potential(progress: Sequence[float] | np.ndarray) -> float | np.ndarray:
+    """Phi = the sum of the slots' log-progress, added left to right over the slots.
+
+    ``progress``: one episode's K values, or (B, K) for B episodes (then (B,) sums). A plain
+    left-to-right sum, not `math.fsum`, so both engines get the same float.
+    """
+    total = 0.0
+    for q in progress.T if isinstance(progress, np.ndarray) else progress:
+        total = total + q
+    return total

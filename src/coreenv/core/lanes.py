@@ -23,9 +23,9 @@ from coreenv.core.features import (
     ESTIMATES,
     NO_PREDICTOR,
     OBS_BOUND,
-    QUANTILES,
     SlotFeature,
     slot_width,
+    write_estimates,
 )
 from coreenv.core.state import EMPTY, NEVER
 
@@ -375,16 +375,15 @@ class LaneSlots:
         self.estimates[:, occupied] = 0.0
 
     def record_estimates(
-        self, flat: np.ndarray, remaining: np.ndarray, p_success: np.ndarray
+        self,
+        flat: np.ndarray,
+        remaining: np.ndarray,
+        p_success: np.ndarray,
+        quantiles: np.ndarray | None,
     ) -> None:
-        """Slots ``flat`` have new predictor estimates (`State.record_estimate`)."""
-        self.table[flat, _EST_REMAINING] = np.minimum(remaining / self.batch_scale, OBS_BOUND)
-        self.table[flat, _EST_P] = p_success
+        """Slots ``flat`` have new predictor estimates (`State.record_estimates`)."""
+        write_estimates(self.table, flat, remaining, p_success, quantiles, self.batch_scale)
         self.estimates[:, flat] = remaining, p_success
-
-    def record_quantiles(self, flat: np.ndarray, quantiles: np.ndarray) -> None:
-        """Slots ``flat`` have new predictor quantiles (`State.record_quantiles`)."""
-        self.table[flat, QUANTILES:] = np.minimum(quantiles / self.batch_scale, OBS_BOUND)
 
     def view_fields(self) -> dict[str, np.ndarray]:
         """(B, K) copies of what `SchedulerView` shows of the slots (estimates apart)."""

@@ -21,9 +21,9 @@ from coreenv.core.features import (
     GLOBAL_FEATURES,
     NO_PREDICTOR,
     OBS_BOUND,
-    QUANTILES,
     SlotFeature,
     slot_width,
+    write_estimates,
 )
 from coreenv.core.tasks import Task
 
@@ -212,16 +212,17 @@ class State:
         self.served = served
         return reached, trained
 
-    def record_estimate(self, j: int, remaining: float, p_success: float) -> None:
-        """Slot j's task has a new predictor estimate."""
-        self.est_remaining[j] = remaining
-        self.est_p_success[j] = p_success
-        self.table[j, _EST_REMAINING] = min(remaining / self.batch_scale, OBS_BOUND)
-        self.table[j, _EST_P] = p_success
-
-    def record_quantiles(self, slots: list[int], quantiles: np.ndarray) -> None:
-        """Slots ``slots`` have new predictor quantiles, (len(slots), Q) remaining batches."""
-        self.table[slots, QUANTILES:] = np.minimum(quantiles / self.batch_scale, OBS_BOUND)
+    def record_estimates(
+        self,
+        slots: list[int],
+        remaining: np.ndarray,
+        p_success: np.ndarray,
+        quantiles: np.ndarray | None,
+    ) -> None:
+        """Slots ``slots`` have new predictor estimates (and quantiles, (len(slots), Q))."""
+        for j, r, p in zip(slots, remaining.tolist(), p_success.tolist()):
+            self.est_remaining[j], self.est_p_success[j] = r, p
+        write_estimates(self.table, slots, remaining, p_success, quantiles, self.batch_scale)
 
 
 def initial(config: EnvConfig, has_predictor: bool = False) -> State:
