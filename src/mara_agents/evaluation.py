@@ -18,7 +18,7 @@ from coreenv import (
     ConfigError,
     CoreEnv,
     EnvConfig,
-    Predictor,
+    SchedulerView,
     make_config,
 )
 from mara_agents.schedulers.base import (
@@ -43,26 +43,29 @@ def run_episode(scheduler: Scheduler, env: CoreEnv, seed: int) -> dict[str, floa
 def run_episodes(scheduler: Scheduler, episodes: Sequence[tuple[EnvConfig, int]]) -> list[dict]:
     """The metrics of each ``(config, seed)`` episode, in order, with the scheduler's predictor.
 
-    A batched scheduler plays the episodes of each config in lockstep (all of them at once);
-    others, and configs whose curves `BatchedCore` cannot replay (``task_set="live"``), play one
-    episode after another. Each config gets the quantile levels the scheduler reads
-    (`observed_config`).
+    A batched scheduler plays all the episodes in lockstep (whatever their configs, as long as
+    they share the observation layout); others, and configs whose curves `BatchedCore` cannot
+    replay (``task_set="live"``), play one episode after another. Each config gets the quantile
+    levels the scheduler reads (`observed_config`).
     """
     predictor = predictor_for(scheduler)
     episodes = [(observed_config(scheduler, config), seed) for config, seed in episodes]
     rows: list[dict] = [{} for _ in episodes]
-    envs: list[CoreEnv] = []
-    batched = acts_in_batches(scheduler)
-    for index, (config, seed) in enumerate(episodes):
-        if rows[index]:
-            continue
-        if batched:
-            members = [i for i, (c, _) in enumerate(episodes) if c == config]
-            played = _run_lockstep(scheduler, predictor, config, [episodes[i][1] for i in members])
-            if played is not None:
-                for i, row in zip(members, played):
-                    rows[i] = row
+    alone = range(len(episodes))
+    if acts_in_batches(scheduler):
+        cores, alone = [], []
+        for config, members in _by_config(episodes):
+            core = BatchedCore(config, len(members), predictor)
+            try:
+                core.reset([episodes[i][1] for i in members])
+            except ConfigError:
+                alone.extend(members)
                 continue
+            cores.append((core, members))
+        _run_lockstep(scheduler, cores, rows)
+    envs: list[CoreEnv] = []
+    for index in sorted(alone):
+        config, seed = episodes[index]
         env = next((env for env in envs if env.config == config), None)
         if env is None:
             env = CoreEnv(config, predictor=predictor)
@@ -71,28 +74,39 @@ def run_episodes(scheduler: Scheduler, episodes: Sequence[tuple[EnvConfig, int]]
     return rows
 
 
-def _run_lockstep(
-    scheduler: Scheduler, predictor: Predictor | None, config: EnvConfig, seeds: list[int]
-) -> list[dict] | None:
-    """Every episode of ``config`` at once, one lane each; None if `BatchedCore` cannot replay it.
+def _by_config(episodes: Sequence[tuple[EnvConfig, int]]) -> list[tuple[EnvConfig, list[int]]]:
+    """Each distinct config with the indices of its episodes, in order of appearance."""
+    groups: list[tuple[EnvConfig, list[int]]] = []
+    for index, (config, _) in enumerate(episodes):
+        members = next((m for c, m in groups if c == config), None)
+        if members is None:
+            groups.append((config, [index]))
+        else:
+            members.append(index)
+    return groups
 
-    One `act_view` per step, on the view of the running episodes.
+
+def _run_lockstep(
+    scheduler: Scheduler, cores: list[tuple[BatchedCore, list[int]]], rows: list[dict]
+) -> None:
+    """Play every core's lanes to the end; ``rows[members[lane]]`` gets each lane's metrics.
+
+    One `act_view` per step, on one view of the running episodes of every core.
     """
-    core = BatchedCore(config, len(seeds), predictor)
-    try:
-        core.reset(seeds)
-    except ConfigError:
-        return None
     clairvoyant = getattr(scheduler, "clairvoyant", False)
-    rows: list[dict] = [{} for _ in seeds]
-    while core.active.any():
-        active = core.active.copy()
-        view = core.view(clairvoyant)
-        actions = np.full((len(seeds), config.num_nodes), config.num_slots, np.int64)
-        actions[active] = scheduler.act_view(view if active.all() else view.take(active))
-        for lane, _, metrics in core.step(actions).finished:
-            rows[lane] = metrics
-    return rows
+    while running := [(core, members) for core, members in cores if core.active.any()]:
+        active = [core.active.copy() for core, _ in running]
+        views = [core.view(clairvoyant) for core, _ in running]
+        views = [view if on.all() else view.take(on) for view, on in zip(views, active)]
+        chosen = scheduler.act_view(SchedulerView.concat(views))
+        start = 0
+        for (core, members), on in zip(running, active):
+            config = core.config
+            actions = np.full((len(members), config.num_nodes), config.num_slots, np.int64)
+            actions[on] = chosen[start : start + int(on.sum())]
+            start += int(on.sum())
+            for lane, _, metrics in core.step(actions).finished:
+                rows[members[lane]] = metrics
 
 
 def evaluate(scheduler: Scheduler, episodes: int = 10, seed: int = 0, **env_overrides: Any) -> dict:

@@ -105,7 +105,7 @@ def check_scheduler_view(batched, lane, env):
             np.testing.assert_array_equal(got, expected, err_msg=name)
     for slot in np.flatnonzero(alone.occupied[0]):
         np.testing.assert_array_equal(mine.prefix(0, slot), alone.prefix(0, slot))
-    assert mine.config == alone.config
+    assert mine.configs == alone.configs
 
 
 def random_actions(rng, mask, num_nodes):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from coreenv import BatchedCore, CoreEnv, EnvConfig
+from coreenv import BatchedCore, CoreEnv, EnvConfig, SchedulerView
 from coreenv.core.state import NEVER
 from helpers import SMALL_CURVES
 
@@ -60,7 +60,24 @@ def test_take_keeps_the_chosen_episodes():
     picked = view.take(np.array([False, True, True]))
     assert picked.num_episodes == 2 and picked.seed.tolist() == [6, 7]
     np.testing.assert_array_equal(picked.obs, view.obs[1:])
-    assert picked.curves == view.curves[1:] and picked.config == view.config
+    assert picked.curves == view.curves[1:] and picked.configs == view.configs[1:]
+
+
+def test_views_of_several_configs_join_and_refuse_another_layout():
+    cores = [BatchedCore(CONFIG.replace(arrival_prob=p), 2) for p in (0.2, 0.4)]
+    for core, seeds in zip(cores, ([1, 2], [3, 4])):
+        core.reset(seeds)
+        core.step(np.zeros((2, CONFIG.num_nodes), np.int64))
+    views = [core.view() for core in cores]
+    joined = SchedulerView.concat(views)
+    assert joined.num_episodes == 4 and joined.seed.tolist() == [1, 2, 3, 4]
+    assert [c.arrival_prob for c in joined.configs] == [0.2, 0.2, 0.4, 0.4]
+    np.testing.assert_array_equal(joined.obs[2:], views[1].obs)
+    assert joined.curves[2] is views[1].curves[0]
+    other = BatchedCore(CONFIG.replace(num_slots=CONFIG.num_slots + 1), 1)
+    other.reset([5])
+    with pytest.raises(ValueError, match="layouts"):
+        SchedulerView.concat([views[0], other.view()])
 
 
 def test_every_episode_has_its_own_number():

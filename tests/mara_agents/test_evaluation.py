@@ -74,7 +74,7 @@ def test_a_scheduler_with_neither_method_says_so():
 
 
 def test_lockstep_rows_equal_one_episode_after_another_across_configs():
-    """Two configs (loads) in one lockstep run: one core each, one act_view per step for each."""
+    """Two configs (loads) in one lockstep run: one core each, one act_view per step for all."""
     configs = [EnvConfig(arrival_prob=p, arrival_horizon=200) for p in (0.05, 0.1)]
     episodes = [(config, seed) for config in configs for seed in (3, 4, 5)]
     batched = FirstSlots()

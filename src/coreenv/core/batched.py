@@ -252,7 +252,7 @@ class BatchedCore:
             estimates = self.slots.estimates.reshape(2, self.num_envs, -1).copy()
         obs, action_mask = self._shown
         return SchedulerView(
-            config=self.config,
+            configs=(self.config,) * self.num_envs,
             obs=obs,
             action_mask=action_mask,
             t=self.t.copy(),

@@ -39,7 +39,8 @@ class SchedulerView:
     clairvoyant view holds (engines make one when asked: the oracle's).
 
     Attributes:
-        config: the episodes' `EnvConfig` (one per view).
+        configs: each episode's `EnvConfig` (E of them; episodes of one view share the node and
+            slot counts, and may differ in anything else, e.g. the load).
         obs: (E, M, D) float32, each node's ``"observation"`` array.
         action_mask: (E, K + 1) int8, the mask every node of an episode shares.
         t: (E,) int64, the current step.
@@ -58,7 +59,7 @@ class SchedulerView:
             unknowable, 0 if empty), only in a clairvoyant view; else None.
     """
 
-    config: EnvConfig
+    configs: tuple[EnvConfig, ...]
     obs: np.ndarray
     action_mask: np.ndarray
     t: np.ndarray
@@ -87,7 +88,43 @@ class SchedulerView:
             if (value := getattr(self, f.name)) is not None
         }
         picked["curves"] = [self.curves[e] for e in index.tolist()]
+        picked["configs"] = tuple(self.configs[e] for e in index.tolist())
         return dataclasses.replace(self, **picked)
+
+    @classmethod
+    def concat(cls, views: Sequence[SchedulerView]) -> SchedulerView:
+        """One view of the episodes of ``views``, in order (they must share a layout)."""
+        first = views[0]
+        if len(views) == 1:
+            return first
+        layouts = {(v.obs.shape[1:], v.action_mask.shape[1]) for v in views}
+        if len(layouts) > 1:
+            raise ValueError(f"views of several observation layouts cannot be joined: {layouts}.")
+        joined = {}
+        for f in dataclasses.fields(cls):
+            values = [getattr(v, f.name) for v in views]
+            if f.name in ("configs", "curves"):
+                joined[f.name] = tuple(item for value in values for item in value)
+            elif any(value is None for value in values):
+                joined[f.name] = None  # estimates or truth that not every episode has
+            else:
+                joined[f.name] = np.concatenate(values)
+        return cls(**joined)
+
+    @property
+    def num_nodes(self) -> int:
+        """M, the nodes of every episode."""
+        return self.obs.shape[1]
+
+    @property
+    def num_slots(self) -> int:
+        """K, the slots of every episode."""
+        return self.action_mask.shape[1] - 1
+
+    @property
+    def batches_per_step(self) -> np.ndarray:
+        """(E,) int64, each episode's batches a node trains per step."""
+        return np.array([config.batches_per_step for config in self.configs], np.int64)
 
     @classmethod
     def of_state(
@@ -113,7 +150,7 @@ class SchedulerView:
             )
         estimates = state.has_predictor
         return cls(
-            config=config,
+            configs=(config,),
             obs=obs[None],
             action_mask=state.mask[None].copy(),
             t=np.array([state.t], np.int64),

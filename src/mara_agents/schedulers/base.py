@@ -17,6 +17,7 @@ __all__ = [
     "Scheduler",
     "acts_in_batches",
     "observed_config",
+    "observes_estimates",
     "predictor_for",
     "serve_in_order",
     "serve_orders",
@@ -119,6 +120,11 @@ def acts_in_batches(scheduler: Any) -> bool:
     return callable(method) and method is not Scheduler.act_view
 
 
+def observes_estimates(scheduler: Any) -> bool:
+    """Whether ``scheduler``'s environment gets a predictor (its declaration; nothing is built)."""
+    return getattr(scheduler, "observation_predictor", DEFAULT_OBSERVATION_PREDICTOR) is not None
+
+
 def predictor_for(scheduler: Any) -> Predictor | None:
     """The predictor to attach to the environment of ``scheduler``, from its declaration.
 
@@ -164,7 +170,7 @@ def serve_in_order(env: CoreEnv, slots: np.ndarray) -> dict[str, int]:
 
 def serve_orders(view: SchedulerView, orders: Sequence[np.ndarray]) -> np.ndarray:
     """(E, M) actions: in episode e, node i trains ``orders[e][i]``; nodes beyond it idle."""
-    num_nodes, idle = view.config.num_nodes, view.config.num_slots
+    num_nodes, idle = view.num_nodes, view.num_slots
     actions = np.full((len(orders), num_nodes), idle, np.int64)
     for e, order in enumerate(orders):
         served = order[:num_nodes]

@@ -114,7 +114,7 @@ class HOP(Scheduler):
         exploring, ready, free = explore_first(view, e, self.config.explore)
         if ready.size == 0 or free <= 0:
             return exploring
-        per_step = view.config.batches_per_step
+        per_step = view.configs[e].batches_per_step
         time_left = (view.deadline[e, ready] - view.t[e]).astype(np.float64)  # (R,)
         steps = np.ceil(samples / per_step)
         score = self.scores(steps, time_left - self.config.slack, free)  # (R,)
@@ -156,7 +156,7 @@ class HOP(Scheduler):
             sampler = getattr(self.predictor, "sampled_crossings", None)
             if sampler is None:
                 deadlines = view.deadline[episodes, slots]
-                budgets = view.config.batches_per_step * (deadlines - view.t[episodes])
+                budgets = view.batches_per_step[episodes] * (deadlines - view.t[episodes])
                 remaining, _ = estimate_many(self.predictor, prefixes, targets, budgets)
                 return remaining[:, None]  # one sample: the point estimate
             sampled = np.asarray(sampler(prefixes, targets), np.float64)

@@ -35,7 +35,7 @@ def to_plan(view: SchedulerView, explore: int) -> np.ndarray:
     """
     ready = view.occupied & (view.batches >= explore)
     exploring = (view.occupied & ~ready).sum(axis=1)
-    return ready & (exploring < view.config.num_nodes)[:, None]
+    return ready & (exploring < view.num_nodes)[:, None]
 
 
 def explore_first(view: SchedulerView, e: int, explore: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -44,7 +44,7 @@ def explore_first(view: SchedulerView, e: int, explore: int) -> tuple[np.ndarray
     batches = view.batches[e, occupied]
     exploring = occupied[batches < explore]
     exploring = exploring[np.argsort(view.deadline[e, exploring], kind="stable")]
-    return exploring, occupied[batches >= explore], view.config.num_nodes - exploring.size
+    return exploring, occupied[batches >= explore], view.num_nodes - exploring.size
 
 
 class LARA(Scheduler):
@@ -79,7 +79,7 @@ class LARA(Scheduler):
         exploring, ready, free = explore_first(view, e, self.explore)
         if ready.size == 0 or free <= 0:
             return exploring
-        steps = np.ceil(remaining / view.config.batches_per_step)  # inf stays inf: dropped
+        steps = np.ceil(remaining / view.configs[e].batches_per_step)  # inf stays inf: dropped
         time_left = view.deadline[e, ready] - view.t[e]
         planned = plan(steps, time_left, free)
         left_out = np.ones(ready.size, bool)
@@ -96,7 +96,7 @@ class LARA(Scheduler):
 
         def estimate(episodes: np.ndarray, slots: np.ndarray) -> np.ndarray:
             deadlines = view.deadline[episodes, slots]
-            budgets = view.config.batches_per_step * (deadlines - view.t[episodes])
+            budgets = view.batches_per_step[episodes] * (deadlines - view.t[episodes])
             prefixes = [view.prefix(e, j) for e, j in zip(episodes.tolist(), slots.tolist())]
             targets = view.target[episodes, slots]
             return estimate_many(self.predictor, prefixes, targets, budgets)[0]

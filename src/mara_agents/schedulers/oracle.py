@@ -27,17 +27,17 @@ class Oracle(Scheduler):
         """Plan on the true remaining steps of every occupied slot."""
         if view.remaining is None:
             raise ValueError("the oracle needs a clairvoyant view: view(clairvoyant=True).")
-        if (view.remaining[view.occupied] < 0).any():
+        unknown = (view.remaining < 0).any(axis=1).nonzero()[0]
+        if unknown.size:
+            task_set = view.configs[unknown[0]].task_set
             raise ValueError(
                 "the oracle needs every task's true demand; this task set "
-                f"({getattr(view.config.task_set, 'name', view.config.task_set)!r}) cannot know "
-                "it in advance."
+                f"({getattr(task_set, 'name', task_set)!r}) cannot know it in advance."
             )
-        per_step = view.config.batches_per_step
         orders = []
         for e in range(view.num_episodes):
             occupied = np.flatnonzero(view.occupied[e])
-            steps = -(-view.remaining[e, occupied] // per_step)
+            steps = -(-view.remaining[e, occupied] // view.configs[e].batches_per_step)
             time_left = view.deadline[e, occupied] - view.t[e]
-            orders.append(occupied[plan(steps, time_left, view.config.num_nodes)])
+            orders.append(occupied[plan(steps, time_left, view.num_nodes)])
         return serve_orders(view, orders)

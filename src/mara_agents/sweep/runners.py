@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from mara_agents.schedulers.base import acts_in_batches
+from mara_agents.schedulers.base import acts_in_batches, observes_estimates
 from mara_agents.sweep.config import SweepConfig
 from mara_agents.sweep.fingerprint import job_fingerprint, method_fingerprint
 from mara_agents.sweep.jobs import Job, episode_seed, row_key, run_jobs_together
@@ -133,13 +133,18 @@ def run_jobs(jobs: list[Job], config: SweepConfig, path: Path | None, stream: Te
 
 
 def work_units(jobs: list[Job], factories: Mapping[str, Callable[[], Any]]) -> list[list[Job]]:
-    """The calls of `run_jobs_together` that play ``jobs``, the longest first.
+    """The calls of `run_jobs_together` that play ``jobs``, the costliest first.
 
     A method with a batched form plays a task set's episodes together (up to `BATCH_LANES`), so
     one policy pass and one predictor cache serve them; any other plays one episode per call,
-    with a fresh scheduler each (``factories``, by method name), as it always has.
+    with a fresh scheduler each (``factories``, by method name), as it always has. Units of
+    methods whose observation carries a predictor's estimates (a predictor call every step: the
+    learned policies) start first, then the longest, so that no worker is left with a long unit
+    at the end while the others idle.
     """
-    batched = {m for m in {job.method for job in jobs} if acts_in_batches(factories[m]())}
+    schedulers = {m: factories[m]() for m in {job.method for job in jobs}}
+    batched = {m for m, scheduler in schedulers.items() if acts_in_batches(scheduler)}
+    observing = {m for m, scheduler in schedulers.items() if observes_estimates(scheduler)}
     groups: dict[tuple[str, str], list[Job]] = defaultdict(list)
     singles = []
     for job in jobs:
@@ -152,7 +157,10 @@ def work_units(jobs: list[Job], factories: Mapping[str, Callable[[], Any]]) -> l
         for group in groups.values()
         for start in range(0, len(group), BATCH_LANES)
     ]
-    return sorted(together, key=len, reverse=True) + singles
+    return (
+        sorted(together, key=lambda unit: (unit[0].method in observing, len(unit)), reverse=True)
+        + singles
+    )
 
 
 def _run_local(

@@ -135,7 +135,10 @@ def test_mara_is_a_public_name_imported_lazily():
 )
 def test_classic_schedulers_in_lockstep_give_the_rows_of_one_episode_at_a_time(make):
     """Each acts on a SchedulerView of all episodes at once; the rows are unchanged."""
-    configs = [coreenv.EnvConfig(arrival_prob=p, arrival_horizon=150) for p in (0.05, 0.12)]
+    configs = [  # one lockstep run, one view: episodes of both configs side by side
+        coreenv.EnvConfig(arrival_prob=0.05, arrival_horizon=150),
+        coreenv.EnvConfig(arrival_prob=0.12, arrival_horizon=150, batches_per_step=2),
+    ]
     episodes = [(config, seed) for config in configs for seed in (0, 1, 2, 0)]
     assert acts_in_batches(make())
     alone = run_episodes(OneByOne(make()), episodes)

@@ -50,3 +50,17 @@ def test_a_batched_method_plays_each_task_set_together_and_others_play_alone():
     assert [len(unit) for unit in units] == [BATCH_LANES, BATCH_LANES, 1, 1] + [1, 1, 1]
     assert all(len({job.task_set for job in unit}) == 1 for unit in units)
     assert sorted(job.seed for unit in units for job in unit if job.method == "alone") == [0, 1, 2]
+
+
+class Observing(FIFO):
+    """FIFO whose environment carries WLS estimates: a predictor call every step."""
+
+    observation_predictor = "wls"
+
+
+def test_units_of_methods_that_observe_estimates_start_first():
+    fifo = [Job("fifo", "id", 0.04, s) for s in range(5)]
+    observing = [Job("observing", "id", 0.04, s) for s in range(2)]
+    factories = {"fifo": FIFO, "observing": Observing}
+    units = work_units(fifo + observing, factories)
+    assert [(unit[0].method, len(unit)) for unit in units] == [("observing", 2), ("fifo", 5)]
