@@ -1,13 +1,40 @@
-"""Drawing a whole episode at reset: the batched engine's bank tables give the scenario's tasks."""
+"""Drawing a whole episode at reset: the batched engine's bank replay, in bulk or call by call,
+gives the scenario's tasks."""
 
 import numpy as np
 import pytest
+from gymnasium.utils import seeding
 
 from coreenv import CoreEnv, EnvConfig
+from coreenv.core import draws
 from coreenv.core.curve_stores import BankCurves
+from coreenv.core.draws import TaskRanges, bulk_agrees, bulk_draws, scalar_draws
 from coreenv.core.episodes import EpisodeDrawer
 from coreenv.curves import CurveBank, named_task_set
 from coreenv.curves.targets import target_at_fraction
+
+
+@pytest.mark.parametrize(
+    "ranges",
+    [
+        TaskRanges(384, (0.03, 0.35), (150, 400)),
+        TaskRanges(2, (0.5, 0.5), (1, 2)),
+        TaskRanges(7, (0.01, 1.0), (3, 1000)),
+    ],
+)
+def test_bulk_draws_equal_the_generator_calls(ranges):
+    assert bulk_agrees(ranges)
+    for seed in range(50):
+        expected = scalar_draws(seeding.np_random(seed)[0], 1 + seed, ranges)
+        got = bulk_draws(seeding.np_random(seed)[0], 1 + seed, ranges)
+        for a, b in zip(expected, got):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_bulk_draws_decline_ranges_that_draw_nothing_and_redraws():
+    assert not bulk_agrees(TaskRanges(1, (0.1, 0.2), (5, 9)))  # integers(1) draws nothing
+    assert not bulk_agrees(TaskRanges(9, (0.1, 0.2), (5, 5)))
+    assert draws._lemire(np.zeros(3, np.uint64), 3) is None  # leftover 0 < threshold: redraw
 
 
 def episode_tasks(drawer, seed):
@@ -27,14 +54,27 @@ def env_tasks(config, seed):
     return [seen[uid] for uid in sorted(seen)]
 
 
-def test_an_episode_drawn_at_reset_is_the_one_core_env_meets():
+@pytest.mark.parametrize("bulk", [True, False])
+def test_an_episode_drawn_at_reset_is_the_one_core_env_meets(bulk, monkeypatch):
     config = EnvConfig(task_set="id", arrival_horizon=300, arrival_prob=0.1, num_slots=40)
     env = CoreEnv(config)
     drawer = EpisodeDrawer(config, env.scenario, env.source, 1)
+    drawer.bulk = bulk
     for seed in (3, 4):
         tasks = episode_tasks(drawer, seed)
         drawn = list(zip(tasks.arrival, tasks.deadline, tasks.target, tasks.crossing))
         assert drawn == env_tasks(config, seed)
+
+
+def test_a_redraw_falls_back_to_the_generator_calls(monkeypatch):
+    config = EnvConfig(task_set="id", arrival_horizon=300, arrival_prob=0.1, num_slots=40)
+    env = CoreEnv(config)
+    drawer = EpisodeDrawer(config, env.scenario, env.source, 1)
+    expected = episode_tasks(drawer, 5)
+    monkeypatch.setattr("coreenv.core.episodes.bulk_draws", lambda *args: None)
+    got = episode_tasks(drawer, 5)
+    np.testing.assert_array_equal(got.target, expected.target)
+    np.testing.assert_array_equal(got.deadline, expected.deadline)
 
 
 def rising_bank():

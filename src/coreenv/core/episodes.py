@@ -9,9 +9,9 @@ Two ways to draw:
 
 * a `CurveBank` under Bernoulli arrivals (the default) is replayed from tables made once per bank:
   the scenario's arrival steps (`BernoulliArrivals.arrival_steps`), then the generator calls of
-  `BernoulliArrivals.draw` and `CurveBank.sample` for row numbers instead of `Curve` objects,
-  with targets found for all the episode's tasks at once (`BankCurves.targets`, the floats of
-  `target_at_fraction`);
+  `BernoulliArrivals.draw` and `CurveBank.sample` for row numbers instead of `Curve` objects
+  (made in bulk where `draws.bulk_agrees`), with targets found for all the episode's tasks at
+  once (`BankCurves.targets`, the floats of `target_at_fraction`);
 * anything else runs the scenario's `draw_episode` and copies each curve's logs into the lane's
   region of an `EpisodeCurves` store. A curve must then be a whole float64 losses array (as
   `Curve` documents): sources that train while tasks are served (``task_set="live"``) cannot be
@@ -28,6 +28,7 @@ from gymnasium.utils import seeding
 
 from coreenv.config import EnvConfig
 from coreenv.core.curve_stores import BankCurves, EpisodeCurves, RowCurves, logs_of
+from coreenv.core.draws import TaskRanges, bulk_agrees, bulk_draws, scalar_draws
 from coreenv.core.scenarios import BernoulliArrivals, Scenario
 from coreenv.curves import Curve, CurveBank, CurveSource
 from coreenv.errors import ConfigError
@@ -73,8 +74,12 @@ class EpisodeDrawer:
         self.scenario = scenario
         self.source = source
         self.arrival_end = scenario.arrival_end()
-        replays = _replays_bank(scenario, source)
-        self.store = BankCurves.of(source) if replays else EpisodeCurves(num_lanes)
+        if _replays_bank(scenario, source):
+            self.store: BankCurves | EpisodeCurves = BankCurves.of(source)
+            self.ranges = TaskRanges(len(source), config.target_fraction, config.deadline_window)
+            self.bulk = bulk_agrees(self.ranges)
+        else:
+            self.store = EpisodeCurves(num_lanes)
 
     def draw(self, lane: int, seed: int) -> EpisodeTasks:
         """The tasks of ``lane``'s new episode on ``seed`` (`CoreEnv.reset(seed=seed)`'s)."""
@@ -83,11 +88,20 @@ class EpisodeDrawer:
         return self._draw_any(lane, seed)
 
     def _draw_bank(self, seed: int) -> EpisodeTasks:
-        """`BernoulliArrivals` on a `CurveBank`: its generator calls, in its order."""
+        """`BernoulliArrivals` on a `CurveBank`: its generator calls, in its order.
+
+        In bulk where `draws.bulk_agrees`: one by one, they are 18% of the batched engine's
+        stepping at 256 lanes (docs/design.md, *Speed*).
+        """
         cfg = self.config
         rng = seeding.np_random(seed)[0]
         steps = self.scenario.arrival_steps(rng)
-        rows, fractions, windows = _bank_draws(rng, len(steps), cfg, len(self.source))
+        draws = bulk_draws(rng, len(steps), self.ranges) if self.bulk else None
+        if draws is None:  # one by one, from the start
+            rng = seeding.np_random(seed)[0]
+            self.scenario.arrival_steps(rng)
+            draws = scalar_draws(rng, len(steps), self.ranges)
+        rows, fractions, windows = draws
         target, demand = self.store.targets(rows, fractions)
         offset = 1 + rows * self.store.width
         arrival = steps + 1
@@ -134,6 +148,15 @@ class EpisodeDrawer:
             shift=shift,
         )
 
+    def __getstate__(self) -> dict:
+        """Pickled without `bulk`: whether bulk draws agree is checked where it is unpickled."""
+        return {k: v for k, v in self.__dict__.items() if k != "bulk"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if isinstance(self.store, BankCurves):
+            self.bulk = bulk_agrees(self.ranges)
+
     def _losses_of(self, curve: Curve) -> np.ndarray:
         """The curve's losses, if `BatchedCore` can replay them: a whole float64 array."""
         losses = curve.losses
@@ -150,23 +173,6 @@ class EpisodeDrawer:
                 "Convert the curves in the source, or use CoreEnv."
             )
         return losses
-
-
-def _bank_draws(
-    rng: np.random.Generator, n: int, config: EnvConfig, curves: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rows, target fractions, deadline windows) of ``n`` tasks from a bank of ``curves`` rows.
-
-    The generator calls of `BernoulliArrivals.draw` and `CurveBank.sample`, in their order.
-    """
-    integers, uniform = rng.integers, rng.uniform
-    (low, high), (w_low, w_high) = config.target_fraction, config.deadline_window
-    rows, fractions, windows = [], [], []
-    for _ in range(n):  # curve (CurveBank.sample), target fraction, deadline window
-        rows.append(integers(curves))
-        fractions.append(uniform(low, high))
-        windows.append(integers(w_low, w_high + 1))
-    return np.array(rows, np.int64), np.array(fractions, np.float64), np.array(windows, np.int64)
 
 
 def _replays_bank(scenario: Scenario, source: CurveSource) -> bool:
