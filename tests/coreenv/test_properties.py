@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -139,3 +140,17 @@ def test_a_pickled_env_continues_exactly():
         runs.append((trace, candidate.metrics()))
     for other in runs[1:]:
         np.testing.assert_equal(other, runs[0])
+
+
+def test_an_env_pickled_mid_episode_by_an_older_coreenv_asks_for_a_reset():
+    env = coreenv.parallel_env(seed=2, arrival_prob=0.1)
+    env.reset()
+    env.step({})
+    state = dict(env.__dict__)
+    del state["_arrivals"]  # older versions drew the arrivals step by step
+    old = object.__new__(type(env))
+    with pytest.warns(UserWarning, match="older coreenv in the middle of an episode"):
+        old.__setstate__(state)
+    assert old.agents == []
+    old.reset(seed=3)
+    assert old.agents

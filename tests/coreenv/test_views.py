@@ -96,3 +96,32 @@ def test_a_view_needs_a_running_episode():
         CoreEnv(CONFIG).view()
     with pytest.raises(RuntimeError, match="reset"):
         BatchedCore(CONFIG, 2).view()
+
+
+def test_a_reset_without_a_seed_shows_none():
+    env = CoreEnv(CONFIG.replace(seed=None))
+    env.reset()  # gymnasium picks a 128-bit seed: the view says there was none
+    assert env.view().seed.tolist() == [-1]
+    env.reset(seed=7)
+    assert env.view().seed.tolist() == [7]
+    env.reset()  # continues the generator: no seed of its own
+    assert env.view().seed.tolist() == [-1]
+
+
+def test_a_copied_episode_gets_a_number_of_its_own():
+    import copy
+    import pickle
+
+    env = played(CoreEnv(CONFIG), 5)
+    core = BatchedCore(CONFIG, 2)
+    core.reset([1, 2])
+    for clone in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        assert clone.view().episode[0] != env.view().episode[0]
+    numbers = set(core.view().episode.tolist())
+    for clone in (copy.deepcopy(core), pickle.loads(pickle.dumps(core))):
+        assert not numbers & set(clone.view().episode.tolist())
+
+
+def test_joining_no_views_is_refused():
+    with pytest.raises(ValueError, match="at least one view"):
+        SchedulerView.concat([])

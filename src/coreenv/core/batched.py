@@ -106,9 +106,9 @@ class BatchedCore:
         config: the environment settings, shared by every lane.
         num_envs: B, the number of lanes (>= 1).
         predictor: fills the estimate features, as `CoreEnv(predictor=...)`; it gets one
-            `observed_estimates` call per step for all lanes (lanes in order, then nodes in order),
-            as `CoreEnv` makes one per step, so its answer for a task must not depend on the
-            other tasks of the call.
+            batch of estimates per step for all lanes (lanes in order, then nodes in order;
+            `coreenv.predictor.observed_estimates`), as `CoreEnv` asks for one per step, so its
+            answer for a task must not depend on the other tasks of the call.
 
     Supports both scenarios and every task set whose curves are whole float64 losses arrays
     (banks, ``synthetic``, user sources); ``task_set="live"`` trains its curves while tasks are
@@ -231,12 +231,25 @@ class BatchedCore:
         truncated = self.active & ~terminated & (self.t >= self.max_steps)
         return terminated, truncated
 
+    def __setstate__(self, state: dict) -> None:
+        """A pickled or copied core continues exactly.
+
+        Its running episodes get numbers of their own (`SchedulerView.episode`).
+        """
+        self.__dict__.update(state)
+        if self._seeds is None:
+            return
+        self.episodes = np.array([new_episode_id() if on else -1 for on in self.active], np.int64)
+        if "_shown" not in state:  # pickled before views existed
+            self._shown = self._observe(), self._masks()
+
     def view(self, clairvoyant: bool = False) -> SchedulerView:
         """Every lane's running episode as a `SchedulerView` (E = B).
 
         An inactive lane's slots are empty and its observation 0. It shares ``obs`` and
-        ``action_mask`` with the last `BatchedObservation`. ``clairvoyant`` adds the hidden
-        truth: for the oracle and tests only.
+        ``action_mask`` with the last `BatchedObservation` (a predictor attached since then
+        shows in the estimates, not yet in ``obs``). ``clairvoyant`` adds the hidden truth: for
+        the oracle and tests only.
         """
         if self._seeds is None:
             raise RuntimeError("BatchedCore.view before reset: call reset(seeds) first.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -180,7 +181,7 @@ class CoreEnv(ParallelEnv):
         self._slot_table = SlotTable(self._state)
         self._masks_version = -1
         self._history = []
-        self._episode = new_episode_id()
+        self._episode, self._seed = new_episode_id(), seed
         self.agents = self.possible_agents[:]
         return self._observations(), {agent: {} for agent in self.agents}
 
@@ -251,11 +252,22 @@ class CoreEnv(ParallelEnv):
         """Nothing to release."""
 
     def __setstate__(self, state: dict) -> None:
-        """A pickled or copied environment continues exactly: its views are re-made."""
+        """A pickled or copied environment continues exactly: its views are re-made.
+
+        Its running episode gets a number of its own (`SchedulerView.episode`).
+        """
         if "predictor" in state:  # pickled by 0.1.0, before `predictor` became a property
             state["_predictor"] = state.pop("predictor")
+        if state.get("agents") and "_arrivals" not in state:  # drawn step by step before 0.2.0
+            warnings.warn(
+                "this CoreEnv was pickled by an older coreenv in the middle of an episode, which "
+                "cannot continue here: call reset() to start a new one.",
+                stacklevel=2,
+            )
+            state["agents"] = []
         self.__dict__.update(state)
         self._slot_table = SlotTable(self._state)
+        self._episode = new_episode_id()
 
     # -- beyond PettingZoo ------------------------------------------------------------------------
 
@@ -296,7 +308,7 @@ class CoreEnv(ParallelEnv):
         if not self.agents:
             raise RuntimeError("the episode is over (or never started): call reset() first.")
         return SchedulerView.of_state(
-            self.config, self._state, self._shown, self._episode, self.np_random_seed, clairvoyant
+            self.config, self._state, self._shown, self._episode, self._seed, clairvoyant
         )
 
     def action_masks(self) -> np.ndarray:

@@ -55,7 +55,6 @@ _TIME_LEFT, _BATCHES, _PROGRESS, _READY = (
     int(SlotFeature.PROGRESS),
     int(SlotFeature.READY),
 )
-_EST_REMAINING, _EST_P = int(SlotFeature.EST_REMAINING), int(SlotFeature.EST_P_SUCCESS)
 _ROW = len(INT_FIELDS) + len(FLOAT_FIELDS)  # where a task record's feature row starts
 _NONE = np.zeros(0, np.int64)
 

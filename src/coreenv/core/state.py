@@ -38,7 +38,6 @@ _BATCHES, _PROGRESS, _READY = (
     int(SlotFeature.PROGRESS),
     int(SlotFeature.READY),
 )
-_EST_REMAINING, _EST_P = int(SlotFeature.EST_REMAINING), int(SlotFeature.EST_P_SUCCESS)
 
 
 @dataclass

@@ -29,7 +29,7 @@ def new_episode_id() -> int:
     return next(_EPISODE_IDS)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class SchedulerView:
     """What a scheduler may read of E episodes at once: the observation and the slots' data.
 
@@ -54,7 +54,8 @@ class SchedulerView:
             ready); None without a predictor.
         episode: (E,) int64, a number unique to each episode in this process (a scheduler keys
             what it remembers of an episode by it).
-        seed: (E,) int64, the seed each episode was reset with (-1 if unknown).
+        seed: (E,) int64, the seed each episode was reset with (-1 for a reset without one,
+            which continues the generator).
         remaining: (E, K) int64 true remaining batches R* - n_k of each occupied slot (-1 if
             unknowable, 0 if empty), only in a clairvoyant view; else None.
     """
@@ -94,6 +95,8 @@ class SchedulerView:
     @classmethod
     def concat(cls, views: Sequence[SchedulerView]) -> SchedulerView:
         """One view of the episodes of ``views``, in order (they must share a layout)."""
+        if not views:
+            raise ValueError("SchedulerView.concat needs at least one view to join.")
         first = views[0]
         if len(views) == 1:
             return first
@@ -164,7 +167,7 @@ class SchedulerView:
             est_remaining=np.array([state.est_remaining]) if estimates else None,
             est_p_success=np.array([state.est_p_success]) if estimates else None,
             episode=np.array([episode], np.int64),
-            seed=np.array([-1 if seed is None else seed], np.int64),
+            seed=np.array([seed if seed is not None and 0 <= seed < 2**63 else -1], np.int64),
             curves=[{task.uid: task.curve.losses for task in state.tasks if task is not None}],
             remaining=remaining,
         )

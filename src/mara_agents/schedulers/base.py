@@ -115,9 +115,17 @@ class EpisodeMemo:
 
 
 def acts_in_batches(scheduler: Any) -> bool:
-    """Whether ``scheduler`` (any object with ``reset`` and ``act``) implements ``act_view``."""
-    method = getattr(type(scheduler), "act_view", None)
-    return callable(method) and method is not Scheduler.act_view
+    """Whether ``scheduler`` (any object with ``reset`` and ``act``) plays by ``act_view``.
+
+    It does if its class implements ``act_view`` and does not override ``act`` below the class
+    that implements it (a subclass of FIFO that changes only ``act`` plays by its ``act``).
+    """
+    mro = type(scheduler).__mro__
+    views = next((cls for cls in mro if "act_view" in vars(cls)), None)
+    if views is None or views is Scheduler or not callable(vars(views)["act_view"]):
+        return False
+    acts = next(cls for cls in mro if "act" in vars(cls))
+    return issubclass(views, acts)
 
 
 def observes_estimates(scheduler: Any) -> bool:

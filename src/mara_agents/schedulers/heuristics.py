@@ -68,7 +68,7 @@ class RandomScheduler(Scheduler):
     """A uniformly random feasible matching of nodes to occupied slots.
 
     Each episode's generator is seeded from the episode's seed (plus ``seed``), so an episode
-    replays exactly, alone or in lockstep.
+    replays exactly, alone or in lockstep; an episode reset without a seed gets fresh entropy.
     """
 
     observation_predictor = None  # reads no estimates from the observation
@@ -83,8 +83,7 @@ class RandomScheduler(Scheduler):
         """Nodes take a random permutation of the occupied slots."""
         running = view.episode.tolist()
         self._generators = {
-            episode: self._generators.get(episode)
-            or np.random.default_rng([self.seed, max(int(seed), 0)])
+            episode: self._generators.get(episode) or _generator(self.seed, seed)
             for episode, seed in zip(running, view.seed.tolist())
         }
         orders = [
@@ -92,3 +91,8 @@ class RandomScheduler(Scheduler):
             for episode, occupied in zip(running, view.occupied)
         ]
         return serve_orders(view, orders)
+
+
+def _generator(seed: int, episode_seed: int) -> np.random.Generator:
+    """The generator of an episode: from both seeds, or fresh entropy for an unseeded episode."""
+    return np.random.default_rng([seed, episode_seed] if episode_seed >= 0 else None)

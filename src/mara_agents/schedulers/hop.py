@@ -104,10 +104,9 @@ class HOP(Scheduler):
         """Exploring tasks first, then by share of feasible samples (see the module docstring)."""
         ready = to_plan(view, self.config.explore)
         sampled = self._samples(view, ready)
-        bounds = np.cumsum(ready.sum(axis=1))[:-1]
-        return serve_orders(
-            view, [self._order(view, e, s) for e, s in enumerate(np.split(sampled, bounds))]
-        )
+        chunks = np.split(sampled, np.cumsum(ready.sum(axis=1))[:-1])
+        episodes = range(view.num_episodes)  # none: no chunk is read (split gives one)
+        return serve_orders(view, [self._order(view, e, s) for e, s in zip(episodes, chunks)])
 
     def _order(self, view: SchedulerView, e: int, samples: np.ndarray) -> np.ndarray:
         """The slots episode ``e`` serves, in order, given its ready tasks' (R, S) samples."""

@@ -72,7 +72,8 @@ class LARA(Scheduler):
         """Exploring tasks first, then the estimated feasible set (see the module docstring)."""
         ready = to_plan(view, self.explore)
         estimated = np.split(self._remaining(view, ready), np.cumsum(ready.sum(axis=1))[:-1])
-        return serve_orders(view, [self._order(view, e, r) for e, r in enumerate(estimated)])
+        episodes = range(view.num_episodes)  # none: no chunk is read (split gives one)
+        return serve_orders(view, [self._order(view, e, r) for e, r in zip(episodes, estimated)])
 
     def _order(self, view: SchedulerView, e: int, remaining: np.ndarray) -> np.ndarray:
         """The slots episode ``e`` serves, in order, given its ready tasks' estimates."""

@@ -137,10 +137,10 @@ def work_units(jobs: list[Job], factories: Mapping[str, Callable[[], Any]]) -> l
 
     A method with a batched form plays a task set's episodes together (up to `BATCH_LANES`), so
     one policy pass and one predictor cache serve them; any other plays one episode per call,
-    with a fresh scheduler each (``factories``, by method name), as it always has. Units of
-    methods whose observation carries a predictor's estimates (a predictor call every step: the
-    learned policies) start first, then the longest, so that no worker is left with a long unit
-    at the end while the others idle.
+    with a fresh scheduler each (``factories``, by method name), as it always has. Among the
+    batched units, those of methods whose observation carries a predictor's estimates (a
+    predictor call every step: the learned policies) start first, then the longest, so that no
+    worker is left with a long unit at the end while the others idle; one-episode units follow.
     """
     schedulers = {m: factories[m]() for m in {job.method for job in jobs}}
     batched = {m for m, scheduler in schedulers.items() if acts_in_batches(scheduler)}

@@ -178,3 +178,24 @@ def test_episode_memo_computes_once_per_task_prefix_and_forgets_finished_episode
     later = view.take([1])  # episode 0 left the view: what was known of it is forgotten
     memo.rows(later, *np.nonzero(later.occupied), compute)
     assert all(key[0] == view.episode[1] for key in memo._values)
+
+
+@pytest.mark.parametrize("make", [LARA, lambda: HOP(WLSPredictor())], ids=["lara", "hop_wls"])
+def test_a_view_of_no_episodes_gets_no_actions(make):
+    core = coreenv.BatchedCore(coreenv.EnvConfig(arrival_horizon=30), 2)
+    core.reset([1, 2])
+    empty = core.view().take(np.zeros(2, bool))
+    assert make().act_view(empty).shape == (0, core.config.num_nodes)
+
+
+class ActOnly(FIFO):
+    """A user's FIFO that changes only ``act``: it plays by that, one episode at a time."""
+
+    def act(self, observations, infos):
+        return dict.fromkeys(observations, self.env.config.num_slots)
+
+
+def test_a_subclass_that_overrides_only_act_plays_by_its_act():
+    assert acts_in_batches(FIFO()) and not acts_in_batches(ActOnly())
+    rows = run_episodes(ActOnly(), [(coreenv.EnvConfig(arrival_horizon=80), 1)])
+    assert rows[0]["completion_rate"] == 0.0  # it idles: its act, not FIFO's view, played
