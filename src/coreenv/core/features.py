@@ -16,6 +16,7 @@ __all__ = [
     "OBS_BOUND",
     "QUANTILES",
     "SlotFeature",
+    "entering_rows",
     "potential",
     "slot_width",
     "write_estimates",
@@ -91,3 +92,20 @@ def potential(progress: Sequence[float] | np.ndarray) -> float | np.ndarray:
     for q in progress.T if isinstance(progress, np.ndarray) else progress:
         total = total + q
     return total
+
+
+def entering_rows(
+    rows: np.ndarray,
+    log_initial: np.ndarray | float,
+    log_target: np.ndarray | float,
+    estimate: float,
+) -> None:
+    """Write the feature rows of tasks entering slots, in both engines.
+
+    Occupied, their log target ``log(epsilon / L_0)``, every estimate column at ``estimate`` (0,
+    or NO_PREDICTOR without a predictor), the rest 0 (nothing trained yet).
+    """
+    rows[...] = 0.0
+    rows[..., SlotFeature.OCCUPIED] = 1.0
+    rows[..., SlotFeature.LOG_TARGET] = log_target - log_initial
+    rows[..., ESTIMATES] = estimate

@@ -24,6 +24,7 @@ from coreenv.core.features import (
     NO_PREDICTOR,
     OBS_BOUND,
     SlotFeature,
+    entering_rows,
     slot_width,
     write_estimates,
 )
@@ -44,11 +45,7 @@ _TARGET, _LOG_INITIAL, _LOG_TARGET, _LOG_SPAN = range(4)
 _EMPTY_INTS = np.array([0, NEVER, 0, SENTINEL, 0, NEVER, EMPTY], np.int64)[:, None]
 _EMPTY_FLOATS = np.array([0.5, 0.0, -1.0, 1.0])[:, None]
 
-_OCCUPIED, _LOG_LOSS, _LOG_TARGET = (
-    int(SlotFeature.OCCUPIED),
-    int(SlotFeature.LOG_LOSS),
-    int(SlotFeature.LOG_TARGET),
-)
+_OCCUPIED, _LOG_LOSS = int(SlotFeature.OCCUPIED), int(SlotFeature.LOG_LOSS)
 _TIME_LEFT, _BATCHES, _PROGRESS, _READY = (
     int(SlotFeature.TIME_LEFT),
     int(SlotFeature.BATCHES),
@@ -209,10 +206,7 @@ def _records(episode: EpisodeTasks, estimate: float, size: int) -> np.ndarray:
     floats[:, _TARGET], floats[:, _LOG_INITIAL] = episode.target, episode.log_initial
     floats[:, _LOG_TARGET] = episode.log_target
     floats[:, _LOG_SPAN] = episode.log_initial - episode.log_target
-    row = records[:, _ROW:]  # what `State.fill_slot` writes into the table
-    row[:, _OCCUPIED] = 1.0
-    row[:, _LOG_TARGET] = episode.log_target - episode.log_initial
-    row[:, ESTIMATES] = estimate
+    entering_rows(records[:, _ROW:], episode.log_initial, episode.log_target, estimate)
     return records
 
 

@@ -22,6 +22,7 @@ from coreenv.core.features import (
     NO_PREDICTOR,
     OBS_BOUND,
     SlotFeature,
+    entering_rows,
     slot_width,
     write_estimates,
 )
@@ -32,7 +33,7 @@ __all__ = ["EMPTY", "NEVER", "Counters", "State", "initial"]
 EMPTY = -1
 NEVER = 2**62  # deadline of an empty slot: never expires
 # plain-int column indices: enum member lookups are measurably slow in the per-step path
-_LOG_LOSS, _LOG_TARGET = int(SlotFeature.LOG_LOSS), int(SlotFeature.LOG_TARGET)
+_LOG_LOSS = int(SlotFeature.LOG_LOSS)
 _BATCHES, _PROGRESS, _READY = (
     int(SlotFeature.BATCHES),
     int(SlotFeature.PROGRESS),
@@ -136,7 +137,8 @@ class State:
     def fill_slot(self, j: int, task: Task) -> None:
         """Put a (not yet trained) task into slot j."""
         self._set_slot(j, task)
-        self.table[j, _LOG_TARGET] = task.log_target - task.log_initial
+        estimate = 0.0 if self.has_predictor else NO_PREDICTOR
+        entering_rows(self.table[j], task.log_initial, task.log_target, estimate)
         self.num_occupied += 1
         self.next_expiry = min(self.next_expiry, task.deadline)
 
@@ -153,10 +155,7 @@ class State:
         self.target[j] = task.target if present else 0.5
         self.cursor[j] = 0
         self.progress[j] = self.est_remaining[j] = self.est_p_success[j] = 0.0
-        self.table[j] = 0.0
-        self.table[j, SlotFeature.OCCUPIED] = present
-        if present and not self.has_predictor:
-            self.table[j, ESTIMATES] = NO_PREDICTOR
+        self.table[j] = 0.0  # a filled slot's row is written by fill_slot
         self.version += 1
 
     def train(self, slots: list[int], batches: int) -> tuple[list[int], list[int]]:
