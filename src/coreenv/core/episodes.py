@@ -155,6 +155,8 @@ class EpisodeDrawer:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         if isinstance(self.store, BankCurves):
+            cfg = self.config  # ranges are made again: pickles of some development builds lack them
+            self.ranges = TaskRanges(len(self.source), cfg.target_fraction, cfg.deadline_window)
             self.bulk = bulk_agrees(self.ranges)
 
     def _losses_of(self, curve: Curve) -> np.ndarray:
