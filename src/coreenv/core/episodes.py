@@ -76,10 +76,15 @@ class EpisodeDrawer:
         self.arrival_end = scenario.arrival_end()
         if _replays_bank(scenario, source):
             self.store: BankCurves | EpisodeCurves = BankCurves.of(source)
-            self.ranges = TaskRanges(len(source), config.target_fraction, config.deadline_window)
-            self.bulk = bulk_agrees(self.ranges)
+            self._choose_bank_draws()
         else:
             self.store = EpisodeCurves(num_lanes)
+
+    def _choose_bank_draws(self) -> None:
+        """What the bank replay draws from, and whether bulk draws agree with the calls here."""
+        cfg = self.config
+        self.ranges = TaskRanges(len(self.source), cfg.target_fraction, cfg.deadline_window)
+        self.bulk = bulk_agrees(self.ranges)
 
     def draw(self, lane: int, seed: int) -> EpisodeTasks:
         """The tasks of ``lane``'s new episode on ``seed`` (`CoreEnv.reset(seed=seed)`'s)."""
@@ -149,15 +154,13 @@ class EpisodeDrawer:
         )
 
     def __getstate__(self) -> dict:
-        """Pickled without `bulk`: whether bulk draws agree is checked where it is unpickled."""
-        return {k: v for k, v in self.__dict__.items() if k != "bulk"}
+        """Pickled without the bank draws' settings: they are chosen again where it is unpickled."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("ranges", "bulk")}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         if isinstance(self.store, BankCurves):
-            cfg = self.config  # ranges are made again: pickles of some development builds lack them
-            self.ranges = TaskRanges(len(self.source), cfg.target_fraction, cfg.deadline_window)
-            self.bulk = bulk_agrees(self.ranges)
+            self._choose_bank_draws()
 
     def _losses_of(self, curve: Curve) -> np.ndarray:
         """The curve's losses, if `BatchedCore` can replay them: a whole float64 array."""

@@ -142,15 +142,9 @@ class SchedulerView:
         """The view of one `CoreEnv` episode: its state and its nodes' (M, D) observations."""
         remaining = None
         if clairvoyant:
-            remaining = np.array(
-                [
-                    [
-                        0 if task is None else -1 if task.demand is None else task.demand - n
-                        for task, n in zip(state.tasks, state.cursor)
-                    ]
-                ],
-                np.int64,
-            )
+            truths = OracleView.of(state).slots
+            left = [0 if t is None else -1 if t.remaining is None else t.remaining for t in truths]
+            remaining = np.array([left], np.int64)
         estimates = state.has_predictor
         return cls(
             configs=(config,),
@@ -182,6 +176,19 @@ class SchedulerView:
         if not self.occupied[episode, slot]:
             raise ValueError(f"slot {slot} of episode {episode} is empty.")
         return self.curves[episode][self.uid[episode, slot]][: self.batches[episode, slot] + 1]
+
+    def prefixes(self, episodes: np.ndarray, slots: np.ndarray) -> list[np.ndarray]:
+        """`prefix` of each ``(episodes[i], slots[i])``."""
+        return [self.prefix(e, j) for e, j in zip(episodes.tolist(), slots.tolist())]
+
+    def budgets(self, episodes: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        """A predictor's budget for each ``(episodes[i], slots[i])`` task: ``B · (d_k − t)``."""
+        time_left = self.deadline[episodes, slots] - self.t[episodes]
+        return self.batches_per_step[episodes] * time_left
+
+    def per_episode(self, rows: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
+        """``rows`` of the (E, K) ``mask``'s true cells in row-major order, split by episode."""
+        return np.split(rows, np.cumsum(mask.sum(axis=1))[:-1]) if self.num_episodes else []
 
 
 class SlotTable:

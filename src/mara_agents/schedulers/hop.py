@@ -103,10 +103,8 @@ class HOP(Scheduler):
     def act_view(self, view: SchedulerView) -> np.ndarray:
         """Exploring tasks first, then by share of feasible samples (see the module docstring)."""
         ready = to_plan(view, self.config.explore)
-        sampled = self._samples(view, ready)
-        chunks = np.split(sampled, np.cumsum(ready.sum(axis=1))[:-1])
-        episodes = range(view.num_episodes)  # none: no chunk is read (split gives one)
-        return serve_orders(view, [self._order(view, e, s) for e, s in zip(episodes, chunks)])
+        sampled = view.per_episode(self._samples(view, ready), ready)
+        return serve_orders(view, [self._order(view, e, s) for e, s in enumerate(sampled)])
 
     def _order(self, view: SchedulerView, e: int, samples: np.ndarray) -> np.ndarray:
         """The slots episode ``e`` serves, in order, given its ready tasks' (R, S) samples."""
@@ -150,12 +148,11 @@ class HOP(Scheduler):
         """
 
         def sample(episodes: np.ndarray, slots: np.ndarray) -> np.ndarray:
-            prefixes = [view.prefix(e, j) for e, j in zip(episodes.tolist(), slots.tolist())]
+            prefixes = view.prefixes(episodes, slots)
             targets = np.asarray(view.target[episodes, slots], np.float64)
             sampler = getattr(self.predictor, "sampled_crossings", None)
             if sampler is None:
-                deadlines = view.deadline[episodes, slots]
-                budgets = view.batches_per_step[episodes] * (deadlines - view.t[episodes])
+                budgets = view.budgets(episodes, slots)
                 remaining, _ = estimate_many(self.predictor, prefixes, targets, budgets)
                 return remaining[:, None]  # one sample: the point estimate
             sampled = np.asarray(sampler(prefixes, targets), np.float64)

@@ -71,9 +71,8 @@ class LARA(Scheduler):
     def act_view(self, view: SchedulerView) -> np.ndarray:
         """Exploring tasks first, then the estimated feasible set (see the module docstring)."""
         ready = to_plan(view, self.explore)
-        estimated = np.split(self._remaining(view, ready), np.cumsum(ready.sum(axis=1))[:-1])
-        episodes = range(view.num_episodes)  # none: no chunk is read (split gives one)
-        return serve_orders(view, [self._order(view, e, r) for e, r in zip(episodes, estimated)])
+        estimated = view.per_episode(self._remaining(view, ready), ready)
+        return serve_orders(view, [self._order(view, e, r) for e, r in enumerate(estimated)])
 
     def _order(self, view: SchedulerView, e: int, remaining: np.ndarray) -> np.ndarray:
         """The slots episode ``e`` serves, in order, given its ready tasks' estimates."""
@@ -96,10 +95,8 @@ class LARA(Scheduler):
         """
 
         def estimate(episodes: np.ndarray, slots: np.ndarray) -> np.ndarray:
-            deadlines = view.deadline[episodes, slots]
-            budgets = view.batches_per_step[episodes] * (deadlines - view.t[episodes])
-            prefixes = [view.prefix(e, j) for e, j in zip(episodes.tolist(), slots.tolist())]
-            targets = view.target[episodes, slots]
+            prefixes, targets = view.prefixes(episodes, slots), view.target[episodes, slots]
+            budgets = view.budgets(episodes, slots)
             return estimate_many(self.predictor, prefixes, targets, budgets)[0]
 
         episodes, slots = np.nonzero(ready)
