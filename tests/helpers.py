@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import NamedTuple
 
 import numpy as np
 from hypothesis import strategies as st
@@ -109,6 +110,41 @@ def idle(env: CoreEnv) -> dict[str, int]:
     return dict.fromkeys(env.agents, env.config.num_slots)
 
 
+class MetTask(NamedTuple):
+    """The truth about a task an environment met (`tasks_met`)."""
+
+    uid: int
+    arrival: int
+    deadline: int
+    target: float
+    demand: int
+    curve: np.ndarray
+
+
+def tasks_met(env: CoreEnv) -> list[MetTask]:
+    """Every task of a reset env's episode, in arrival order, read from clairvoyant views while
+    every node idles (so a task's remaining batches are its demand); each must reach a slot."""
+    seen = {}
+    while env.agents:
+        view = env.view(clairvoyant=True)
+        for slot in np.flatnonzero(view.occupied[0]).tolist():
+            uid = int(view.uid[0, slot])
+            seen.setdefault(
+                uid,
+                MetTask(
+                    uid,
+                    int(view.arrival[0, slot]),
+                    int(view.deadline[0, slot]),
+                    float(view.target[0, slot]),
+                    int(view.remaining[0, slot]),
+                    view.curves[0][uid],
+                ),
+            )
+        env.step({})
+    assert sorted(seen) == list(range(env.metrics()["arrivals"])), "a task never reached a slot"
+    return [seen[uid] for uid in sorted(seen)]
+
+
 def play_checking_matchings(env, scheduler) -> None:
     """Play a reset parallel env to the end, asserting every joint action is a valid matching.
 
@@ -120,7 +156,7 @@ def play_checking_matchings(env, scheduler) -> None:
         actions = scheduler.act(observations, infos)
         chosen = [a for a in actions.values() if a != env.config.num_slots]
         assert len(chosen) == len(set(chosen))
-        assert all(env.slot_table().occupied[a] for a in chosen)
+        assert all(env.view().occupied[0, a] for a in chosen)
         observations, _, _, _, infos = env.step(actions)
         assert not any("invalid_action" in info for info in infos.values())
     assert env.metrics()["conflicts"] == 0

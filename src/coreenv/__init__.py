@@ -14,10 +14,8 @@ from coreenv.core import (
     BatchedObservation,
     BatchedStep,
     CoreEnv,
-    OracleView,
     SchedulerView,
     SlotFeature,
-    SlotTable,
 )
 from coreenv.core.features import GLOBAL_FEATURES, slot_width
 from coreenv.core.metrics import METRIC_KEYS
@@ -45,11 +43,9 @@ __all__ = [
     "Estimate",
     "InvalidActionError",
     "NoPredictorError",
-    "OracleView",
     "Predictor",
     "SchedulerView",
     "SlotFeature",
-    "SlotTable",
     "check_remaining",
     "curves",
     "env",

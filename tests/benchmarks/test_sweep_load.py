@@ -154,7 +154,7 @@ def write_scheduler(folder, body):
 
         class Mine(Scheduler):
             def act(self, observations, infos):
-                occupied = np.flatnonzero(self.env.slot_table().occupied)
+                occupied = np.flatnonzero(self.env.view().occupied[0])
                 return serve_in_order(self.env, {body})
     """
     (folder / "mysched.py").write_text(textwrap.dedent(source).format(body=body))

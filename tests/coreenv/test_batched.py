@@ -87,8 +87,7 @@ VIEW_FIELDS = (
     "deadline",
     "batches",
     "target",
-    "est_remaining",
-    "est_p_success",
+    "estimates",
     "seed",
     "remaining",
 )

@@ -12,6 +12,7 @@ from coreenv.core.draws import TaskRanges, bulk_agrees, bulk_draws, scalar_draws
 from coreenv.core.episodes import EpisodeDrawer
 from coreenv.curves import CurveBank, named_task_set
 from coreenv.curves.targets import target_at_fraction
+from helpers import tasks_met
 
 
 @pytest.mark.parametrize(
@@ -45,13 +46,7 @@ def env_tasks(config, seed):
     """(arrival, deadline, target, demand) of every task CoreEnv meets on ``seed``."""
     env = CoreEnv(config)
     env.reset(seed=seed)
-    seen = {}
-    while env.agents:
-        truth = env.oracle_view()
-        for task in [*filter(None, truth.slots), *truth.waiting]:
-            seen[task.uid] = (task.arrival, task.deadline, task.target, task.demand)
-        env.step({})
-    return [seen[uid] for uid in sorted(seen)]
+    return [(t.arrival, t.deadline, t.target, t.demand) for t in tasks_met(env)]
 
 
 @pytest.mark.parametrize("bulk", [True, False])

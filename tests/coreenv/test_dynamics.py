@@ -27,11 +27,11 @@ def make(schedule, **overrides):
 
 def test_arrival_enters_next_step_and_fills_a_slot():
     env = make({0: [task(demand=3, window=10)]})
-    table = env.slot_table()
-    assert not table.occupied.any()
+    assert not env.view().occupied.any()
     env.step(idle(env))  # arrives during step 0
-    assert table.occupied.tolist() == [True, False, False]
-    assert (table.arrival[0], table.deadline[0], table.batches[0]) == (1, 11, 0)
+    view = env.view()
+    assert view.occupied[0].tolist() == [True, False, False]
+    assert (view.arrival[0, 0], view.deadline[0, 0], view.batches[0, 0]) == (1, 11, 0)
 
 
 def test_served_task_succeeds_after_exactly_its_demand():
@@ -42,7 +42,7 @@ def test_served_task_succeeds_after_exactly_its_demand():
         expected = 1.0 if step == 2 else 0.0
         assert rewards["node_0"] == expected
         assert infos["node_0"]["successes"] == expected
-    assert not env.slot_table().occupied.any()
+    assert not env.agents  # it left: no task remains, so the episode is over
     assert env.metrics()["successes"] == 1
 
 
@@ -50,7 +50,7 @@ def test_one_node_per_task_the_later_node_idles():
     env = make({0: [task(demand=5, window=10)]})
     env.step(idle(env))
     _, _, _, _, infos = serve(env, 0, 0)
-    assert env.slot_table().batches[0] == 1
+    assert env.view().batches[0, 0] == 1
     assert "already taken by node_0" in infos["node_1"]["invalid_action"]
     assert "invalid_action" not in infos["node_0"]
     assert env.metrics()["conflicts"] == 1
@@ -64,7 +64,7 @@ def test_empty_slot_and_out_of_range_actions_idle():
     assert "not an int in [0, 3]" in infos["node_1"]["invalid_action"]
     _, _, _, _, infos = env.step({"node_0": "one", "node_1": 1.5})
     assert set(infos["node_0"]) == {"successes", "invalid_action"}
-    assert env.slot_table().batches[0] == 0
+    assert env.view().batches[0, 0] == 0
 
 
 def test_raise_policy_names_the_agents():
@@ -84,19 +84,18 @@ def test_missing_agents_idle():
     env = make({0: [task(demand=5, window=10)]})
     env.step({})
     env.step({"node_1": 0})
-    assert env.slot_table().batches[0] == 1
+    assert env.view().batches[0, 0] == 1
 
 
 def test_deadline_failure_frees_the_slot_for_a_waiting_task():
     env = make({0: [task(5, window=3), task(5, window=10), task(5, window=10), task(2, window=10)]})
     env.step(idle(env))  # 4 arrive, 3 slots: the fourth waits
-    table = env.slot_table()
-    assert table.uid.tolist() == [0, 1, 2]
+    assert env.view().uid[0].tolist() == [0, 1, 2]
     env.step(idle(env))
     env.step(idle(env))  # t + 1 = 3 < 4 = deadline of task 0
-    assert table.uid[0] == 0
+    assert env.view().uid[0, 0] == 0
     env.step(idle(env))  # t + 1 = 4: task 0 fails, task 3 takes its slot
-    assert table.uid.tolist() == [3, 1, 2]
+    assert env.view().uid[0].tolist() == [3, 1, 2]
     assert env.metrics()["failures"] == 1
 
 
@@ -116,7 +115,7 @@ def test_admission_rule_picks_who_takes_a_freed_slot(rule, admitted):
     env = make(schedule, admission=rule)
     for _ in range(6):
         env.step(idle(env))
-    assert env.slot_table().uid.tolist() == [admitted, 1, 2]
+    assert env.view().uid[0].tolist() == [admitted, 1, 2]
 
 
 def test_batches_per_step_stops_at_the_target():
@@ -124,7 +123,7 @@ def test_batches_per_step_stops_at_the_target():
     env.step(idle(env))
     serve(env, 0)
     serve(env, 0)
-    assert env.slot_table().batches[0] == 4
+    assert env.view().batches[0, 0] == 4
     _, rewards, *_ = serve(env, 0)  # batches 5 and 6 would be trained; the target is hit at 5
     assert rewards["node_0"] == 1.0
 

@@ -65,7 +65,7 @@ def test_estimates_appear_once_ready_and_only_when_the_prefix_changes():
     assert block(obs)[SlotFeature.EST_P_SUCCESS] == 0.25
     env.step(idle(env))  # not served: no new estimate
     assert len(predictor.calls) == 1
-    assert env.slot_table().est_remaining[0] == 96.0
+    assert env.view().est_remaining[0, 0] == 96.0
 
 
 def test_batched_predictors_are_called_once_per_step():
@@ -114,9 +114,7 @@ def test_without_a_predictor_estimates_are_flagged_not_zero():
     assert block(obs)[SlotFeature.EST_REMAINING] == NO_PREDICTOR
     assert block(obs)[SlotFeature.EST_P_SUCCESS] == NO_PREDICTOR
     with pytest.raises(NoPredictorError, match="no predictor attached"):
-        _ = env.slot_table().est_remaining
-    with pytest.raises(NoPredictorError, match="observation_predictor"):
-        _ = env.slot_table().est_p_success
+        _ = env.view().est_remaining
 
 
 def test_with_a_predictor_estimates_start_at_zero_until_ready():
@@ -130,12 +128,12 @@ def test_attaching_or_detaching_a_predictor_mid_episode_updates_the_flags():
     env.predictor = Recorder()
     obs, *_ = env.step(idle(env))
     assert block(obs)[SlotFeature.EST_REMAINING] == 0.0  # attached: no estimate yet, not -1
-    assert env.slot_table().est_remaining[0] == 0.0
+    assert env.view().est_remaining[0, 0] == 0.0
     env.predictor = None
     obs, *_ = env.step(idle(env))
     assert block(obs)[SlotFeature.EST_REMAINING] == NO_PREDICTOR
     with pytest.raises(NoPredictorError):
-        _ = env.slot_table().est_remaining
+        _ = env.view().est_remaining
 
 
 # -- optional quantile columns (EnvConfig.estimate_quantiles) -------------------------------------

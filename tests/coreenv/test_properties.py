@@ -45,7 +45,7 @@ def rollout(kwargs, seed, masked):
             assert space.contains(obs), agent
             mask = obs["action_mask"]
             assert mask.dtype == np.int8 and mask[-1] == 1
-            assert np.array_equal(mask[:-1], env.slot_table().occupied)
+            assert np.array_equal(mask[:-1], env._state.occupied)
         if rewards:
             total_reward += next(iter(rewards.values()))
             total_successes += next(iter(infos.values()))["successes"]

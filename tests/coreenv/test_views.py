@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from coreenv import BatchedCore, CoreEnv, EnvConfig, SchedulerView
+from coreenv import BatchedCore, CoreEnv, EnvConfig, NoPredictorError, SchedulerView
 from coreenv.core.state import NEVER
 from helpers import SMALL_CURVES
 
@@ -27,10 +27,11 @@ def test_a_view_shows_the_slots_and_the_truth_only_when_asked():
     occupied = view.occupied[0]
     assert occupied.any() and (view.uid[0][~occupied] == -1).all()
     assert (view.deadline[0][~occupied] == NEVER).all()
-    oracle = env.oracle_view()
+    tasks = {task.uid: task for task in env._state.tasks if task is not None}
     for slot in np.flatnonzero(occupied):
-        assert truth.remaining[0, slot] == oracle.slots[slot].remaining
-        assert view.batches[0, slot] == env.slot_table().batches[slot]
+        task = tasks[view.uid[0, slot]]
+        assert truth.remaining[0, slot] == task.demand - view.batches[0, slot]
+        assert view.batches[0, slot] == env._state.cursor[slot]
     assert (truth.remaining[0][~occupied] == 0).all()
 
 
@@ -38,8 +39,9 @@ def test_prefix_reveals_only_the_losses_trained():
     env = played(CoreEnv(CONFIG), 12)
     view = env.view()
     slot = int(np.flatnonzero(view.occupied[0])[0])
-    np.testing.assert_array_equal(view.prefix(0, slot), env.slot_table().prefix(slot))
-    assert len(view.prefix(0, slot)) == view.batches[0, slot] + 1
+    losses = env._state.tasks[slot].curve.losses
+    np.testing.assert_array_equal(view.prefix(0, slot), losses[: view.batches[0, slot] + 1])
+    assert 0 < view.batches[0, slot] < len(losses) - 1  # some revealed, not all
     empty = np.flatnonzero(~view.occupied[0])
     if empty.size:
         with pytest.raises(ValueError, match="empty"):
@@ -48,7 +50,11 @@ def test_prefix_reveals_only_the_losses_trained():
 
 def test_estimates_are_absent_without_a_predictor():
     view = played(CoreEnv(CONFIG), 5).view()
-    assert view.est_remaining is None and view.est_p_success is None
+    assert view.estimates is None
+    with pytest.raises(NoPredictorError, match="no predictor attached"):
+        _ = view.est_remaining
+    with pytest.raises(NoPredictorError, match="observation_predictor"):
+        _ = view.est_p_success
 
 
 def test_take_keeps_the_chosen_episodes():

@@ -43,7 +43,7 @@ def test_live_task_set_trains_real_models():
     trained = 0
     while env.agents:
         observations, *_, infos = env.step(scheduler.act(observations, infos))
-        trained = max(trained, int(env.slot_table().batches.max()))
+        trained = max(trained, int(max(env._state.cursor)))
     metrics = env.metrics()
     assert metrics["arrivals"] > 0 and trained > 0
     assert math.isnan(metrics["feasibility_bound"])
@@ -70,7 +70,7 @@ def test_live_runs_stop_at_their_last_batch():
         if not env.agents:
             break
         env.step({"node_0": 0})
-    assert env.slot_table().batches.max() <= 3
+    assert max(env._state.cursor) <= 3
 
 
 def test_live_is_declared_by_the_entry_point_and_resolved_through_it():

@@ -6,7 +6,7 @@
 from coreenv.core.batched import BatchedCore, BatchedObservation, BatchedStep
 from coreenv.core.env import CoreEnv
 from coreenv.core.features import NO_PREDICTOR, SlotFeature
-from coreenv.core.views import OracleView, SchedulerView, SlotTable, TaskTruth
+from coreenv.core.views import SchedulerView
 
 __all__ = [
     "NO_PREDICTOR",
@@ -14,9 +14,6 @@ __all__ = [
     "BatchedObservation",
     "BatchedStep",
     "CoreEnv",
-    "OracleView",
     "SchedulerView",
     "SlotFeature",
-    "SlotTable",
-    "TaskTruth",
 ]

@@ -262,7 +262,7 @@ class BatchedCore:
             remaining[unknown & fields["occupied"]] = -1
         estimates = None
         if self.predictor is not None:
-            estimates = self.slots.estimates.reshape(2, self.num_envs, -1).copy()
+            estimates = np.stack(self.slots.estimates.reshape(2, self.num_envs, -1), axis=-1)
         obs, action_mask = self._shown
         return SchedulerView(
             configs=(self.config,) * self.num_envs,
@@ -271,8 +271,7 @@ class BatchedCore:
             t=self.t.copy(),
             waiting=self.tasks.num_waiting.copy(),
             **fields,
-            est_remaining=None if estimates is None else estimates[0],
-            est_p_success=None if estimates is None else estimates[1],
+            estimates=estimates,
             episode=self.episodes.copy(),
             seed=self.seeds.copy(),
             curves=list(self.tasks.curves),

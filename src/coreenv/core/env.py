@@ -19,7 +19,7 @@ from coreenv.core.render import ansi_table, gantt
 from coreenv.core.scenarios import make_scenario
 from coreenv.core.state import State, initial
 from coreenv.core.tasks import TaskDraw
-from coreenv.core.views import OracleView, SchedulerView, SlotTable, new_episode_id
+from coreenv.core.views import SchedulerView, new_episode_id
 from coreenv.curves import resolve_task_set
 from coreenv.errors import InvalidActionError
 from coreenv.predictor import Predictor, checked_predictor
@@ -147,7 +147,6 @@ class CoreEnv(ParallelEnv):
         self.np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
         self._state = self._initial_state()
-        self._slot_table = SlotTable(self._state)
         self._history: list[np.ndarray] = []
 
     # -- PettingZoo API ---------------------------------------------------------------------------
@@ -178,7 +177,6 @@ class CoreEnv(ParallelEnv):
             self._arrivals.setdefault(t, []).append(draw)
         self._arrival_end = self.scenario.arrival_end()
         self._state = self._initial_state()
-        self._slot_table = SlotTable(self._state)
         self._masks_version = -1
         self._history = []
         self._episode, self._seed = new_episode_id(), seed
@@ -266,7 +264,6 @@ class CoreEnv(ParallelEnv):
             )
             state["agents"] = []
         self.__dict__.update(state)
-        self._slot_table = SlotTable(self._state)
         self._episode = new_episode_id()
 
     # -- beyond PettingZoo ------------------------------------------------------------------------
@@ -292,13 +289,13 @@ class CoreEnv(ParallelEnv):
         """Design §2 metrics of the episode so far."""
         return metrics(self._state.counters, self.config.num_nodes)
 
-    def slot_table(self) -> SlotTable:
-        """Live read-only arrays of the public slot information (for hand-written schedulers)."""
-        return self._slot_table
+    @property
+    def slot_version(self) -> int:
+        """Changes whenever a task enters or leaves a slot.
 
-    def oracle_view(self) -> OracleView:
-        """The hidden truth (demand R*, whole curve) of every task: for the oracle and tests."""
-        return OracleView.of(self._state)
+        A scheduler whose choice depends only on which tasks are present can reuse it until then.
+        """
+        return self._state.version
 
     def view(self, clairvoyant: bool = False) -> SchedulerView:
         """The running episode as a `SchedulerView` of one episode (what shipped schedulers read).

@@ -1,9 +1,7 @@
 """Views of the state for schedulers: what anyone may read, and the hidden truth for the oracle.
 
-`SchedulerView` is the one input of the shipped schedulers: both engines give it (`CoreEnv.view`
-for one episode, `BatchedCore.view` for all lanes), as arrays with a leading episode axis.
-`SlotTable` and `OracleView` are `CoreEnv`'s live per-episode forms, kept for hand-written
-schedulers.
+`SchedulerView` is the one input of schedulers: both engines give it (`CoreEnv.view` for one
+episode, `BatchedCore.view` for all lanes), as arrays with a leading episode axis.
 """
 
 from __future__ import annotations
@@ -16,10 +14,9 @@ import numpy as np
 
 from coreenv.config import EnvConfig
 from coreenv.core.state import State
-from coreenv.core.tasks import Task
 from coreenv.errors import NoPredictorError
 
-__all__ = ["OracleView", "SchedulerView", "SlotTable", "TaskTruth", "new_episode_id"]
+__all__ = ["SchedulerView", "new_episode_id"]
 
 _EPISODE_IDS = itertools.count()
 
@@ -50,8 +47,9 @@ class SchedulerView:
         arrival, deadline: (E, K) int64, b_k and d_k.
         batches: (E, K) int64, n_k, batches trained.
         target: (E, K) float64, epsilon_k.
-        est_remaining, est_p_success: (E, K) float64, the attached predictor's estimates (0 until
-            ready); None without a predictor.
+        estimates: (E, K, 2) float64, the attached predictor's remaining batches and P(success)
+            (0 until ready); None without a predictor. Read them as `est_remaining` and
+            `est_p_success`, which say so when there is no predictor.
         episode: (E,) int64, a number unique to each episode in this process (a scheduler keys
             what it remembers of an episode by it).
         seed: (E,) int64, the seed each episode was reset with (-1 for a reset without one,
@@ -71,8 +69,7 @@ class SchedulerView:
     deadline: np.ndarray
     batches: np.ndarray
     target: np.ndarray
-    est_remaining: np.ndarray | None
-    est_p_success: np.ndarray | None
+    estimates: np.ndarray | None
     episode: np.ndarray
     seed: np.ndarray
     curves: Sequence[Sequence[np.ndarray] | Mapping[int, np.ndarray]]
@@ -141,11 +138,15 @@ class SchedulerView:
     ) -> SchedulerView:
         """The view of one `CoreEnv` episode: its state and its nodes' (M, D) observations."""
         remaining = None
-        if clairvoyant:
-            truths = OracleView.of(state).slots
-            left = [0 if t is None else -1 if t.remaining is None else t.remaining for t in truths]
+        if clairvoyant:  # an unknowable demand (live curves) shows as -1
+            left = [
+                0 if task is None else -1 if task.demand is None else task.demand - n
+                for task, n in zip(state.tasks, state.cursor)
+            ]
             remaining = np.array([left], np.int64)
-        estimates = state.has_predictor
+        estimates = None
+        if state.has_predictor:
+            estimates = np.stack((state.est_remaining, state.est_p_success), axis=-1)[None]
         return cls(
             configs=(config,),
             obs=obs[None],
@@ -158,8 +159,7 @@ class SchedulerView:
             deadline=state.deadline[None].copy(),
             batches=np.array([state.cursor], np.int64),
             target=state.target[None].copy(),
-            est_remaining=np.array([state.est_remaining]) if estimates else None,
-            est_p_success=np.array([state.est_p_success]) if estimates else None,
+            estimates=estimates,
             episode=np.array([episode], np.int64),
             seed=np.array([seed if seed is not None and 0 <= seed < 2**63 else -1], np.int64),
             curves=[{task.uid: task.curve.losses for task in state.tasks if task is not None}],
@@ -170,6 +170,29 @@ class SchedulerView:
     def num_episodes(self) -> int:
         """E."""
         return len(self.t)
+
+    @property
+    def est_remaining(self) -> np.ndarray:
+        """(E, K) float64, the predictor's remaining batches (0 until ready).
+
+        Raises `NoPredictorError` without a predictor: there are no estimates to read.
+        """
+        return self._estimates()[..., 0]
+
+    @property
+    def est_p_success(self) -> np.ndarray:
+        """(E, K) float64, the predictor's P(success) (0 until ready); see `est_remaining`."""
+        return self._estimates()[..., 1]
+
+    def _estimates(self) -> np.ndarray:
+        if self.estimates is None:
+            raise NoPredictorError(
+                "no predictor attached to these episodes, so they have no estimates: create the "
+                "environment with a predictor (CoreEnv(predictor=...)), or declare "
+                "observation_predictor on your scheduler so that evaluate() and the sweep attach "
+                "one (docs/schedulers.md)."
+            )
+        return self.estimates
 
     def prefix(self, episode: int, slot: int) -> np.ndarray:
         """The losses revealed so far for the task in ``slot`` of ``episode`` (``L[0..n_k]``)."""
@@ -189,122 +212,3 @@ class SchedulerView:
     def per_episode(self, rows: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
         """``rows`` of the (E, K) ``mask``'s true cells in row-major order, split by episode."""
         return np.split(rows, np.cumsum(mask.sum(axis=1))[:-1]) if self.num_episodes else []
-
-
-class SlotTable:
-    """The public slot information, (K,) arrays, for hand-written schedulers.
-
-    Everything here is observable by a real scheduler: arrival, deadline, batches trained, the
-    losses revealed so far and the attached predictor's estimates; the true demand is not. The
-    attributes set when a task enters a slot are live read-only views (they follow the env); the
-    properties are fresh arrays. ``version`` changes whenever a task enters or leaves a slot, so a
-    scheduler whose choice depends only on which tasks are present can reuse it until then.
-    """
-
-    def __init__(self, state: State) -> None:
-        self._state = state
-        self.occupied = _read_only(state.occupied)  # whether the slot holds a task
-        self.uid = _read_only(state.uid)  # task id (increasing with arrival), -1 if empty
-        self.arrival = _read_only(state.arrival)  # b_k
-        self.deadline = _read_only(state.deadline)  # d_k (2**62 if empty)
-        self.initial_loss = _read_only(state.loss0)  # L_k[0]
-        self.target = _read_only(state.target)  # epsilon_k
-
-    @property
-    def t(self) -> int:
-        """The current step."""
-        return self._state.t
-
-    @property
-    def version(self) -> int:
-        """Changes whenever a task enters or leaves a slot."""
-        return self._state.version
-
-    @property
-    def batches(self) -> np.ndarray:
-        """(K,) int64 n_k, batches trained."""
-        return np.array(self._state.cursor, np.int64)
-
-    @property
-    def loss(self) -> np.ndarray:
-        """(K,) float64 L_k[n_k], the last revealed loss."""
-        return np.array(self._state.loss)
-
-    @property
-    def est_remaining(self) -> np.ndarray:
-        """(K,) float64, the predictor's remaining batches (0 until ready).
-
-        Raises `NoPredictorError` when no predictor is attached: there are no estimates to read.
-        """
-        self._require_predictor()
-        return np.array(self._state.est_remaining)
-
-    @property
-    def est_p_success(self) -> np.ndarray:
-        """(K,) float64, the predictor's P(success) (0 until ready); see `est_remaining`."""
-        self._require_predictor()
-        return np.array(self._state.est_p_success)
-
-    def _require_predictor(self) -> None:
-        if not self._state.has_predictor:
-            raise NoPredictorError(
-                "this environment has no predictor attached, so it makes no estimates: create it "
-                "with CoreEnv(predictor=...), or declare observation_predictor on your scheduler "
-                "so that evaluate() and the sweep attach one (docs/schedulers.md)."
-            )
-
-    def prefix(self, slot: int) -> np.ndarray:
-        """The losses revealed so far for the task in ``slot`` (``L[0..n_k]``)."""
-        task = self._state.tasks[slot]
-        if task is None:
-            raise ValueError(f"slot {slot} is empty.")
-        return task.curve.losses[: self._state.cursor[slot] + 1]
-
-
-@dataclasses.dataclass(frozen=True)
-class TaskTruth:
-    """The hidden truth about one task (tests and the clairvoyant oracle only)."""
-
-    uid: int
-    demand: int | None  # R*, None if unknowable (live curves)
-    remaining: int | None  # R* - n_k
-    arrival: int
-    deadline: int
-    target: float
-    curve: np.ndarray  # the whole loss curve (for live curves: the losses trained so far)
-
-
-@dataclasses.dataclass(frozen=True)
-class OracleView:
-    """Truth for every slot (None where empty) and for the waiting tasks, in queue order."""
-
-    t: int
-    slots: list[TaskTruth | None]
-    waiting: list[TaskTruth]
-
-    @classmethod
-    def of(cls, state: State) -> OracleView:
-        """Snapshot the truth of ``state``."""
-        slots = [
-            None if task is None else _truth(task, state.cursor[j])
-            for j, task in enumerate(state.tasks)
-        ]
-        return cls(state.t, slots, [_truth(task, 0) for task in state.waiting])
-
-
-def _truth(task: Task, cursor: int) -> TaskTruth:
-    return TaskTruth(
-        task.uid,
-        task.demand,
-        None if task.demand is None else task.demand - cursor,
-        task.arrival,
-        task.deadline,
-        task.target,
-        task.curve.losses,
-    )
-
-
-def _read_only(array: np.ndarray) -> np.ndarray:
-    view = array.view()
-    view.flags.writeable = False
-    return view

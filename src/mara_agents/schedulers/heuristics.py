@@ -28,7 +28,7 @@ class PriorityScheduler(Scheduler):
 
     def act(self, observations: dict[str, Any], infos: dict[str, Any]) -> dict[str, int]:
         """`act_view` on this episode, reused while the same tasks are in the slots."""
-        version = self.env.slot_table().version
+        version = self.env.slot_version
         if version != self._version:
             self._actions, self._version = super().act(observations, infos), version
         return dict(self._actions)

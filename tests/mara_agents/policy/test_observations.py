@@ -18,7 +18,7 @@ def test_stacks_nodes_in_the_order_given_with_the_shared_mask():
     mask = observations[env.agents[0]]["action_mask"]
     assert nodes.action_mask.dtype == bool and nodes.action_mask.shape == mask.shape
     np.testing.assert_array_equal(nodes.action_mask, mask.astype(bool))
-    np.testing.assert_array_equal(nodes.occupied, env.slot_table().occupied)
+    np.testing.assert_array_equal(nodes.occupied, env.view().occupied[0])
     assert nodes.occupied.any()
 
     reversed_nodes = stack_observations(observations, env.agents[::-1])

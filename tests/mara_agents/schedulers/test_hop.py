@@ -118,7 +118,7 @@ def test_hop_serves_by_share_of_feasible_samples_not_by_deadline():
     order = []
     for _ in range(4):
         actions = hop.act({}, {})
-        order.append(int(env.slot_table().uid[actions["node_0"]]))
+        order.append(int(env.view().uid[0, actions["node_0"]]))
         env.step(actions)
     assert order == [0, 1, 1, 1]  # explore (earliest deadline first), then the surer task
 
@@ -135,7 +135,7 @@ def test_slack_drops_a_task_that_fits_its_deadline_only_exactly():
         env.step(idle(env))  # the tasks arrive
         for _ in range(2):  # each explores its one batch, earliest deadline first
             env.step(hop.act({}, {}))
-        return int(env.slot_table().uid[hop.act({}, {})["node_0"]])
+        return int(env.view().uid[0, hop.act({}, {})["node_0"]])
 
     assert first_served_when_ready(slack=0) == 0  # both plans feasible: earliest deadline
     assert first_served_when_ready(slack=1) == 1  # one step of margin: only the other fits

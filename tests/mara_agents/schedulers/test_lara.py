@@ -48,7 +48,7 @@ def test_lara_explores_first_then_drops_what_its_predictor_marks_infeasible():
     served = []
     for _ in range(6):
         actions = lara.act({}, {})
-        served.append(int(env.slot_table().uid[actions["node_0"]]))
+        served.append(int(env.view().uid[0, actions["node_0"]]))
         env.step(actions)
     assert served[:4] == [0, 0, 1, 1]  # exploration: 2 batches each, earliest deadline first
     assert served[4:] == [1, 1]  # then the doomed task is dropped

@@ -74,7 +74,7 @@ def test_a_real_episode_decides_whenever_its_occupied_slots_change():
     observations, _ = env.reset(seed=0)
     last = None
     while env.agents:
-        occupied = env.slot_table().occupied.copy()
+        occupied = env.view().occupied[0]
         nodes = stack_observations(observations, env.agents)
         due = rule.due(nodes.obs[None])[0]
         if last is not None and not np.array_equal(occupied, last):
