@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from coreenv.config import EnvConfig, make_config
+from coreenv.core.dynamics import terminal
 from coreenv.core.episodes import EpisodeDrawer, EpisodeTasks
 from coreenv.core.features import GLOBAL_FEATURES, OBS_BOUND, slot_width
 from coreenv.core.features import potential as slot_potential
@@ -226,8 +227,8 @@ class BatchedCore:
 
     def _ends(self) -> tuple[np.ndarray, np.ndarray]:
         """(terminated, truncated) (B,): `terminal`, or ``max_steps`` reached."""
-        late = self.active & (self.t >= self.drawer.arrival_end)
-        terminated = late & (self.slots.num_occupied + self.tasks.num_waiting == 0)
+        in_system = self.slots.num_occupied + self.tasks.num_waiting
+        terminated = self.active & terminal(self.t, in_system, self.drawer.arrival_end)
         truncated = self.active & ~terminated & (self.t >= self.max_steps)
         return terminated, truncated
 

@@ -104,9 +104,15 @@ def transition(
     return StepResult(reward, successes)
 
 
-def terminal(state: State, arrival_end: int) -> bool:
-    """The episode ends once no task can arrive any more (``t >= arrival_end``) and none remains."""
-    return state.t >= arrival_end and state.in_system() == 0
+def terminal(
+    t: int | np.ndarray, in_system: int | np.ndarray, arrival_end: int
+) -> bool | np.ndarray:
+    """The episode ends once no task can arrive any more (``t >= arrival_end``) and none remains.
+
+    Both engines' rule: ``t`` and ``in_system`` (tasks in the slots or waiting) are one episode's
+    ints, or (B,) arrays of lanes.
+    """
+    return (t >= arrival_end) & (in_system == 0)
 
 
 def _admit(state: State, rule: str) -> None:

@@ -199,7 +199,7 @@ class CoreEnv(ParallelEnv):
         reward, successes = transition(
             state, slots, self.config, arrivals, self.predictor, len(invalid)
         )
-        terminated = terminal(state, self._arrival_end)
+        terminated = terminal(state.t, state.in_system(), self._arrival_end)
         truncated = not terminated and state.t >= self.max_steps
 
         agents = self.agents
