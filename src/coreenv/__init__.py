@@ -14,8 +14,10 @@ from coreenv.core import (
     BatchedObservation,
     BatchedStep,
     CoreEnv,
+    OracleView,
     SchedulerView,
     SlotFeature,
+    SlotTable,
 )
 from coreenv.core.features import GLOBAL_FEATURES, slot_width
 from coreenv.core.metrics import METRIC_KEYS
@@ -43,9 +45,11 @@ __all__ = [
     "Estimate",
     "InvalidActionError",
     "NoPredictorError",
+    "OracleView",
     "Predictor",
     "SchedulerView",
     "SlotFeature",
+    "SlotTable",
     "check_remaining",
     "curves",
     "env",

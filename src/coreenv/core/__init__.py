@@ -6,6 +6,7 @@
 from coreenv.core.batched import BatchedCore, BatchedObservation, BatchedStep
 from coreenv.core.env import CoreEnv
 from coreenv.core.features import NO_PREDICTOR, SlotFeature
+from coreenv.core.legacy import OracleView, SlotTable, TaskTruth
 from coreenv.core.views import SchedulerView
 
 __all__ = [
@@ -14,6 +15,9 @@ __all__ = [
     "BatchedObservation",
     "BatchedStep",
     "CoreEnv",
+    "OracleView",
     "SchedulerView",
     "SlotFeature",
+    "SlotTable",
+    "TaskTruth",
 ]

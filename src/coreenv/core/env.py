@@ -12,6 +12,7 @@ from pettingzoo import ParallelEnv
 
 from coreenv.config import EnvConfig, make_config
 from coreenv.core.dynamics import terminal, transition
+from coreenv.core.legacy import OracleView, SlotTable
 from coreenv.core.masks import resolve_actions
 from coreenv.core.metrics import metrics
 from coreenv.core.observation import node_observations, observation_space, state_space, state_vector
@@ -289,6 +290,16 @@ class CoreEnv(ParallelEnv):
         """Design §2 metrics of the episode so far."""
         return metrics(self._state.counters, self.config.num_nodes)
 
+    def slot_table(self) -> SlotTable:
+        """Deprecated (removed in 0.3.0): the (K,) slot arrays of 0.1.0; read `view` instead."""
+        _deprecated("slot_table()", "view()")
+        return SlotTable(self._state)
+
+    def oracle_view(self) -> OracleView:
+        """Deprecated (removed in 0.3.0): 0.1.0's truth; read ``view(clairvoyant=True)`` instead."""
+        _deprecated("oracle_view()", "view(clairvoyant=True)")
+        return OracleView.of(self._state)
+
     @property
     def slot_version(self) -> int:
         """Changes whenever a task enters or leaves a slot.
@@ -325,3 +336,12 @@ class CoreEnv(ParallelEnv):
             agent: {"observation": o, "action_mask": mask}
             for agent, o, mask in zip(self.agents, obs, masks)
         }
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(
+        f"CoreEnv.{old} is deprecated and will be removed in coreenv 0.3.0: use CoreEnv.{new}, "
+        "a SchedulerView (docs/schedulers.md).",
+        DeprecationWarning,
+        stacklevel=3,
+    )
