@@ -1,6 +1,9 @@
 """Invariants over random configurations and random (masked or unmasked) actions."""
 
 import math
+import pickle
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,6 +12,8 @@ from hypothesis import strategies as st
 
 import coreenv
 from helpers import SMALL_CURVES, env_settings
+
+OLD_PICKLES = Path(__file__).parent / "data"  # made by coreenv 0.1.0: data/README.md
 
 
 @st.composite
@@ -121,7 +126,6 @@ def test_same_seed_same_episode_across_processes():
 
 def test_a_pickled_env_continues_exactly():
     import copy
-    import pickle
 
     from mara_agents.schedulers import FIFO
 
@@ -142,15 +146,25 @@ def test_a_pickled_env_continues_exactly():
         np.testing.assert_equal(other, runs[0])
 
 
-def test_an_env_pickled_mid_episode_by_an_older_coreenv_asks_for_a_reset():
-    env = coreenv.parallel_env(seed=2, arrival_prob=0.1)
-    env.reset()
-    env.step({})
-    state = dict(env.__dict__)
-    del state["_arrivals"]  # older versions drew the arrivals step by step
-    old = object.__new__(type(env))
-    with pytest.warns(UserWarning, match="older coreenv in the middle of an episode"):
-        old.__setstate__(state)
-    assert old.agents == []
-    old.reset(seed=3)
-    assert old.agents
+@pytest.mark.parametrize("moment", ["new", "mid", "end"])
+def test_an_env_pickled_by_0_1_0_loads_and_plays_as_a_new_one(moment):
+    """Pickled by coreenv 0.1.0 before a reset, mid-episode (then it asks for a reset) or after."""
+    from mara_agents.schedulers import FIFO
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = pickle.loads((OLD_PICKLES / f"core_env_0.1.0_{moment}.pkl").read_bytes())
+    asked = [w for w in caught if "older coreenv in the middle of an episode" in str(w.message)]
+    assert len(asked) == (moment == "mid") and old.agents == []
+    fresh = coreenv.parallel_env(task_set="synthetic", seed=0)
+    assert old.config == fresh.config
+    runs = []
+    for env in (old, fresh):
+        observations, infos = env.reset(seed=1)
+        scheduler = FIFO()
+        scheduler.reset(env)
+        while env.agents:
+            observations, *_, infos = env.step(scheduler.act(observations, infos))
+        runs.append(env.metrics())
+    np.testing.assert_equal(runs[0], runs[1])
+    assert runs[0]["successes"] > 0

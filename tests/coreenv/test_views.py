@@ -27,11 +27,11 @@ def test_a_view_shows_the_slots_and_the_truth_only_when_asked():
     occupied = view.occupied[0]
     assert occupied.any() and (view.uid[0][~occupied] == -1).all()
     assert (view.deadline[0][~occupied] == NEVER).all()
-    tasks = {task.uid: task for task in env._state.tasks if task is not None}
     for slot in np.flatnonzero(occupied):
-        task = tasks[view.uid[0, slot]]
-        assert truth.remaining[0, slot] == task.demand - view.batches[0, slot]
-        assert view.batches[0, slot] == env._state.cursor[slot]
+        curve = truth.curves[0][truth.uid[0, slot]]
+        crossing = int(np.flatnonzero(curve[1:] <= truth.target[0, slot])[0]) + 1
+        assert truth.remaining[0, slot] == crossing - view.batches[0, slot]
+    assert (view.batches[0][occupied] > 0).any()  # some trained: remaining is not the demand
     assert (truth.remaining[0][~occupied] == 0).all()
 
 

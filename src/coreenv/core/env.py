@@ -17,7 +17,7 @@ from coreenv.core.masks import resolve_actions
 from coreenv.core.metrics import metrics
 from coreenv.core.observation import node_observations, observation_space, state_space, state_vector
 from coreenv.core.render import ansi_table, gantt
-from coreenv.core.scenarios import make_scenario
+from coreenv.core.scenarios import SCENARIOS, make_scenario
 from coreenv.core.state import State, initial
 from coreenv.core.tasks import TaskDraw
 from coreenv.core.views import SchedulerView, new_episode_id
@@ -251,19 +251,24 @@ class CoreEnv(ParallelEnv):
         """Nothing to release."""
 
     def __setstate__(self, state: dict) -> None:
-        """A pickled or copied environment continues exactly: its views are re-made.
+        """A pickled or copied environment continues exactly.
 
-        Its running episode gets a number of its own (`SchedulerView.episode`).
+        Its running episode gets a number of its own (`SchedulerView.episode`). One pickled by
+        0.1.0 gets 0.2.0's form of its built-in scenario, and in the middle of an episode asks
+        for a reset (its tasks were drawn step by step).
         """
-        if "predictor" in state:  # pickled by 0.1.0, before `predictor` became a property
-            state["_predictor"] = state.pop("predictor")
-        if state.get("agents") and "_arrivals" not in state:  # drawn step by step before 0.2.0
-            warnings.warn(
-                "this CoreEnv was pickled by an older coreenv in the middle of an episode, which "
-                "cannot continue here: call reset() to start a new one.",
-                stacklevel=2,
-            )
-            state["agents"] = []
+        if "_arrivals" not in state:  # pickled by 0.1.0
+            state["_predictor"] = state.pop("predictor", None)
+            state.pop("_slot_table", None)
+            if type(state["scenario"]) in SCENARIOS.values():
+                state["scenario"] = make_scenario(state["config"], state["source"])
+            if state.get("agents"):
+                warnings.warn(
+                    "this CoreEnv was pickled by an older coreenv in the middle of an episode, "
+                    "which cannot continue here: call reset() to start a new one.",
+                    stacklevel=2,
+                )
+                state["agents"] = []
         self.__dict__.update(state)
         self._episode = new_episode_id()
 

@@ -19,10 +19,10 @@ __all__ = ["OracleView", "SlotTable", "TaskTruth"]
 
 
 class SlotTable:
-    """The public slot information of one episode as (K,) arrays.
+    """Deprecated (removed in 0.3.0): the public slot information of one episode, (K,) arrays.
 
-    ``occupied``, ``uid``, ``arrival``, ``deadline`` and ``target`` are live read-only views (they
-    follow the env); the others are fresh arrays or values.
+    ``occupied``, ``uid``, ``arrival``, ``deadline``, ``initial_loss`` and ``target`` are live
+    read-only views (they follow the env); the others are fresh arrays or values.
     """
 
     def __init__(self, state: State) -> None:
@@ -32,17 +32,12 @@ class SlotTable:
     uid = property(lambda self: self._live(self._state.uid))
     arrival = property(lambda self: self._live(self._state.arrival))
     deadline = property(lambda self: self._live(self._state.deadline))
+    initial_loss = property(lambda self: self._live(self._state.loss0))
     target = property(lambda self: self._live(self._state.target))
     t = property(lambda self: self._state.t)
     version = property(lambda self: self._state.version)
     batches = property(lambda self: np.array(self._state.cursor, np.int64))
     loss = property(lambda self: np.array(self._state.loss))
-
-    @property
-    def initial_loss(self) -> np.ndarray:
-        """(K,) L_k[0] (1.0 where empty)."""
-        tasks = self._state.tasks
-        return np.array([1.0 if task is None else task.curve.losses[0] for task in tasks])
 
     @property
     def est_remaining(self) -> np.ndarray:
@@ -80,7 +75,7 @@ class SlotTable:
 
 @dataclass(frozen=True)
 class TaskTruth:
-    """The hidden truth about one task."""
+    """Deprecated (removed in 0.3.0): the hidden truth about one task."""
 
     uid: int
     demand: int | None  # R*, None if unknowable (live curves)
@@ -93,7 +88,10 @@ class TaskTruth:
 
 @dataclass(frozen=True)
 class OracleView:
-    """Truth for every slot (None where empty) and for the waiting tasks, in queue order."""
+    """Deprecated (removed in 0.3.0): the truth of the slots and of the waiting tasks.
+
+    ``slots[j]`` is None where slot j is empty; ``waiting`` is in queue order.
+    """
 
     t: int
     slots: list[TaskTruth | None]

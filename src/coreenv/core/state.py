@@ -82,6 +82,7 @@ class State:
     deadline: np.ndarray  # (K,) int64, d_k (NEVER when empty)
     time_left: np.ndarray  # (K,) float64, (d_k - t) / time_scale, kept by subtracting slot_scale
     slot_scale: np.ndarray  # (K,) float64, 1 / time_scale (0 when empty)
+    loss0: np.ndarray  # (K,) float64, L_k[0] (1 when empty)
     target: np.ndarray  # (K,) float64, epsilon_k
     # written when a task trains or gets an estimate
     cursor: list[int]  # n_k: batches trained
@@ -150,7 +151,7 @@ class State:
         self.deadline[j] = task.deadline if present else NEVER
         self.time_left[j] = (task.deadline - self.t) / self.time_scale if present else 0.0
         self.slot_scale[j] = 1.0 / self.time_scale if present else 0.0
-        self.loss[j] = float(task.curve.losses[0]) if present else 1.0
+        self.loss0[j] = self.loss[j] = float(task.curve.losses[0]) if present else 1.0
         self.target[j] = task.target if present else 0.5
         self.cursor[j] = 0
         self.progress[j] = self.est_remaining[j] = self.est_p_success[j] = 0.0
@@ -244,6 +245,7 @@ def initial(config: EnvConfig, has_predictor: bool = False) -> State:
         deadline=np.full(k, NEVER, np.int64),
         time_left=np.zeros(k),
         slot_scale=np.zeros(k),
+        loss0=np.ones(k),
         target=np.full(k, 0.5),
         cursor=[0] * k,
         loss=[1.0] * k,
