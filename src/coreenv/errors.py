@@ -22,3 +22,13 @@ class InvalidActionError(ValueError):
 
 class NoPredictorError(RuntimeError):
     """Estimates were read from an environment that has no predictor attached."""
+
+    @classmethod
+    def reading(cls, what: str) -> NoPredictorError:
+        """The error for reading the estimates of ``what``, saying what to do about it."""
+        return cls(
+            f"no predictor attached to {what}, so there are no estimates to read: create the "
+            "environment with a predictor (CoreEnv(predictor=...)), or declare "
+            "observation_predictor on your scheduler so that evaluate() and the sweep attach one "
+            "(docs/schedulers.md)."
+        )

@@ -60,11 +60,7 @@ class SlotTable:
 
     def _require_predictor(self) -> None:
         if not self._state.has_predictor:
-            raise NoPredictorError(
-                "this environment has no predictor attached, so it makes no estimates: create it "
-                "with CoreEnv(predictor=...), or declare observation_predictor on your scheduler "
-                "so that evaluate() and the sweep attach one (docs/schedulers.md)."
-            )
+            raise NoPredictorError.reading("this environment")
 
     @staticmethod
     def _live(array: np.ndarray) -> np.ndarray:

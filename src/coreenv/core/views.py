@@ -186,13 +186,7 @@ class SchedulerView:
 
     def _estimates(self) -> np.ndarray:
         if self.estimates is None:
-            raise NoPredictorError(
-                "no predictor attached to these episodes (or to some of them, in a joined view), "
-                "so they have no estimates: create the environment with a predictor "
-                "(CoreEnv(predictor=...)), or declare "
-                "observation_predictor on your scheduler so that evaluate() and the sweep attach "
-                "one (docs/schedulers.md)."
-            )
+            raise NoPredictorError.reading("these episodes (or some of them, in a joined view)")
         return self.estimates
 
     def prefix(self, episode: int, slot: int) -> np.ndarray:
