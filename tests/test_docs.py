@@ -41,7 +41,7 @@ SKIPPED = {
     ("docs/schedulers.md", 2): "times HOP and LARA on 12 episodes",
     ("docs/tutorial.md", 0): "includes examples/my_scheduler.py, run by the tutorial's sweep test",
 }
-QUOTED = {("docs/schedulers.md", 3): "45.8%"}  # the text's figure for the completion it prints
+QUOTED = {("docs/schedulers.md", 3): "45.8%"}  # the completion the text says the block prints
 
 
 def python_blocks(page: str) -> list[str]:
@@ -65,4 +65,5 @@ def test_example_runs_as_written(page, index, tmp_path, monkeypatch):
     quoted = QUOTED.get((page, index))
     if quoted is not None:
         assert quoted in (ROOT / page).read_text()
-        assert f"{100 * float(printed.getvalue().split()[-1]):.1f}%" == quoted
+        # within a point: WLS fits differ in the last bits between CPUs, which can flip a choice
+        assert abs(100 * float(printed.getvalue().split()[-1]) - float(quoted[:-1])) <= 1.0
