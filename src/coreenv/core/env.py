@@ -320,8 +320,34 @@ class CoreEnv(ParallelEnv):
         """
         if not self.agents:
             raise RuntimeError("the episode is over (or never started): call reset() first.")
-        return SchedulerView.of_state(
-            self.config, self._state, self._shown, self._episode, self._seed, clairvoyant
+        state, seed = self._state, self._seed
+        remaining = None
+        if clairvoyant:  # an unknowable demand (live curves) shows as -1
+            left = [
+                0 if task is None else -1 if task.demand is None else task.demand - n
+                for task, n in zip(state.tasks, state.cursor)
+            ]
+            remaining = np.array([left], np.int64)
+        estimates = None
+        if state.has_predictor:
+            estimates = np.stack((state.est_remaining, state.est_p_success), axis=-1)[None]
+        return SchedulerView(
+            configs=(self.config,),
+            obs=self._shown[None],
+            action_mask=state.mask[None].copy(),
+            t=np.array([state.t], np.int64),
+            waiting=np.array([len(state.waiting)], np.int64),
+            occupied=state.occupied[None].copy(),
+            uid=state.uid[None].copy(),
+            arrival=state.arrival[None].copy(),
+            deadline=state.deadline[None].copy(),
+            batches=np.array([state.cursor], np.int64),
+            target=state.target[None].copy(),
+            estimates=estimates,
+            episode=np.array([self._episode], np.int64),
+            seed=np.array([seed if seed is not None and 0 <= seed < 2**63 else -1], np.int64),
+            curves=[{task.uid: task.curve.losses for task in state.tasks if task is not None}],
+            remaining=remaining,
         )
 
     def action_masks(self) -> np.ndarray:

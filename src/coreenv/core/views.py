@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from coreenv.config import EnvConfig
-from coreenv.core.state import State
 from coreenv.errors import NoPredictorError
 
 __all__ = ["SchedulerView", "new_episode_id"]
@@ -125,46 +124,6 @@ class SchedulerView:
     def batches_per_step(self) -> np.ndarray:
         """(E,) int64, each episode's batches a node trains per step."""
         return np.array([config.batches_per_step for config in self.configs], np.int64)
-
-    @classmethod
-    def of_state(
-        cls,
-        config: EnvConfig,
-        state: State,
-        obs: np.ndarray,
-        episode: int,
-        seed: int | None,
-        clairvoyant: bool,
-    ) -> SchedulerView:
-        """The view of one `CoreEnv` episode: its state and its nodes' (M, D) observations."""
-        remaining = None
-        if clairvoyant:  # an unknowable demand (live curves) shows as -1
-            left = [
-                0 if task is None else -1 if task.demand is None else task.demand - n
-                for task, n in zip(state.tasks, state.cursor)
-            ]
-            remaining = np.array([left], np.int64)
-        estimates = None
-        if state.has_predictor:
-            estimates = np.stack((state.est_remaining, state.est_p_success), axis=-1)[None]
-        return cls(
-            configs=(config,),
-            obs=obs[None],
-            action_mask=state.mask[None].copy(),
-            t=np.array([state.t], np.int64),
-            waiting=np.array([len(state.waiting)], np.int64),
-            occupied=state.occupied[None].copy(),
-            uid=state.uid[None].copy(),
-            arrival=state.arrival[None].copy(),
-            deadline=state.deadline[None].copy(),
-            batches=np.array([state.cursor], np.int64),
-            target=state.target[None].copy(),
-            estimates=estimates,
-            episode=np.array([episode], np.int64),
-            seed=np.array([seed if seed is not None and 0 <= seed < 2**63 else -1], np.int64),
-            curves=[{task.uid: task.curve.losses for task in state.tasks if task is not None}],
-            remaining=remaining,
-        )
 
     @property
     def num_episodes(self) -> int:
