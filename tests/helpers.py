@@ -110,6 +110,11 @@ def idle(env: CoreEnv) -> dict[str, int]:
     return dict.fromkeys(env.agents, env.config.num_slots)
 
 
+def first_crossing(curve: np.ndarray, target: float) -> int:
+    """The first batch n >= 1 whose loss is at or below ``target``: a task's true demand R*."""
+    return int(np.flatnonzero(curve[1:] <= target)[0]) + 1
+
+
 class MetTask(NamedTuple):
     """The truth about a task an environment met (`tasks_met`)."""
 

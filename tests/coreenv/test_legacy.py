@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from coreenv import CoreEnv, EnvConfig, Estimate, NoPredictorError
-from helpers import SMALL_CURVES
+from helpers import SMALL_CURVES, first_crossing
 
 CONFIG = EnvConfig(task_set=SMALL_CURVES, arrival_prob=0.3, arrival_horizon=40, num_slots=3)
 LIVE = ("occupied", "uid", "arrival", "deadline", "initial_loss", "target")
@@ -31,10 +31,6 @@ def slot_table(env):
         table = env.slot_table()
     assert caught[0].filename == __file__  # the warning points at the caller
     return table
-
-
-def first_crossing(curve, target):
-    return int(np.flatnonzero(curve[1:] <= target)[0]) + 1
 
 
 def test_slot_table_warns_and_shows_what_the_view_shows():

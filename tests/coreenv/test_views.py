@@ -5,7 +5,7 @@ import pytest
 
 from coreenv import BatchedCore, CoreEnv, EnvConfig, NoPredictorError, SchedulerView
 from coreenv.core.state import NEVER
-from helpers import SMALL_CURVES
+from helpers import SMALL_CURVES, first_crossing
 
 CONFIG = EnvConfig(task_set=SMALL_CURVES, arrival_prob=0.3, arrival_horizon=40)
 
@@ -28,9 +28,8 @@ def test_a_view_shows_the_slots_and_the_truth_only_when_asked():
     assert occupied.any() and (view.uid[0][~occupied] == -1).all()
     assert (view.deadline[0][~occupied] == NEVER).all()
     for slot in np.flatnonzero(occupied):
-        curve = truth.curves[0][truth.uid[0, slot]]
-        crossing = int(np.flatnonzero(curve[1:] <= truth.target[0, slot])[0]) + 1
-        assert truth.remaining[0, slot] == crossing - view.batches[0, slot]
+        demand = first_crossing(truth.curves[0][truth.uid[0, slot]], truth.target[0, slot])
+        assert truth.remaining[0, slot] == demand - view.batches[0, slot]
     assert (view.batches[0][occupied] > 0).any()  # some trained: remaining is not the demand
     assert (truth.remaining[0][~occupied] == 0).all()
 
