@@ -284,13 +284,6 @@ def test_concat_banks_keeps_every_row_in_order_and_splits_only_if_all_have_them(
         concat_banks([], "none")
 
 
-@pytest.fixture
-def registry(monkeypatch):
-    """Registrations made by a test are undone after it."""
-    monkeypatch.setattr(TASK_SETS, "_factories", dict(TASK_SETS._factories))
-    return TASK_SETS
-
-
 def test_a_registered_task_set_is_used_by_env_config_and_core_env(registry):
     bank = CurveBank(**good_arrays(), name="mine")
     register_task_set("mine", lambda: bank)
