@@ -101,10 +101,10 @@ def _run_lockstep(
         chosen = scheduler.act_view(SchedulerView.concat(views))
         start = 0
         for (core, members), on in zip(running, active):
-            config = core.config
+            config, count = core.config, int(on.sum())
             actions = np.full((len(members), config.num_nodes), config.num_slots, np.int64)
-            actions[on] = chosen[start : start + int(on.sum())]
-            start += int(on.sum())
+            actions[on] = chosen[start : start + count]
+            start += count
             for lane, _, metrics in core.step(actions).finished:
                 rows[members[lane]] = metrics
 
