@@ -19,17 +19,21 @@ from coreenv.core import (
     SlotFeature,
     SlotTable,
 )
+from coreenv.core.events import DECISION_FORMS, DecisionEvents, Decisions
 from coreenv.core.features import GLOBAL_FEATURES, slot_width
 from coreenv.core.metrics import METRIC_KEYS
 from coreenv.core_v1 import env, parallel_env, raw_env
 from coreenv.errors import BankError, ConfigError, InvalidActionError, NoPredictorError
 from coreenv.gym_env import CoreGymEnv
 from coreenv.predictor import Estimate, Predictor, check_remaining, estimate_many
-from coreenv.registration import ENV_ID, register_envs
+from coreenv.registration import ENV_ID, SEQUENTIAL_ENV_ID, register_envs
+from coreenv.sequential_env import CoreSequentialEnv
 from coreenv.vector_env import CoreVectorEnv
 
 __all__ = [
+    "DECISION_FORMS",
     "ENV_ID",
+    "SEQUENTIAL_ENV_ID",
     "GLOBAL_FEATURES",
     "METRIC_KEYS",
     "NO_PREDICTOR",
@@ -38,8 +42,11 @@ __all__ = [
     "BatchedObservation",
     "BatchedStep",
     "ConfigError",
+    "DecisionEvents",
+    "Decisions",
     "CoreEnv",
     "CoreGymEnv",
+    "CoreSequentialEnv",
     "CoreVectorEnv",
     "EnvConfig",
     "Estimate",

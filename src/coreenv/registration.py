@@ -8,9 +8,11 @@ from __future__ import annotations
 import gymnasium
 import pettingzoo
 
-__all__ = ["ENV_ID", "RETIRED_IDS", "register_envs"]
+__all__ = ["ENV_ID", "RETIRED_IDS", "SEQUENTIAL_ENV_ID", "register_envs"]
 
 ENV_ID = "coreenv/CoRE-v1"
+SEQUENTIAL_ENV_ID = "coreenv/CoRE-Sequential-v1"
+"""Gymnasium only: one node's choice per step (`coreenv.CoreSequentialEnv`)."""
 RETIRED_IDS = ("coreenv/CoRE-v0",)
 
 
@@ -27,6 +29,10 @@ def register_envs() -> None:
             ENV_ID,
             entry_point="coreenv.gym_env:CoreGymEnv",
             vector_entry_point="coreenv.vector_env:CoreVectorEnv",
+        )
+    if SEQUENTIAL_ENV_ID not in gymnasium.registry:
+        gymnasium.register(
+            SEQUENTIAL_ENV_ID, entry_point="coreenv.sequential_env:CoreSequentialEnv"
         )
     if RETIRED_IDS[0] not in gymnasium.registry:
         gymnasium.register(RETIRED_IDS[0], entry_point="coreenv.core_v0:gym_env")

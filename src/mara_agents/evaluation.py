@@ -2,7 +2,9 @@
 
 A scheduler with a batched form (`Scheduler.act_view`) plays the episodes it is given in lockstep
 on `coreenv.BatchedCore`s, one call per step for all of them; any other plays them one after
-another on a `CoreEnv`. The rows are the same either way.
+another on a `CoreEnv`. The rows are the same either way. A scheduler that declares the event
+decision form (``decisions``, a `coreenv.Decisions`) plays in it: on a `CoreEnv` of that form, or
+in lockstep with each episode's joint action held until an event of the same rule.
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ from coreenv import (
     BatchedCore,
     ConfigError,
     CoreEnv,
+    Decisions,
     EnvConfig,
     SchedulerView,
     make_config,
+    slot_width,
 )
+from coreenv.core.events import slot_tables, table_changed
 from mara_agents.schedulers.base import (
     Scheduler,
     acts_in_batches,
@@ -28,7 +33,15 @@ from mara_agents.schedulers.base import (
     predictor_for,
 )
 
-__all__ = ["completion_rates", "evaluate", "paired_difference", "run_episode", "run_episodes"]
+__all__ = [
+    "HeldDecisions",
+    "completion_rates",
+    "decisions_of",
+    "evaluate",
+    "paired_difference",
+    "run_episode",
+    "run_episodes",
+]
 
 
 def run_episode(scheduler: Scheduler, env: CoreEnv, seed: int) -> dict[str, float]:
@@ -49,6 +62,7 @@ def run_episodes(scheduler: Scheduler, episodes: Sequence[tuple[EnvConfig, int]]
     levels the scheduler reads (`observed_config`).
     """
     predictor = predictor_for(scheduler)
+    decisions = decisions_of(scheduler)
     episodes = [(observed_config(scheduler, config), seed) for config, seed in episodes]
     rows: list[dict] = [{} for _ in episodes]
     alone = range(len(episodes))
@@ -68,7 +82,7 @@ def run_episodes(scheduler: Scheduler, episodes: Sequence[tuple[EnvConfig, int]]
         config, seed = episodes[index]
         env = next((env for env in envs if env.config == config), None)
         if env is None:
-            env = CoreEnv(config, predictor=predictor)
+            env = CoreEnv(config, predictor=predictor, decisions=decisions)
             envs.append(env)
         rows[index] = run_episode(scheduler, env, seed)
     return rows
@@ -94,11 +108,12 @@ def _run_lockstep(
     One `act_view` per step, on one view of the running episodes of every core.
     """
     clairvoyant = getattr(scheduler, "clairvoyant", False)
+    decide = HeldDecisions(decisions_of(scheduler)).actions
     while running := [(core, members) for core, members in cores if core.active.any()]:
         active = [core.active.copy() for core, _ in running]
         views = [core.view(clairvoyant) for core, _ in running]
         views = [view if on.all() else view.take(on) for view, on in zip(views, active)]
-        chosen = scheduler.act_view(SchedulerView.concat(views))
+        chosen = decide(scheduler, SchedulerView.concat(views))
         start = 0
         for (core, members), on in zip(running, active):
             config, count = core.config, int(on.sum())
@@ -107,6 +122,49 @@ def _run_lockstep(
             start += count
             for lane, _, metrics in core.step(actions).finished:
                 rows[members[lane]] = metrics
+
+
+def decisions_of(scheduler: Any) -> Decisions:
+    """The decision form ``scheduler`` plays in: its ``decisions``, else every step."""
+    decisions = getattr(scheduler, "decisions", None)
+    return Decisions() if decisions is None else decisions
+
+
+class HeldDecisions:
+    """Lockstep play in a decision form: each episode's joint action is held until an event.
+
+    The rule is `coreenv.Decisions`' (the one `CoreEnv(decisions=...)` follows), applied to each
+    running episode of a view by its episode number, so episodes may come and go between calls.
+    """
+
+    def __init__(self, decisions: Decisions) -> None:
+        self.decisions = decisions
+        self._held: dict[int, tuple[np.ndarray, int, np.ndarray]] = {}  # table, since, actions
+
+    def actions(self, scheduler: Any, view: SchedulerView) -> np.ndarray:
+        """(E, M) actions: the scheduler's for the episodes that decide now, else the held ones."""
+        if not self.decisions.held:
+            return scheduler.act_view(view)
+        rule = self.decisions
+        tables = slot_tables(view.obs, view.num_nodes, slot_width(view.configs[0]))
+        known = [self._held.get(e) for e in view.episode.tolist()]
+        due = np.ones(view.num_episodes, bool)
+        seen = [i for i, held in enumerate(known) if held is not None]
+        if seen:
+            last = np.stack([known[i][0] for i in seen])
+            since = np.array([known[i][1] for i in seen])
+            changed = table_changed(tables[seen], last, rule.feasibility)
+            due[seen] = changed | (since + 1 >= rule.hold)
+        chosen = np.empty((view.num_episodes, view.num_nodes), np.int64)
+        if due.any():
+            chosen[due] = scheduler.act_view(view if due.all() else view.take(due))
+        for i in np.flatnonzero(~due).tolist():
+            chosen[i] = known[i][2]
+        self._held = {
+            e: (tables[i].copy(), 0 if due[i] else known[i][1] + 1, chosen[i])
+            for i, e in enumerate(view.episode.tolist())
+        }
+        return chosen
 
 
 def evaluate(scheduler: Scheduler, episodes: int = 10, seed: int = 0, **env_overrides: Any) -> dict:

@@ -12,6 +12,8 @@ from pettingzoo import ParallelEnv
 
 from coreenv.config import EnvConfig, make_config
 from coreenv.core.dynamics import terminal, transition
+from coreenv.core.events import DecisionEvents, Decisions, make_decisions
+from coreenv.core.features import slot_width
 from coreenv.core.legacy import OracleView, SlotTable
 from coreenv.core.masks import resolve_actions
 from coreenv.core.metrics import metrics
@@ -89,9 +91,11 @@ class CoreEnv(ParallelEnv):
     reaches). The last ``infos`` carry ``"metrics"`` (design §2), also available from `metrics()`.
 
     ## Arguments
-    ``CoreEnv(config=None, *, predictor=None, render_mode=None, **overrides)``: an `EnvConfig`
-    and/or field overrides; an optional predictor (`coreenv.predictor.Predictor`) that fills the
-    estimate features; render mode ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+    ``CoreEnv(config=None, *, predictor=None, render_mode=None, decisions=None, **overrides)``:
+    an `EnvConfig` and/or field overrides; an optional predictor (`coreenv.predictor.Predictor`)
+    that fills the estimate features; render mode ``"ansi"``, ``"rgb_array"`` or ``"human"``;
+    when the nodes decide (`coreenv.Decisions`, or ``"events"``): every step (default), or at
+    events of the slot table, each ``step`` call then holding the joint action until one.
 
     ## Version History
     * v0 (package 0.1.0): initial release. Retired in 0.2.0: making it raises, naming v1.
@@ -119,9 +123,11 @@ class CoreEnv(ParallelEnv):
         *,
         predictor: Predictor | None = None,
         render_mode: str | None = None,
+        decisions: Decisions | str | None = None,
         **overrides: Any,
     ) -> None:
         self.config = make_config(config, **overrides)
+        self.decisions = make_decisions(decisions)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
@@ -145,6 +151,9 @@ class CoreEnv(ParallelEnv):
         self._obs_template[:, :m] = np.eye(m)
         self._masks = np.empty((m, k + 1), np.int8)
         self._masks_version = -1
+        self._events = DecisionEvents(
+            m, slot_width(self.config), self.decisions.hold, self.decisions.feasibility
+        )
         self.np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
         self._state = self._initial_state()
@@ -182,41 +191,59 @@ class CoreEnv(ParallelEnv):
         self._history = []
         self._episode, self._seed = new_episode_id(), seed
         self.agents = self.possible_agents[:]
+        if self.decisions.held:
+            self._events.restart()
+            self._events.due_tables(self._state.table[None])
         return self._observations(), {agent: {} for agent in self.agents}
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        """Apply one action per node (missing nodes idle) and advance one step (design §2 order)."""
+        """Apply one action per node (missing nodes idle) and advance (design §2 order).
+
+        Every step form: one step. Event form (``decisions``): the same actions again step after
+        step until an event or ``hold`` steps; rewards and successes are summed, and every
+        agent's info says how many steps ``elapsed``.
+        """
         if not self.agents:
             raise RuntimeError("the episode is over (or never started): call reset() first.")
         if not actions.keys() <= self._agent_set:
             unknown = sorted(set(actions) - self._agent_set)
             raise ValueError(f"actions name unknown agents {unknown}; agents are {self.agents}.")
-        state = self._state
-        slots, invalid = resolve_actions(actions, self.possible_agents, state.filled)
-        if invalid and self.config.invalid_action == "raise":
-            reasons = "; ".join(f"{agent}: {why}" for agent, why in invalid.items())
-            raise InvalidActionError(f"invalid actions at t={state.t}: {reasons}.")
-        arrivals = self._arrivals.pop(state.t, ())
-        reward, successes = transition(
-            state, slots, self.config, arrivals, self.predictor, len(invalid)
-        )
-        terminated = terminal(state.t, state.in_system(), self._arrival_end)
-        truncated = not terminated and state.t >= self.max_steps
+        state, held = self._state, self.decisions.held
+        reward, successes, elapsed = 0.0, 0, 0
+        while True:
+            slots, invalid = resolve_actions(actions, self.possible_agents, state.filled)
+            if invalid and self.config.invalid_action == "raise":
+                reasons = "; ".join(f"{agent}: {why}" for agent, why in invalid.items())
+                raise InvalidActionError(f"invalid actions at t={state.t}: {reasons}.")
+            if not elapsed:
+                first_invalid = invalid
+            arrivals = self._arrivals.pop(state.t, ())
+            step = transition(state, slots, self.config, arrivals, self.predictor, len(invalid))
+            reward += step.reward
+            successes += step.successes
+            elapsed += 1
+            terminated = terminal(state.t, state.in_system(), self._arrival_end)
+            truncated = not terminated and state.t >= self.max_steps
+            if self.render_mode is not None:
+                self._history.append(np.array(state.served))
+                if self.render_mode == "human":
+                    print(self.render_ansi(), end="\n\n")
+            if not held or terminated or truncated or self._events.due_tables(state.table[None])[0]:
+                break
 
         agents = self.agents
         observations = self._observations()
         infos = {agent: {"successes": successes} for agent in agents}
-        for agent, why in invalid.items():
+        if held:
+            for info in infos.values():
+                info["elapsed"] = elapsed
+        for agent, why in first_invalid.items():
             infos[agent]["invalid_action"] = why
         if terminated or truncated:
             summary = self.metrics()
             for info in infos.values():
                 info["metrics"] = summary
             self.agents = []
-        if self.render_mode is not None:
-            self._history.append(np.array(state.served))
-            if self.render_mode == "human":
-                print(self.render_ansi(), end="\n\n")
         return (
             observations,
             dict.fromkeys(agents, reward),
@@ -269,6 +296,10 @@ class CoreEnv(ParallelEnv):
                     stacklevel=2,
                 )
                 state["agents"] = []
+        if "decisions" not in state:  # pickled before the event form: decisions every step
+            state["decisions"] = Decisions()
+            m, width = state["config"].num_nodes, slot_width(state["config"])
+            state["_events"] = DecisionEvents(m, width, 1, False)
         self.__dict__.update(state)
         self._episode = new_episode_id()
 

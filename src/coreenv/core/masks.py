@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-__all__ = ["IDLE_REASONS", "resolve_actions"]
+import numpy as np
+
+__all__ = ["IDLE_REASONS", "live_mask", "resolve_actions"]
 
 IDLE_REASONS = {
     "range": "action {a!r} is not an int in [0, {k}]",
@@ -62,3 +64,22 @@ def _as_int(action: object, k: int) -> int:
         return operator.index(action)  # numpy integers, 0-d integer arrays
     except TypeError:
         return -1
+
+
+def live_mask(mask: np.ndarray, chosen: Iterable[object]) -> tuple[np.ndarray, np.ndarray]:
+    """A node's mask when the nodes before it in the same step chose ``chosen`` (design §2).
+
+    The rule of the forms in which nodes choose one after another (the AEC form and the
+    sequential Gymnasium form): a slot an earlier node validly took is no longer allowed, so
+    every joint action the masks admit is a matching. ``mask``: the (K + 1,) step mask (occupied
+    slots, then idle). Returns the live (K + 1,) int8 mask and the (K,) float32 taken flags.
+    """
+    k = len(mask) - 1
+    taken = np.zeros(k, np.float32)
+    for action in chosen:
+        a = action if type(action) is int else _as_int(action, k)
+        if 0 <= a < k and mask[a]:
+            taken[a] = 1.0
+    live = mask.astype(np.int8, copy=True)
+    live[:k] &= taken == 0
+    return live, taken

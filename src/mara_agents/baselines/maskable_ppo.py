@@ -1,15 +1,24 @@
-"""Plain PPO from scratch: sb3-contrib's `MaskablePPO` on the SB3 vector form, and its scheduler.
+"""Plain PPO from scratch: sb3-contrib's `MaskablePPO` on the environment's forms, as schedulers.
 
-The baseline an RL researcher asks for first: a generic learner with an MLP over the global state
-(`coreenv.CoreEnv.state`, WLS estimates in the slot features) and MaskablePPO's per-node masks,
-trained on the ID training runs at p = 0.04 with the environment's own reward (unshaped unless
-``shaping_beta`` says otherwise). Evaluations on the fixed selection episodes give its learning
-curve in the format of MARA's runs (``history.json``: steps and per-episode rates), so
-`mara_agents.training.curves` and ``coreenv learning-curves`` read both.
+The baseline an RL researcher asks for first: a generic learner over the global state
+(`coreenv.CoreEnv.state`, WLS estimates in the slot features), trained on the ID training runs at
+p = 0.04 with the environment's own reward (unshaped unless ``shaping_beta`` says otherwise), in
+one of two action forms (``form``):
+
+- ``"joint"``: one ``MultiDiscrete`` action of every node's slot on the SB3 vector form, with
+  MaskablePPO's per-node masks (package 0.2's baseline; its heads cannot say "distinct slots");
+- ``"sequential"``: `coreenv.CoreSequentialEnv`, one node's choice per step under live masks, so
+  every joint action is a matching, with an MLP or the slot-set policy (`slot_set`) and, with
+  ``decisions="events"``, the joint action held until the slot table changes.
+
+Evaluations on the fixed selection episodes give its learning curve in the format of MARA's runs
+(``history.json``: steps and per-episode rates), so `mara_agents.training.curves` and ``coreenv
+learning-curves`` read both.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from dataclasses import dataclass
@@ -19,17 +28,42 @@ from typing import Any
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.vec_env import VecMonitor
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 
-from coreenv import CoreVectorEnv, SchedulerView
+from coreenv import (
+    DECISION_FORMS,
+    CoreSequentialEnv,
+    CoreVectorEnv,
+    Decisions,
+    SchedulerView,
+    make_config,
+)
+from coreenv.core.masks import live_mask
 from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.baselines.sb3_env import SB3VecEnv
+from mara_agents.baselines.slot_set import SlotSetPolicy, slot_set_kwargs
 from mara_agents.checks import require
 from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.base import Scheduler
 from mara_agents.schedulers.variants import CHECKPOINTS
 
-__all__ = ["SHIPPED", "MaskablePPOConfig", "MaskablePPOScheduler", "train_maskable_ppo"]
+__all__ = [
+    "FORMS",
+    "POLICIES",
+    "SHIPPED",
+    "MaskablePPOConfig",
+    "MaskablePPOScheduler",
+    "SequentialPPOScheduler",
+    "load_scheduler",
+    "train_maskable_ppo",
+]
+
+FORMS = ("joint", "sequential")
+"""`MaskablePPOConfig.form`: every node's slot in one action, or one node's choice per step."""
+POLICIES = ("mlp", "slot_set")
+"""`MaskablePPOConfig.policy`: SB3's MLP, or the slot-set policy (sequential form only)."""
+_DECISIONS = "coreenv_decisions"
+"""The saved model's attribute naming the decision form it was trained in."""
 
 SHIPPED = CHECKPOINTS / "ppo_sb3.zip"
 """The shipped model: the sweep's ``ppo_sb3`` (its choice: docs/rl.md, *Shipped policies*)."""
@@ -42,11 +76,36 @@ class MaskablePPOConfig(BaselineRun):
     batch_size: int = 1024
     """Minibatch size."""
     hidden: tuple[int, ...] = (256, 256)
-    """Hidden widths of the policy and value MLPs."""
+    """Hidden widths of the policy and value MLPs (``policy="mlp"``)."""
+    form: str = "joint"
+    """The action form, one of `FORMS`."""
+    policy: str = "mlp"
+    """The policy network, one of `POLICIES`."""
+    decisions: str = "step"
+    """When the nodes decide, one of `coreenv.DECISION_FORMS` (every step, or at events)."""
+    hold: int = 8
+    """The most steps a joint action is held (``decisions="events"``)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        require(self, ">= 1", ("batch_size",))
+        require(self, ">= 1", ("batch_size", "hold"))
+        for name, choices in (("form", FORMS), ("policy", POLICIES), ("decisions", DECISION_FORMS)):
+            if getattr(self, name) not in choices:
+                raise ValueError(
+                    f"MaskablePPOConfig.{name} must be one of {choices}, "
+                    f"got {getattr(self, name)!r}."
+                )
+        if self.form == "joint" and (self.policy, self.decisions) != ("mlp", "step"):
+            raise ValueError(
+                "MaskablePPOConfig.form 'joint' trains the MLP deciding every step (package 0.2's "
+                f"baseline), got policy {self.policy!r}, decisions {self.decisions!r}: use "
+                "form 'sequential'."
+            )
+
+    @property
+    def decision_form(self) -> Decisions:
+        """The `coreenv.Decisions` the run trains (and its policy plays) in."""
+        return Decisions(at=self.decisions, hold=self.hold)
 
 
 class MaskablePPOScheduler(Scheduler):
@@ -99,6 +158,51 @@ class MaskablePPOScheduler(Scheduler):
         return actions
 
 
+class SequentialPPOScheduler(Scheduler):
+    """A `MaskablePPO` trained on the sequential form, as a scheduler: nodes choose in turn.
+
+    Node i's observation is the state, the slots the nodes before it took and its one-hot id
+    (`coreenv.CoreSequentialEnv`); it takes its most likely slot under the live mask. It plays in
+    the decision form it was trained in (``decisions``), in lockstep (`act_view`).
+    """
+
+    name = "ppo_seq"
+    observation_predictor = OBSERVED
+
+    def __init__(self, model: MaskablePPO, decisions: Decisions) -> None:
+        self.model = model
+        self.decisions = decisions
+
+    def act_view(self, view: SchedulerView) -> np.ndarray:
+        """(E, M) actions: node after node, each the greedy choice under its live mask."""
+        nodes, k = view.num_nodes, view.num_slots
+        state = view.obs[:, 0, nodes:]
+        actions = np.full((view.num_episodes, nodes), k, np.int64)
+        obs = np.zeros((view.num_episodes, state.shape[1] + k + nodes), np.float32)
+        obs[:, : state.shape[1]] = state
+        masks = np.empty((view.num_episodes, k + 1), bool)
+        for node in range(nodes):
+            for e in range(view.num_episodes):
+                live, taken = live_mask(view.action_mask[e], actions[e, :node].tolist())
+                masks[e], obs[e, state.shape[1] : -nodes] = live, taken
+            obs[:, -nodes:] = 0.0
+            obs[:, -nodes + node] = 1.0
+            chosen, _ = self.model.predict(obs, action_masks=masks, deterministic=True)
+            actions[:, node] = chosen
+        return actions
+
+
+def load_scheduler(path: Path = SHIPPED) -> MaskablePPOScheduler | SequentialPPOScheduler:
+    """The scheduler of a saved model (``model.zip``, ``best.zip``) in the form it was trained."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"no MaskablePPO model at {path}.")
+    model = MaskablePPO.load(path, device="cpu")
+    decisions = getattr(model, _DECISIONS, None)
+    if decisions is None:  # a joint-form model (package 0.2's)
+        return MaskablePPOScheduler(model)
+    return SequentialPPOScheduler(model, Decisions(**decisions))
+
+
 def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
     """Train (or continue) a run; its history: one entry per evaluation, the start included.
 
@@ -108,29 +212,15 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
     """
     work = Path(config.work)
     work.mkdir(parents=True, exist_ok=True)
-    vector = CoreVectorEnv(config.envs, predictor=make_predictor(OBSERVED), **config.env)
-    envs = VecMonitor(SB3VecEnv(vector))
+    envs = VecMonitor(_training_envs(config))
     saved = work / "model.zip"
     if saved.is_file():
         model = MaskablePPO.load(saved, env=envs, device="cpu")
         history = json.loads((work / "history.json").read_text())
     else:
-        model = MaskablePPO(
-            "MlpPolicy",
-            envs,
-            learning_rate=config.lr,
-            n_steps=config.n_steps,
-            batch_size=config.batch_size,
-            n_epochs=config.epochs,
-            gamma=config.gamma,
-            gae_lambda=config.gae_lambda,
-            ent_coef=config.entropy,
-            policy_kwargs={"net_arch": list(config.hidden)},
-            seed=config.seed,
-            device="cpu",
-        )
-        history = [judge(MaskablePPOScheduler(model), config, 0, 0.0)]
-        model.save(work / "best.zip")  # the best so far
+        model = _new_model(config, envs)
+        history = [judge(_scheduler(model), config, 0, 0.0)]
+        model.save(work / "best.zip", include=_saved(model))  # the best so far
     envs.seed(config.env_seed + model.num_timesteps)  # learn() starts the lanes on these seeds
     began = time.perf_counter()
     budget, spent = 60 * config.minutes, history[-1]["minutes"]  # minutes of earlier calls
@@ -138,13 +228,63 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
         chunk = min(config.eval_every, config.max_steps - model.num_timesteps)
         model.learn(chunk, reset_num_timesteps=False)
         minutes = spent + (time.perf_counter() - began) / 60
-        entry = judge(MaskablePPOScheduler(model), config, int(model.num_timesteps), minutes)
+        entry = judge(_scheduler(model), config, int(model.num_timesteps), minutes)
         record(
             history,
             entry,
             work,
-            lambda: model.save(work / "best.zip"),
-            lambda: model.save(saved),
+            lambda: model.save(work / "best.zip", include=_saved(model)),
+            lambda: model.save(saved, include=_saved(model)),
             log,
         )
     return history
+
+
+def _training_envs(config: MaskablePPOConfig) -> VecEnv:
+    """The run's SB3 lanes: the batched joint form, or sequential environments side by side."""
+    predictor = make_predictor(OBSERVED)
+    if config.form == "joint":
+        return SB3VecEnv(CoreVectorEnv(config.envs, predictor=predictor, **config.env))
+    env_config = make_config(None, **config.env)
+    decisions = config.decision_form
+    return DummyVecEnv(
+        [lambda: CoreSequentialEnv(env_config, predictor=predictor, decisions=decisions)]
+        * config.envs
+    )
+
+
+def _new_model(config: MaskablePPOConfig, envs: VecEnv) -> MaskablePPO:
+    """A MaskablePPO from random weights with the run's settings."""
+    if config.policy == "slot_set":
+        policy, policy_kwargs = SlotSetPolicy, slot_set_kwargs(make_config(None, **config.env))
+    else:
+        policy, policy_kwargs = "MlpPolicy", {"net_arch": list(config.hidden)}
+    model = MaskablePPO(
+        policy,
+        envs,
+        learning_rate=config.lr,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.epochs,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        ent_coef=config.entropy,
+        policy_kwargs=policy_kwargs,
+        seed=config.seed,
+        device="cpu",
+    )
+    if config.form == "sequential":
+        setattr(model, _DECISIONS, dataclasses.asdict(config.decision_form))
+    return model
+
+
+def _saved(model: MaskablePPO) -> list[str]:
+    """What a save adds to SB3's own data: the decision form of a sequential-form model."""
+    return [_DECISIONS] if hasattr(model, _DECISIONS) else []
+
+
+def _scheduler(model: MaskablePPO) -> MaskablePPOScheduler | SequentialPPOScheduler:
+    decisions = getattr(model, _DECISIONS, None)
+    if decisions is None:
+        return MaskablePPOScheduler(model)
+    return SequentialPPOScheduler(model, Decisions(**decisions))

@@ -1,6 +1,8 @@
 r"""Train an RL baseline from scratch: MaskablePPO (one controller) or IPPO (the nodes).
 
     coreenv train-baseline --algorithm maskable_ppo --seed 1 --max-steps 2000000 --minutes 60
+    coreenv train-baseline --form sequential --decisions events --policy slot_set --envs 8 \
+        --n-steps 512 --batch-size 256 --work results/baselines/ppo_slots/seed_1
     coreenv train-baseline --algorithm ippo --seed 1 --work results/baselines/ippo/seed_1
 
 Trains on the ID training runs at p = 0.04 (training seeds from ``--env-seed``), judges the
@@ -43,6 +45,10 @@ OPTIONS = {
     "eval_every": "environment steps between evaluations and saves",
     "eval_episodes": "fixed selection episodes per evaluation",
     "batch_size": "maskable_ppo: minibatch size",
+    "form": "maskable_ppo: action form, joint (every node in one action) or sequential",
+    "policy": "maskable_ppo: policy network, mlp or slot_set (sequential form)",
+    "decisions": "maskable_ppo: when nodes decide, step (every step) or events",
+    "hold": "maskable_ppo: most steps a joint action is held at events",
     "minibatches": "ippo: minibatches per pass",
     "clip": "ippo: epsilon of the clipped objective",
     "value_coef": "ippo: weight of the value loss",

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from coreenv import BatchedCore, slot_width
+from coreenv import BatchedCore, DecisionEvents, slot_width
 from mara_agents.policy.mat import MAT
-from mara_agents.training.events import DecisionEvents
 
 __all__ = ["PlayedEpisodes", "play_episodes", "segment_rewards"]
 

@@ -3,10 +3,8 @@
 import numpy as np
 import pytest
 
-from coreenv import CoreEnv
+from coreenv import CoreEnv, DecisionEvents
 from coreenv.core.features import SlotFeature, slot_width
-from mara_agents.policy.observations import stack_observations
-from mara_agents.training.events import DecisionEvents
 
 NODES, SLOTS, WIDTH = 2, 3, len(SlotFeature)
 
@@ -75,8 +73,8 @@ def test_a_real_episode_decides_whenever_its_occupied_slots_change():
     last = None
     while env.agents:
         occupied = env.view().occupied[0]
-        nodes = stack_observations(observations, env.agents)
-        due = rule.due(nodes.obs[None])[0]
+        nodes = np.stack([observations[agent]["observation"] for agent in env.agents])
+        due = rule.due(nodes[None])[0]
         if last is not None and not np.array_equal(occupied, last):
             assert due
         last = occupied

@@ -1,0 +1,154 @@
+"""When agents decide (design §2, *Decisions*): every step, or at events of the slot table.
+
+One step's action almost never changes an episode's outcome; a decision held over many steps
+does. In the event form the last joint action is held until the slot table changes in a way the
+held action cannot carry over, or ``hold`` steps have passed:
+
+- a task enters or leaves a slot (``OCCUPIED`` changes, or a slot's ``LOG_TARGET`` changes, or
+  its ``BATCHES`` fall: another task took the slot within one step);
+- a task becomes ready (``READY`` changes: its estimates appear);
+- ``feasibility`` is on and a task's estimated chance of success crosses one half.
+
+Everything is read from the slot table of the observation, so one rule (`DecisionEvents`) serves
+the environment's event form and MARA's trainers over `BatchedCore` lanes alike.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from coreenv.core.features import GLOBAL_FEATURES, SlotFeature
+from coreenv.errors import ConfigError
+
+__all__ = [
+    "DECISION_FORMS",
+    "DecisionEvents",
+    "Decisions",
+    "make_decisions",
+    "slot_tables",
+    "table_changed",
+]
+
+DECISION_FORMS = ("step", "events")
+"""``Decisions.at``: decide every step (the default), or at events."""
+
+_OCCUPIED, _LOG_TARGET, _BATCHES, _READY, _P_SUCCESS = (
+    int(SlotFeature.OCCUPIED),
+    int(SlotFeature.LOG_TARGET),
+    int(SlotFeature.BATCHES),
+    int(SlotFeature.READY),
+    int(SlotFeature.EST_P_SUCCESS),
+)
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """When the agents choose: ``at="step"`` every step, ``at="events"`` at events (module doc).
+
+    In the event form one ``step`` call plays the joint action, then holds it step after step
+    until an event or ``hold`` steps, summing the rewards; ``infos`` say how many steps elapsed.
+    """
+
+    at: str = "step"
+    """One of `DECISION_FORMS`."""
+    hold: int = 8
+    """The most steps a joint action is held in the event form."""
+    feasibility: bool = False
+    """Also decide when a task's estimated P(success) crosses one half (needs a predictor)."""
+
+    def __post_init__(self) -> None:
+        if self.at not in DECISION_FORMS:
+            raise ConfigError(f"Decisions.at must be one of {DECISION_FORMS}, got {self.at!r}.")
+        hold = self.hold
+        if isinstance(hold, bool) or not isinstance(hold, numbers.Integral) or hold < 1:
+            raise ConfigError(f"Decisions.hold must be an int >= 1 step, got {hold!r}.")
+        object.__setattr__(self, "hold", int(hold))
+        if not isinstance(self.feasibility, (bool, np.bool_)):
+            raise ConfigError(f"Decisions.feasibility must be a bool, got {self.feasibility!r}.")
+
+    @property
+    def held(self) -> bool:
+        """Whether decisions are held between events."""
+        return self.at == "events"
+
+
+def make_decisions(decisions: Decisions | str | None) -> Decisions:
+    """A `Decisions` from one, a form's name (``"step"``, ``"events"``) or None (every step)."""
+    if decisions is None:
+        return Decisions()
+    if isinstance(decisions, str):
+        return Decisions(at=decisions)
+    if not isinstance(decisions, Decisions):
+        raise ConfigError(
+            f"decisions must be a Decisions, one of {DECISION_FORMS} or None, "
+            f"got {type(decisions).__name__}: {decisions!r}."
+        )
+    return decisions
+
+
+def slot_tables(obs: np.ndarray, num_nodes: int, slot_width: int) -> np.ndarray:
+    """(B, K, F) slot tables of (B, M, D) node observations (node 0's: every node sees them)."""
+    start = num_nodes + len(GLOBAL_FEATURES)
+    return obs[:, 0, start:].reshape(obs.shape[0], -1, slot_width)
+
+
+def table_changed(tables: np.ndarray, last: np.ndarray, feasibility: bool) -> np.ndarray:
+    """(B,) bool: whether each (K, F) slot table changed in kind since ``last`` (the module's rule).
+
+    ``tables`` and ``last``: (B, K, F), this step's and the previous step's tables of B lanes.
+    """
+    changed = tables[..., _OCCUPIED] != last[..., _OCCUPIED]
+    changed |= tables[..., _READY] != last[..., _READY]
+    changed |= tables[..., _LOG_TARGET] != last[..., _LOG_TARGET]
+    changed |= tables[..., _BATCHES] < last[..., _BATCHES]
+    if feasibility:
+        changed |= (tables[..., _P_SUCCESS] > 0.5) != (last[..., _P_SUCCESS] > 0.5)
+    return changed.any(axis=1)
+
+
+class DecisionEvents:
+    """Which of B lanes decide at this step, from their slot tables (the module's rule).
+
+    Args:
+        num_nodes: M, nodes per lane (the one-hot prefix of a node's observation).
+        slot_width: F, columns of a slot block.
+        hold: the most steps a decision is held (1: decide every step).
+        feasibility: also decide when a task's estimated P(success) crosses 0.5.
+    """
+
+    def __init__(self, num_nodes: int, slot_width: int, hold: int, feasibility: bool) -> None:
+        if isinstance(hold, bool) or not isinstance(hold, numbers.Integral) or hold < 1:
+            raise ValueError(f"hold must be an int >= 1 step, got {hold!r}.")
+        self.num_nodes, self.width = num_nodes, slot_width
+        self.hold = int(hold)
+        self.feasibility = feasibility
+        self.last: np.ndarray | None = None  # (B, K, F) slot table at each lane's last step
+        self.since = np.zeros(0, np.int64)  # (B,) steps since each lane's last decision
+
+    def due(self, obs: np.ndarray, restarted: np.ndarray | None = None) -> np.ndarray:
+        """(B,) bool from (B, M, D) node observations: `due_tables` on their slot tables."""
+        return self.due_tables(slot_tables(obs, self.num_nodes, self.width), restarted)
+
+    def due_tables(self, tables: np.ndarray, restarted: np.ndarray | None = None) -> np.ndarray:
+        """(B,) bool: lanes that decide now, from (B, K, F) slot tables; ``restarted`` lanes do.
+
+        Call once per step, before acting: it remembers this step's tables for the next call.
+        """
+        if self.last is None:
+            due = np.ones(tables.shape[0], bool)
+            self.since = np.zeros(tables.shape[0], np.int64)
+        else:
+            due = table_changed(tables, self.last, self.feasibility)
+            due |= self.since + 1 >= self.hold
+            if restarted is not None:
+                due |= restarted
+        self.last = tables.copy()
+        self.since = np.where(due, 0, self.since + 1)
+        return due
+
+    def restart(self) -> None:
+        """Forget every lane's history: the next call decides everywhere."""
+        self.last = None

@@ -1,0 +1,177 @@
+"""One node's choice per step: a Gymnasium form of `CoreEnv` whose joint actions are matchings.
+
+A single-agent learner picks the nodes' slots one after another. Each pick is masked by the
+rule of the AEC form (`coreenv.core.masks.live_mask`: a slot an earlier node took this step is
+not allowed), and the observation says which slots are taken and which node is choosing, so a
+policy over ``Discrete(K + 1)`` expresses any matching and nothing else (docs/rl.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from coreenv.config import EnvConfig
+from coreenv.core.env import CoreEnv
+from coreenv.core.events import Decisions
+from coreenv.core.features import OBS_BOUND
+from coreenv.core.masks import live_mask
+from coreenv.core.observation import state_space
+from coreenv.predictor import Predictor
+
+__all__ = ["CoreSequentialEnv", "sequential_layout"]
+
+
+def sequential_layout(config: EnvConfig) -> tuple[int, int, int]:
+    """Where the parts of a sequential observation start: the taken flags, the node, the end."""
+    taken = state_space(config).shape[0]
+    node = taken + config.num_slots
+    return taken, node, node + config.num_nodes
+
+
+class CoreSequentialEnv(gym.Env):
+    """``gymnasium.make("coreenv/CoRE-Sequential-v1", **overrides)``: nodes choose in turn.
+
+    Observation: `CoreEnv.state()`, then K taken flags (slots chosen by the nodes before this
+    one in the same step), then the choosing node's one-hot id (`sequential_layout`). Action:
+    ``Discrete(K + 1)``, the choosing node's slot (``K`` idles); ``action_masks()`` is its live
+    mask. A node with nothing left to choose (only idling allowed) idles without being asked.
+    Once every node has chosen, the joint action is played (in ``decisions``' form: every step,
+    or held until an event). Reward: the team reward of the steps played by this call (0 while
+    the step's choices are still being made). Info: ``node`` (who chooses next), ``elapsed``
+    (environment steps played), ``successes``, ``invalid_actions`` and, at the end, ``metrics``.
+    """
+
+    metadata = CoreEnv.metadata
+
+    def __init__(
+        self,
+        config: EnvConfig | None = None,
+        *,
+        predictor: Predictor | None = None,
+        render_mode: str | None = None,
+        decisions: Decisions | str | None = None,
+        **overrides: Any,
+    ) -> None:
+        self.env = CoreEnv(
+            config, predictor=predictor, render_mode=render_mode, decisions=decisions, **overrides
+        )
+        self.config = cfg = self.env.config
+        self.render_mode = render_mode
+        self._taken_at, self._node_at, size = sequential_layout(cfg)
+        self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (size,), np.float32)
+        self.action_space = spaces.Discrete(cfg.num_slots + 1)
+        self._chosen: list[Any] = []
+        self._ended = False
+
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict]:
+        """Start an episode (seeding as `CoreEnv.reset`) and play on to the first real choice."""
+        super().reset(seed=seed)
+        self.env.reset(seed=seed, options=options)
+        self._chosen, self._ended = [], False
+        played = self._advance()
+        if self._ended:  # nothing to choose in the whole episode: the first step ends it
+            self._carried = played
+        return self._observation(), {"node": len(self._chosen)}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """The choosing node's slot; plays the joint action once every node has chosen."""
+        if self.env.agents and not self._ended:
+            self._chosen.append(action)
+            played = self._play() if len(self._chosen) == self.config.num_nodes else _Played()
+            played.add(self._advance())
+        else:
+            if not self._ended:
+                raise RuntimeError("the episode is over (or never started): call reset() first.")
+            played, self._ended = self._carried, False
+        info = {
+            "node": len(self._chosen),
+            "elapsed": played.elapsed,
+            "successes": played.successes,
+            "invalid_actions": played.invalid,
+        }
+        if played.metrics is not None:
+            info["metrics"] = played.metrics
+        return self._observation(), played.reward, played.terminated, played.truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """(K + 1,) bool: the choosing node's live mask."""
+        return self._live()[0].astype(bool)
+
+    def render(self) -> str | np.ndarray | None:
+        """As `CoreEnv.render`."""
+        return self.env.render()
+
+    def close(self) -> None:
+        """Nothing to release."""
+        self.env.close()
+
+    def _live(self) -> tuple[np.ndarray, np.ndarray]:
+        return live_mask(self.env.action_masks()[0], self._chosen)
+
+    def _advance(self) -> _Played:
+        """Let nodes with nothing to choose idle, playing steps, until a real choice or the end."""
+        played, idle = _Played(), self.config.num_slots
+        while self.env.agents and not self._live()[0][:idle].any():
+            self._chosen.append(idle)
+            if len(self._chosen) == self.config.num_nodes:
+                played.add(self._play())
+        self._ended = played.terminated or played.truncated
+        return played
+
+    def _play(self) -> _Played:
+        """Play the joint action of the chosen slots; the next step's choices start afresh."""
+        env = self.env
+        first = env.possible_agents[0]
+        _, rewards, terminations, truncations, infos = env.step(
+            dict(zip(env.possible_agents, self._chosen))
+        )
+        self._chosen = []
+        info = infos[first]
+        invalid = {a: i["invalid_action"] for a, i in infos.items() if "invalid_action" in i}
+        return _Played(
+            rewards[first],
+            info["successes"],
+            info.get("elapsed", 1),
+            invalid,
+            terminations[first],
+            truncations[first],
+            info.get("metrics"),
+        )
+
+    def _observation(self) -> np.ndarray:
+        obs = np.zeros(self.observation_space.shape, np.float32)
+        obs[: self._taken_at] = self.env.state()
+        obs[self._taken_at : self._node_at] = self._live()[1]
+        if len(self._chosen) < self.config.num_nodes:
+            obs[self._node_at + len(self._chosen)] = 1.0
+        return obs
+
+
+@dataclass
+class _Played:
+    """What the steps played by one call gave: summed rewards, counts, how the episode stands."""
+
+    reward: float = 0.0
+    successes: int = 0
+    elapsed: int = 0
+    invalid: dict = field(default_factory=dict)
+    terminated: bool = False
+    truncated: bool = False
+    metrics: dict | None = None
+
+    def add(self, other: _Played) -> None:
+        """Append what later steps of the same call gave."""
+        self.reward += other.reward
+        self.successes += other.successes
+        self.elapsed += other.elapsed
+        self.invalid = {**self.invalid, **other.invalid}
+        self.terminated |= other.terminated
+        self.truncated |= other.truncated
+        self.metrics = other.metrics if other.metrics is not None else self.metrics
