@@ -8,6 +8,7 @@ policy over ``Discrete(K + 1)`` expresses any matching and nothing else (docs/rl
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,30 +67,34 @@ class CoreSequentialEnv(gym.Env):
         self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (size,), np.float32)
         self.action_space = spaces.Discrete(cfg.num_slots + 1)
         self._chosen: list[Any] = []
-        self._ended = False
+        self._carried: _Played | None = None  # what an episode that ended at reset gave
 
     def reset(
         self, *, seed: int | None = None, options: dict | None = None
     ) -> tuple[np.ndarray, dict]:
-        """Start an episode (seeding as `CoreEnv.reset`) and play on to the first real choice."""
+        """Start an episode (seeding as `CoreEnv.reset`) and play on to the first real choice.
+
+        Until a task enters a slot there is nothing to choose; those steps earn nothing (no task
+        trains, and tasks that never trained have no progress), and ``elapsed`` counts them.
+        """
         super().reset(seed=seed)
         self.env.reset(seed=seed, options=options)
-        self._chosen, self._ended = [], False
+        self._chosen, self._carried = [], None
         played = self._advance()
-        if self._ended:  # nothing to choose in the whole episode: the first step ends it
-            self._carried = played
-        return self._observation(), {"node": len(self._chosen)}
+        if not self.env.agents:  # nothing to choose in the whole episode: the first step ends it
+            self._carried = dataclasses.replace(played, elapsed=0)
+        return self._observation(), {"node": len(self._chosen), "elapsed": played.elapsed}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         """The choosing node's slot; plays the joint action once every node has chosen."""
-        if self.env.agents and not self._ended:
+        if self._carried is not None:  # the episode ended at reset
+            played, self._carried = self._carried, None
+        elif not self.env.agents:
+            raise RuntimeError("the episode is over (or never started): call reset() first.")
+        else:
             self._chosen.append(action)
             played = self._play() if len(self._chosen) == self.config.num_nodes else _Played()
             played.add(self._advance())
-        else:
-            if not self._ended:
-                raise RuntimeError("the episode is over (or never started): call reset() first.")
-            played, self._ended = self._carried, False
         info = {
             "node": len(self._chosen),
             "elapsed": played.elapsed,
@@ -122,7 +127,6 @@ class CoreSequentialEnv(gym.Env):
             self._chosen.append(idle)
             if len(self._chosen) == self.config.num_nodes:
                 played.add(self._play())
-        self._ended = played.terminated or played.truncated
         return played
 
     def _play(self) -> _Played:

@@ -17,6 +17,8 @@ from gymnasium.vector.utils import batch_space
 
 from coreenv.config import EnvConfig, make_config
 from coreenv.core.batched import BatchedCore
+from coreenv.core.env_lanes import EnvLanes
+from coreenv.core.events import Decisions, make_decisions
 from coreenv.core.features import OBS_BOUND
 from coreenv.core.observation import state_space
 from coreenv.errors import ConfigError
@@ -64,6 +66,9 @@ class CoreVectorEnv(VectorEnv):
         predictor: fills the estimate features; one call per step for all lanes.
         view: ``"state"``, the global state `CoreEnv.state` (one controller), or ``"nodes"``,
             the (M, D) observations `CoreEnv` gives its nodes (node id first), for MARL code.
+        decisions: when the nodes decide (`coreenv.Decisions`): every step (default: the
+            batched engine), or at events (lanes of `CoreEnv`s of that form, `EnvLanes`; each
+            step's infos then carry ``elapsed``, the steps each lane played).
 
     Action: (N, M) integers, one slot per node (``K`` idles), ``MultiDiscrete([K + 1] * M)`` per
     lane; invalid ones follow ``config.invalid_action``. Reward: the team reward. Auto-reset:
@@ -82,12 +87,17 @@ class CoreVectorEnv(VectorEnv):
         *,
         predictor: Predictor | None = None,
         view: str = "state",
+        decisions: Decisions | str | None = None,
         **overrides: Any,
     ) -> None:
         if view not in VIEWS:
             raise ConfigError(f"view must be one of {VIEWS}, got {view!r}.")
         self.config = cfg = make_config(config, **overrides)
-        self.core = BatchedCore(cfg, num_envs, predictor)
+        self.decisions = make_decisions(decisions)
+        if self.decisions.held:
+            self.core: BatchedCore | EnvLanes = EnvLanes(cfg, num_envs, predictor, self.decisions)
+        else:
+            self.core = BatchedCore(cfg, num_envs, predictor)
         self.num_envs = self.core.num_envs
         self.view = view
         m, k = cfg.num_nodes, cfg.num_slots
@@ -140,6 +150,8 @@ class CoreVectorEnv(VectorEnv):
             "invalid_actions": step.conflicts,
             "episode_seed": step.seeds,
         }
+        if step.elapsed is not None:
+            infos["elapsed"] = step.elapsed
         final = self._shown(step.final_obs) if step.finished else None
         for lane, _, metrics in step.finished:
             ended = {"final_obs": final[lane], "final_info": {"metrics": metrics}}

@@ -12,6 +12,7 @@ from pettingzoo.test import (
     parallel_api_test,
     parallel_seed_test,
     render_test,
+    seed_test,
 )
 
 import coreenv
@@ -45,6 +46,35 @@ def test_parallel_seed(name):
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_aec_api(name):
     api_test(coreenv.env(**kwargs(name)), num_cycles=500)
+
+
+@pytest.mark.parametrize("decisions", ["step", "events"])
+def test_aec_api_and_seeds_in_both_decision_forms(decisions):
+    api_test(coreenv.env(decisions=decisions, **FAST), num_cycles=500)
+    seed_test(lambda: coreenv.env(decisions=decisions, **kwargs("busy")), num_cycles=200)
+
+
+@pytest.mark.parametrize("name", ["default", "busy", "small"])
+def test_aec_live_masks_make_every_joint_action_a_matching(name):
+    """Nodes that sample from their live masks never conflict; each sees what was taken."""
+    env = coreenv.env(**kwargs(name))
+    env.reset(seed=5)
+    k = env.unwrapped.config.num_slots
+    chosen = []
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        if agent == env.possible_agents[0]:
+            chosen = []
+        taken = obs["observation"][-k:]
+        np.testing.assert_array_equal(np.flatnonzero(taken), sorted(set(chosen) - {k}))
+        assert all(obs["action_mask"][a] == 0 for a in chosen if a != k)
+        action = env.action_space(agent).sample(obs["action_mask"])
+        chosen.append(int(action))
+        env.step(action)
+    assert env.unwrapped.metrics()["conflicts"] == 0
 
 
 def test_render_modes():

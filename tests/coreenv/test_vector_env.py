@@ -58,13 +58,14 @@ def test_lane_seeds_give_each_lane_every_nth_seed():
     view=st.sampled_from(["state", "nodes"]),
     shaping_beta=st.sampled_from([0.0, 1.0]),
     action_seed=st.integers(0, 1_000),
+    decisions=st.sampled_from(["step", "events"]),
 )
 def test_every_lane_equals_a_single_environment_on_its_scheduled_seeds(
-    num_envs, seed, view, shaping_beta, action_seed
+    num_envs, seed, view, shaping_beta, action_seed, decisions
 ):
     config = {**SHORT, "shaping_beta": shaping_beta}
-    envs = CoreVectorEnv(num_envs, view=view, **config)
-    singles = [CoreEnv(**config) for _ in range(num_envs)]
+    envs = CoreVectorEnv(num_envs, view=view, decisions=decisions, **config)
+    singles = [CoreEnv(decisions=decisions, **config) for _ in range(num_envs)]
     agents = singles[0].possible_agents
     episodes = [0] * num_envs
 
@@ -91,6 +92,8 @@ def test_every_lane_equals_a_single_environment_on_its_scheduled_seeds(
             assert rewards[lane] == reward  # bit for bit: the same float operations
             assert (terminated[lane], truncated[lane]) == (done, cut)
             assert infos["successes"][lane] == info["successes"]
+            if decisions == "events":
+                assert infos["elapsed"][lane] == info["elapsed"]
             invalid = sum("invalid_action" in i for i in result[4].values())
             assert infos["invalid_actions"][lane] == invalid
             if done or cut:

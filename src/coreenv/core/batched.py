@@ -33,7 +33,7 @@ from coreenv.curves import resolve_task_set
 from coreenv.errors import InvalidActionError
 from coreenv.predictor import Predictor, checked_predictor, observed_estimates
 
-__all__ = ["BatchedCore", "BatchedObservation", "BatchedStep"]
+__all__ = ["BatchedCore", "BatchedObservation", "BatchedStep", "checked_lanes"]
 
 # `Counters` fields counted step by step, rows of BatchedCore.counts (the others follow from the
 # tasks that arrived and the clock: see BatchedCore._metrics). The first three are counted from
@@ -89,6 +89,8 @@ class BatchedStep(BatchedObservation):
             rows (``final_obs is obs`` when no episode ended).
         conflicts: (B,) int64 node actions turned into idling (conflicts, empty slots, range).
         finished: ``(lane, seed, metrics)`` of each episode that ended this step, in lane order.
+        elapsed: (B,) int64 steps each lane played (the event decision form, `EnvLanes`), or
+            None: one step each.
     """
 
     rewards: np.ndarray
@@ -98,6 +100,7 @@ class BatchedStep(BatchedObservation):
     final_obs: np.ndarray
     conflicts: np.ndarray
     finished: list[tuple[int, int, dict[str, float]]]
+    elapsed: np.ndarray | None = None
 
 
 class BatchedCore:
@@ -119,10 +122,8 @@ class BatchedCore:
     def __init__(
         self, config: EnvConfig, num_envs: int, predictor: Predictor | None = None
     ) -> None:
-        if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, bool) or num_envs < 1:
-            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}.")
         self.config = cfg = make_config(config)
-        self.num_envs = b = int(num_envs)
+        self.num_envs = b = checked_lanes(num_envs)
         self._seeds: Iterator | Callable[[int], int] | None = None
         self.predictor = predictor
         self.source = resolve_task_set(cfg.task_set)
@@ -509,6 +510,13 @@ class BatchedCore:
         if not active.all():
             obs[~active] = 0.0
         return obs
+
+
+def checked_lanes(num_envs: object) -> int:
+    """``num_envs`` as an int, refused unless it is an int >= 1 (a count of lanes)."""
+    if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, bool) or num_envs < 1:
+        raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}.")
+    return int(num_envs)
 
 
 def _joined(first: np.ndarray, second: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ _PER_LANE = ("action_masks", "metrics")
 
 
 class SB3VecEnv(VecEnv):
-    """``CoreVectorEnv`` (its ``"state"`` view) seen by Stable-Baselines3.
+    """``CoreVectorEnv`` (its ``"state"`` view, in any decision form) seen by Stable-Baselines3.
 
     Seeding follows SB3: ``seed(s)`` then ``reset()`` starts lane i on seed ``s + i``; later
     episodes follow `coreenv.vector_env.LaneSeeds`. An ended lane's ``infos[i]`` carries
@@ -52,6 +52,8 @@ class SB3VecEnv(VecEnv):
         """Step every lane; (obs, rewards, dones, infos) in SB3's form."""
         obs, rewards, terminated, truncated, infos = self.envs.step(self._actions)
         lanes = [{"successes": int(s)} for s in infos["successes"]]
+        for lane, elapsed in enumerate(infos.get("elapsed", ())):  # the event decision form
+            lanes[lane]["elapsed"] = int(elapsed)
         for lane in np.flatnonzero(infos.get("_final_obs", ())).tolist():
             lanes[lane]["terminal_observation"] = infos["final_obs"][lane]
             lanes[lane]["TimeLimit.truncated"] = bool(truncated[lane] and not terminated[lane])
