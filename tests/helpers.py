@@ -40,6 +40,7 @@ class OneByOne:
     def __init__(self, scheduler):
         self.scheduler = scheduler
         self.observation_predictor = scheduler.observation_predictor
+        self.decisions = getattr(scheduler, "decisions", None)
 
     def reset(self, env):
         self.scheduler.reset(env)

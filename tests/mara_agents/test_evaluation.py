@@ -6,11 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from coreenv import CoreEnv, EnvConfig
+from coreenv import CoreEnv, Decisions, EnvConfig
 from coreenv.core.metrics import METRIC_KEYS
 from mara_agents import evaluate
 from mara_agents.evaluation import run_episode, run_episodes
-from mara_agents.schedulers import FIFO, Oracle, Scheduler
+from mara_agents.schedulers import EDF, FIFO, Oracle, Scheduler
 from mara_agents.schedulers.base import acts_in_batches
 
 
@@ -96,3 +96,36 @@ def test_mara_in_lockstep_equals_mara_one_episode_at_a_time():
     env = CoreEnv(config, predictor=mara.observation_predictor)
     alone = [run_episode(mara, env, seed) for _, seed in episodes]
     np.testing.assert_equal(run_episodes(MARA.pretrained(), episodes), alone)
+
+
+class CountingEDF(EDF):
+    """EDF counting the episode-decisions it is asked for."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def act_view(self, view):
+        self.calls += view.num_episodes
+        return super().act_view(view)
+
+
+class HeldEDF(CountingEDF):
+    """EDF declaring the event form: runners hold its decisions between events."""
+
+    decisions = Decisions(at="events", hold=5)
+
+
+def test_a_scheduler_declaring_events_plays_them_alone_and_in_lockstep_alike():
+    """Lockstep holding (`HeldDecisions`) gives the rows of `CoreEnv`'s own event form."""
+    episodes = [(EnvConfig(arrival_prob=0.06), 7 + i) for i in range(3)]
+    lockstep_edf = HeldEDF()
+    lockstep = run_episodes(lockstep_edf, episodes)
+    alone = [
+        run_episode(HeldEDF(), CoreEnv(c, decisions=HeldEDF.decisions), s) for c, s in episodes
+    ]
+    assert lockstep == alone
+    every_step = CountingEDF()
+    plain = run_episodes(every_step, episodes)
+    assert lockstep_edf.calls < every_step.calls / 2  # decisions far fewer than steps
+    assert lockstep == plain  # EDF's choice changes only when tasks come or go: holding keeps it

@@ -8,14 +8,18 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
+from coreenv import CoreSequentialEnv, Decisions  # noqa: E402
 from coreenv.config import make_config  # noqa: E402
 from helpers import SMALL_CURVES, OneByOne  # noqa: E402
 from mara_agents.baselines.maskable_ppo import (  # noqa: E402
     MaskablePPOConfig,
     MaskablePPOScheduler,
+    SequentialPPOScheduler,
+    load_scheduler,
     train_maskable_ppo,
 )
 from mara_agents.evaluation import completion_rates, run_episodes  # noqa: E402
+from mara_agents.predictors import make_predictor  # noqa: E402
 
 ENV = {"task_set": SMALL_CURVES, "num_nodes": 2, "num_slots": 3, "arrival_horizon": 60}
 
@@ -74,3 +78,46 @@ def test_distinct_decoding_never_collides_and_agrees_where_greedy_does_not_colli
     clean = np.array([len(set(row[row < 8])) == len(row[row < 8]) for row in a])
     assert clean.any() and not clean.all()  # both kinds of state are exercised
     np.testing.assert_array_equal(a[clean], b[clean])
+
+
+SEQUENTIAL = {"form": "sequential", "decisions": "events", "hold": 6}
+
+
+@pytest.mark.parametrize("policy", ["mlp", "slot_set"])
+def test_a_sequential_run_declares_its_decision_form_and_plays_as_it_trained(tmp_path, policy):
+    """The saved model plays in its form: lockstep rows equal its own sequential episodes."""
+    torch.set_num_threads(1)
+    train_maskable_ppo(config(tmp_path, max_steps=128, policy=policy, **SEQUENTIAL), lambda _: None)
+    scheduler = load_scheduler(tmp_path / "model.zip")
+    assert isinstance(scheduler, SequentialPPOScheduler)
+    assert scheduler.decisions == Decisions(at="events", hold=6)
+    lockstep = completion_rates(scheduler, 3, 900_000, **ENV)
+    episodes = [(make_config(None, **ENV), 900_000 + i) for i in range(3)]
+    alone = [r["completion_rate"] for r in run_episodes(OneByOne(scheduler), episodes)]
+    np.testing.assert_array_equal(lockstep, alone)
+    for seed, rate in zip(range(900_000, 900_003), lockstep):
+        env = CoreSequentialEnv(
+            predictor=make_predictor("wls"), decisions=scheduler.decisions, **ENV
+        )
+        obs, _ = env.reset(seed=seed)
+        done = False
+        while not done:
+            masks = env.action_masks()[None]
+            action, _ = scheduler.model.predict(obs[None], action_masks=masks, deterministic=True)
+            obs, _, terminated, truncated, info = env.step(int(action[0]))
+            done = terminated or truncated
+        assert info["metrics"]["completion_rate"] == rate and info["metrics"]["conflicts"] == 0
+
+
+def test_the_joint_form_keeps_its_scheduler_and_forms_are_checked(tmp_path):
+    torch.set_num_threads(1)
+    train_maskable_ppo(config(tmp_path, max_steps=128), log=lambda _: None)
+    scheduler = load_scheduler(tmp_path / "model.zip")
+    assert type(scheduler) is MaskablePPOScheduler
+    assert getattr(scheduler, "decisions", None) is None
+    with pytest.raises(ValueError, match="MaskablePPOConfig.form must be one of"):
+        config(tmp_path, form="tree")
+    with pytest.raises(ValueError, match="form 'joint' trains the MLP deciding every step"):
+        config(tmp_path, policy="slot_set")
+    with pytest.raises(ValueError, match="MaskablePPOConfig.hold must be >= 1, got 0"):
+        config(tmp_path, hold=0, **{k: v for k, v in SEQUENTIAL.items() if k != "hold"})
