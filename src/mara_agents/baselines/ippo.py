@@ -4,13 +4,17 @@ The multi-agent baseline: every node samples its slot from a masked categorical 
 observation (its one-hot id, then the global state, as `CoreEnv` gives it), and values its own
 view; all nodes share the weights and the team reward, and learn by PPO with GAE on the vector
 form's per-node arrays (``CoreVectorEnv(view="nodes")``). It differs from MARA's MAT in what it
-lacks: no attention between nodes and no decision order, so two nodes may pick the same slot
-(the environment idles the later one). Runs record the same ``history.json`` as
+lacks: no attention between nodes. By default it has no decision order either, so two nodes may
+pick the same slot (the environment idles the later one); with ``live`` the nodes choose in index
+order under the AEC form's live masks (`coreenv.core.masks.live_mask`), each seeing the slots the
+nodes before it took, so every joint action is a matching, and ``decisions="events"`` holds the
+joint action until the slot table changes. Runs record the same ``history.json`` as
 `mara_agents.baselines.maskable_ppo` (docs/rl.md).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from coreenv import CoreVectorEnv, SchedulerView
+from coreenv import DECISION_FORMS, CoreVectorEnv, Decisions, SchedulerView
 from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.checks import require
 from mara_agents.predictors import make_predictor
@@ -28,7 +32,15 @@ from mara_agents.schedulers.base import Scheduler
 from mara_agents.schedulers.variants import CHECKPOINTS
 from mara_agents.training.returns import gae
 
-__all__ = ["SHIPPED", "IPPOConfig", "IPPOScheduler", "NodeActorCritic", "train_ippo"]
+__all__ = [
+    "SHIPPED",
+    "Choices",
+    "IPPOConfig",
+    "IPPOScheduler",
+    "NodeActorCritic",
+    "choose",
+    "train_ippo",
+]
 
 SHIPPED = CHECKPOINTS / "ippo.pt"
 """The shipped policy: the sweep's ``ippo`` (its choice: docs/rl.md, *Shipped policies*)."""
@@ -52,12 +64,27 @@ class IPPOConfig(BaselineRun):
     """Gradients are rescaled to at most this norm."""
     hidden: int = 128
     """Width of the two hidden layers of the actor and of the critic."""
+    live: bool = False
+    """Nodes choose in index order under live masks, each seeing the slots taken before it."""
+    decisions: str = "step"
+    """When the nodes decide, one of `coreenv.DECISION_FORMS` (every step, or at events)."""
+    hold: int = 8
+    """The most steps a joint action is held (``decisions="events"``)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        require(self, ">= 1", ("minibatches", "hidden"))
+        require(self, ">= 1", ("minibatches", "hidden", "hold"))
         require(self, "> 0", ("clip", "max_grad_norm"))
         require(self, ">= 0", ("value_coef",))
+        if self.decisions not in DECISION_FORMS:
+            raise ValueError(
+                f"IPPOConfig.decisions must be one of {DECISION_FORMS}, got {self.decisions!r}."
+            )
+
+    @property
+    def decision_form(self) -> Decisions:
+        """The `coreenv.Decisions` the run trains (and its policy plays) in."""
+        return Decisions(at=self.decisions, hold=self.hold)
 
 
 class NodeActorCritic(nn.Module):
@@ -83,13 +110,21 @@ class NodeActorCritic(nn.Module):
 
 
 class IPPOScheduler(Scheduler):
-    """A trained `NodeActorCritic` as a scheduler: each node's most likely allowed slot."""
+    """A trained `NodeActorCritic` as a scheduler: each node's most likely allowed slot.
+
+    A policy trained ``live`` decodes node after node under live masks and plays in the decision
+    form it was trained in (``decisions``).
+    """
 
     name = "ippo"
     observation_predictor = OBSERVED
 
-    def __init__(self, model: NodeActorCritic) -> None:
+    def __init__(
+        self, model: NodeActorCritic, live: bool = False, decisions: Decisions | None = None
+    ) -> None:
         self.model = model.eval()
+        self.live = live
+        self.decisions = decisions
 
     @classmethod
     def load(cls, path: Path = SHIPPED) -> IPPOScheduler:
@@ -99,15 +134,74 @@ class IPPOScheduler(Scheduler):
         saved = torch.load(path, map_location="cpu", weights_only=True)
         model = NodeActorCritic(**saved["shape"])
         model.load_state_dict(saved["model"])
-        return cls(model)
+        decisions = saved.get("decisions")
+        return cls(model, saved.get("live", False), decisions and Decisions(**decisions))
 
     def act_view(self, view: SchedulerView) -> np.ndarray:
         """(E, M) actions: every node's arg-max over its masked logits."""
-        obs, action_mask = view.obs, view.action_mask
-        masks = torch.from_numpy(action_mask.astype(bool))[:, None, :]
         with torch.no_grad():
-            logits, _ = self.model(torch.from_numpy(obs), masks)
-        return logits.argmax(-1).numpy()
+            return choose(self.model, view.obs, view.action_mask, self.live).actions.numpy()
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What the nodes of E lanes chose, with what they saw: each tensor (E, M, …)."""
+
+    obs: torch.Tensor  # (E, M, D') what each node read (with the taken flags when live)
+    masks: torch.Tensor  # (E, M, K + 1) bool, the masks it chose under
+    actions: torch.Tensor  # (E, M)
+    log_probs: torch.Tensor  # (E, M)
+    values: torch.Tensor  # (E, M)
+
+
+def choose(
+    model: NodeActorCritic,
+    obs: np.ndarray,
+    action_mask: np.ndarray,
+    live: bool,
+    generator: torch.Generator | None = None,
+) -> Choices:
+    """The nodes' choices from (E, M, D) observations and (E, K + 1) masks.
+
+    Sampled with ``generator``, greedy without. ``live``: node after node, each reading the
+    slots taken before it (K flags after its observation) and masked from them.
+    """
+    x = torch.from_numpy(obs)
+    base = torch.from_numpy(action_mask.astype(bool))[:, None, :].expand(-1, obs.shape[1], -1)
+    if not live:
+        return _sampled(model, x, base.contiguous(), generator)
+    e, m = obs.shape[:2]
+    k = action_mask.shape[1] - 1
+    taken = torch.zeros(e, k)
+    parts = []
+    for node in range(m):
+        masks = base[:, node].clone()
+        masks[:, :k] &= taken == 0
+        seen = torch.cat((x[:, node], taken), dim=-1)
+        part = _sampled(model, seen[:, None], masks[:, None], generator)
+        parts.append(part)
+        chosen = part.actions[:, 0]
+        served = chosen < k
+        taken[served, chosen[served]] = 1.0
+    return Choices(
+        *(torch.cat([getattr(p, f) for p in parts], dim=1) for f in Choices.__dataclass_fields__)
+    )
+
+
+def _sampled(
+    model: NodeActorCritic,
+    obs: torch.Tensor,
+    masks: torch.Tensor,
+    generator: torch.Generator | None,
+) -> Choices:
+    logits, values = model(obs, masks)
+    dist = torch.distributions.Categorical(logits=logits)
+    if generator is None:
+        actions = logits.argmax(-1)
+    else:
+        probs = dist.probs.reshape(-1, logits.shape[-1])
+        actions = torch.multinomial(probs, 1, generator=generator).reshape(values.shape)
+    return Choices(obs, masks, actions, dist.log_prob(actions), values)
 
 
 def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
@@ -119,9 +213,12 @@ def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
     """
     c, work = config, Path(config.work)
     work.mkdir(parents=True, exist_ok=True)
-    envs = CoreVectorEnv(c.envs, predictor=make_predictor(OBSERVED), view="nodes", **c.env)
+    predictor, decisions = make_predictor(OBSERVED), c.decision_form
+    envs = CoreVectorEnv(c.envs, predictor=predictor, view="nodes", decisions=decisions, **c.env)
     _, obs_dim = envs.single_observation_space.shape
-    shape = {"obs_dim": obs_dim, "choices": envs.config.num_slots + 1, "hidden": c.hidden}
+    k = envs.config.num_slots
+    shape = {"obs_dim": obs_dim + k * c.live, "choices": k + 1, "hidden": c.hidden}
+    form = {"live": c.live, "decisions": dataclasses.asdict(decisions)}
     torch.manual_seed(c.seed)
     model = NodeActorCritic(**shape)
     optimizer = torch.optim.Adam(model.parameters(), lr=c.lr, eps=1e-5)
@@ -130,7 +227,7 @@ def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
     checkpoint = work / "checkpoint.pt"
 
     def save_best() -> None:
-        torch.save({"model": model.state_dict(), "shape": shape}, work / "best.pt")
+        torch.save({"model": model.state_dict(), "shape": shape, **form}, work / "best.pt")
 
     def save_state() -> None:  # after `record` appended the evaluation of the current step
         state = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
@@ -170,26 +267,22 @@ def _collect(
     names = ("obs", "masks", "actions", "log_probs", "values", "final_values")
     rollout: dict[str, list] = {name: [] for name in (*names, "rewards", "ends")}
     for _ in range(c.n_steps):
-        x = torch.from_numpy(obs)
-        masks = torch.from_numpy(envs.node_action_masks())
         with torch.no_grad():
-            logits, values = model(x, masks)
-            dist = torch.distributions.Categorical(logits=logits)
-            probs = dist.probs.reshape(-1, logits.shape[-1])
-            actions = torch.multinomial(probs, 1, generator=generator).reshape(values.shape)
-        obs, rewards, terminated, truncated, infos = envs.step(actions.numpy())
-        final = torch.zeros_like(values)
+            chosen = choose(model, obs, envs.node_action_masks()[:, 0], c.live, generator)
+        obs, rewards, terminated, truncated, infos = envs.step(chosen.actions.numpy())
+        final = torch.zeros_like(chosen.values)
         if truncated.any():  # bootstrap a cut episode from the state it was cut in
             cut = np.flatnonzero(truncated)
-            last = torch.from_numpy(np.stack(infos["final_obs"][cut]))
+            last = np.stack(infos["final_obs"][cut])
             with torch.no_grad():
-                final[cut] = model.critic(last).squeeze(-1)
-        for name, value in zip(names, (x, masks, actions, dist.log_prob(actions), values, final)):
+                final[cut] = choose(model, last, envs.node_action_masks()[:, 0][cut], c.live).values
+        parts = (chosen.obs, chosen.masks, chosen.actions, chosen.log_probs, chosen.values, final)
+        for name, value in zip(names, parts):
             rollout[name].append(value)
         rollout["rewards"].append(torch.from_numpy(rewards).float())
         rollout["ends"].append(torch.from_numpy(np.stack([terminated, truncated])))
     with torch.no_grad():
-        _, last_values = model(torch.from_numpy(obs), torch.from_numpy(envs.node_action_masks()))
+        last_values = choose(model, obs, envs.node_action_masks()[:, 0], c.live).values
     batch = {name: torch.stack(rollout[name]) for name in (*names, "rewards")}
     ends = torch.stack(rollout["ends"])  # (T, 2, E)
     values = torch.cat([batch["values"], last_values[None]])
@@ -234,6 +327,6 @@ def _learn(
 
 def _judge(model: NodeActorCritic, config: IPPOConfig, steps: int, minutes: float) -> dict:
     """`judge` of the greedy policy; the model goes back to training mode."""
-    entry = judge(IPPOScheduler(model), config, steps, minutes)
+    entry = judge(IPPOScheduler(model, config.live, config.decision_form), config, steps, minutes)
     model.train()
     return entry

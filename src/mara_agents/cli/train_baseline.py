@@ -4,6 +4,7 @@ r"""Train an RL baseline from scratch: MaskablePPO (one controller) or IPPO (the
     coreenv train-baseline --form sequential --decisions events --policy slot_set --envs 8 \
         --n-steps 512 --batch-size 256 --work results/baselines/ppo_slots/seed_1
     coreenv train-baseline --algorithm ippo --seed 1 --work results/baselines/ippo/seed_1
+    coreenv train-baseline --algorithm ippo --live --decisions events --work results/ippo_live
 
 Trains on the ID training runs at p = 0.04 (training seeds from ``--env-seed``), judges the
 greedy policy on the ``--eval-episodes`` fixed selection episodes every ``--eval-every`` steps,
@@ -47,12 +48,13 @@ OPTIONS = {
     "batch_size": "maskable_ppo: minibatch size",
     "form": "maskable_ppo: action form, joint (every node in one action) or sequential",
     "policy": "maskable_ppo: policy network, mlp or slot_set (sequential form)",
-    "decisions": "maskable_ppo: when nodes decide, step (every step) or events",
-    "hold": "maskable_ppo: most steps a joint action is held at events",
+    "decisions": "when nodes decide, step (every step) or events",
+    "hold": "most steps a joint action is held at events",
     "minibatches": "ippo: minibatches per pass",
     "clip": "ippo: epsilon of the clipped objective",
     "value_coef": "ippo: weight of the value loss",
     "hidden": "ippo: width of the hidden layers",
+    "live": "ippo: nodes choose in turn under live masks, seeing the slots taken before them",
 }
 """The config fields the command sets, each as ``--field-name``, with its help."""
 
@@ -68,6 +70,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     known = {**_defaults(MaskablePPOConfig), **_defaults(IPPOConfig)}
     for name, text in OPTIONS.items():
         flag, kind = "--" + name.replace("_", "-"), type(known[name])
+        if kind is bool:  # a switch: given means True
+            parser.add_argument(flag, action="store_const", const=True, default=None, help=text)
+            continue
         parser.add_argument(flag, type=kind, default=None, help=f"{text} (default per algorithm)")
     parser.add_argument("--work", type=Path, default=None, help="default results/baselines/...")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")

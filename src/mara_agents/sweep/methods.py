@@ -158,7 +158,8 @@ def method_factory(method: Any) -> tuple[str, Callable[[], Scheduler]]:
 def load_checkpoint(path: str | os.PathLike, predictors: dict | None = None) -> Scheduler:
     """The scheduler of a trained policy's file, by its format (needs torch: imported on use).
 
-    A ``.zip`` is a MaskablePPO model (`MaskablePPOScheduler`); a ``.pt`` is a MARA policy
+    A ``.zip`` is a MaskablePPO model, played in the form it was trained in
+    (`mara_agents.baselines.maskable_ppo.load_scheduler`); a ``.pt`` is a MARA policy
     (`MARA.save`, named by the file's stem; ``predictors`` as `MARA.pretrained` shares them) or
     an IPPO policy (a run's ``best.pt``).
     """
@@ -166,9 +167,9 @@ def load_checkpoint(path: str | os.PathLike, predictors: dict | None = None) -> 
     if not path.is_file():
         raise SweepInputError(f"no checkpoint file at {path}.")
     if path.suffix == ".zip":
-        from mara_agents.baselines.maskable_ppo import MaskablePPOScheduler
+        from mara_agents.baselines.maskable_ppo import load_scheduler
 
-        return MaskablePPOScheduler.load(path)
+        return load_scheduler(path)
     if path.suffix != ".pt":
         raise SweepInputError(
             f"{path}: a checkpoint is a MaskablePPO .zip or a MARA or IPPO .pt, "

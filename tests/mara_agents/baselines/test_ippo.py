@@ -7,6 +7,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from coreenv import Decisions  # noqa: E402
 from coreenv.config import make_config  # noqa: E402
 from helpers import TINY_TRAINING_ENV, OneByOne  # noqa: E402
 from mara_agents.baselines.ippo import IPPOConfig, IPPOScheduler, train_ippo  # noqa: E402
@@ -62,3 +63,20 @@ def test_bad_settings_and_missing_policies_are_refused(tmp_path):
         config(tmp_path, gae_lambda=0.0)
     with pytest.raises(FileNotFoundError, match="no IPPO policy at"):
         IPPOScheduler.load(tmp_path / "missing.pt")
+
+
+def test_a_live_run_never_collides_and_plays_in_its_decision_form(tmp_path):
+    """Nodes choosing in turn under live masks make matchings; the policy plays as it trained."""
+    torch.set_num_threads(1)
+    history = train_ippo(
+        config(tmp_path, max_steps=512, live=True, decisions="events", hold=4), log=quiet
+    )
+    assert [h["steps"] for h in history] == [0, 256, 512]
+    scheduler = IPPOScheduler.load(tmp_path / "best.pt")
+    assert scheduler.live and scheduler.decisions == Decisions(at="events", hold=4)
+    episodes = [(make_config(None, **ENV), 900_000 + i) for i in range(3)]
+    lockstep = run_episodes(scheduler, episodes)
+    assert lockstep == run_episodes(OneByOne(scheduler), episodes)
+    assert all(row["conflicts"] == 0 for row in lockstep)
+    with pytest.raises(ValueError, match="IPPOConfig.decisions must be one of"):
+        config(tmp_path, decisions="often")
