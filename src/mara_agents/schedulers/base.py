@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from coreenv import CoreEnv, EnvConfig, Predictor, SchedulerView
+from coreenv import CoreEnv, Decisions, EnvConfig, Predictor, SchedulerView
 from mara_agents.predictors import PREDICTORS, make_predictor
 
 __all__ = [
@@ -47,13 +47,16 @@ class Scheduler:
     `predictor_for` resolves; the default gives WLS estimates. ``observation_quantiles`` are the
     levels of `coreenv.EnvConfig.estimate_quantiles` it reads (none by default); runners build
     its environments with them (`observed_config`). ``clairvoyant`` schedulers (the oracle) get
-    views holding the hidden truth.
+    views holding the hidden truth. ``decisions`` (a `coreenv.Decisions`; None: every step) is
+    the decision form it plays in: runners hold its joint action between events of that form
+    (a policy trained in the event form declares it).
     """
 
     name: str = "scheduler"
     observation_predictor: Predictor | str | None = DEFAULT_OBSERVATION_PREDICTOR
     observation_quantiles: tuple[float, ...] = ()
     clairvoyant: bool = False
+    decisions: Decisions | None = None
 
     def reset(self, env: CoreEnv) -> None:
         """Remember the environment of the new episode."""
