@@ -2,13 +2,16 @@
 
     python benchmarks/bench_vector.py                  # 32 lanes, 16,384 steps each setup
     python benchmarks/bench_vector.py --envs 64 --steps 32768
+    python benchmarks/bench_vector.py --sequential     # and the sequential event form's runs
 
 Both setups train a fresh `MaskablePPO` (the baseline's settings) on the ID training runs at
 p = 0.04 with WLS estimates, measured in the same run: the reference is one `CoreGymEnv` through
 ``gymnasium.make("coreenv/CoRE-v1")`` (SB3 wraps it in a one-environment `DummyVecEnv`), against
 `SB3VecEnv` over ``--envs`` lanes of `CoreVectorEnv`. Each update learns from the same number of
 steps (``--envs`` × ``--n-steps``), so the network's share of the work is the same; the ratio is
-what the vector form buys.
+what the vector form buys. ``--sequential`` adds the settings of the sequential-form runs
+(docs/rl.md): ``--envs`` `CoreSequentialEnv`s of the event form in SB3's `DummyVecEnv`, with the
+MLP and with the slot-set policy; a step there is one node's choice.
 """
 
 from __future__ import annotations
@@ -20,14 +23,18 @@ from pathlib import Path
 import gymnasium
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.vec_env import DummyVecEnv
 
-from coreenv import CoreVectorEnv
+from coreenv import CoreSequentialEnv, CoreVectorEnv, make_config
 from mara_agents.baselines import SB3VecEnv
 from mara_agents.baselines.maskable_ppo import OBSERVED, MaskablePPOConfig
+from mara_agents.baselines.slot_set import SlotSetPolicy, slot_set_kwargs
 from mara_agents.predictors import make_predictor
 
 BASELINE = MaskablePPOConfig(work=Path("unused"))
 """The baseline's settings (its work folder is not used here)."""
+SEQUENTIAL_BATCH = 256
+"""The minibatch of the sequential-form runs (docs/rl.md)."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -36,6 +43,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--n-steps", type=int, default=BASELINE.n_steps, help="steps per lane")
     parser.add_argument("--steps", type=int, default=16_384, help="timed steps per setup")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--sequential", action="store_true", help="add the sequential form's runs")
     args = parser.parse_args(argv)
     for name in ("envs", "n_steps", "steps", "threads"):
         if getattr(args, name) < 1:
@@ -43,13 +51,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def steps_per_second(env, n_steps: int, steps: int) -> float:
+def steps_per_second(
+    env, n_steps: int, steps: int, policy="MlpPolicy", policy_kwargs=None, batch_size=None
+) -> float:
     """Training steps per second of a fresh MaskablePPO on ``env`` (the first update untimed)."""
     c = BASELINE
-    batch = min(c.batch_size, n_steps * getattr(env, "num_envs", 1))
+    batch = min(batch_size or c.batch_size, n_steps * getattr(env, "num_envs", 1))
+    policy_kwargs = policy_kwargs or {"net_arch": list(c.hidden)}
     model = MaskablePPO(
-        "MlpPolicy", env, n_steps=n_steps, batch_size=batch, n_epochs=c.epochs, seed=0,
-        policy_kwargs={"net_arch": list(c.hidden)}, device="cpu",
+        policy, env, n_steps=n_steps, batch_size=batch, n_epochs=c.epochs, seed=0,
+        policy_kwargs=policy_kwargs, device="cpu",
     )  # fmt: skip
     model.learn(1)  # one warm-up update: first-call costs out of the timing
     began = time.perf_counter()
@@ -71,6 +82,19 @@ def main(argv: list[str] | None = None) -> None:
             steps_per_second(lanes, args.n_steps, args.steps),
         ),
     }
+    if args.sequential:
+        config = make_config(None, **env)
+        predictor = make_predictor(OBSERVED)
+        lanes = DummyVecEnv(
+            [lambda: CoreSequentialEnv(config, predictor=predictor, decisions="events")] * args.envs
+        )
+        batch = SEQUENTIAL_BATCH
+        for name, policy, kwargs in (
+            ("sequential events, MLP (DummyVecEnv)", "MlpPolicy", None),
+            ("sequential events, slot-set (DummyVecEnv)", SlotSetPolicy, slot_set_kwargs(config)),
+        ):
+            rate = steps_per_second(lanes, rollout // args.envs, args.steps, policy, kwargs, batch)
+            rates[name] = (args.envs, rate)
     reference = rates["one CoreGymEnv (gymnasium.make)"][1]
     print(f"MaskablePPO, {rollout} steps per update, {args.threads} torch threads")
     print("| setup | envs | training steps/s (update included) | ratio |")

@@ -19,8 +19,15 @@ from coreenv.core import (
     SlotFeature,
     SlotTable,
 )
-from coreenv.core.events import DECISION_FORMS, DecisionEvents, Decisions
+from coreenv.core.events import (
+    DECISION_FORMS,
+    DecisionEvents,
+    Decisions,
+    slot_tables,
+    table_changed,
+)
 from coreenv.core.features import GLOBAL_FEATURES, slot_width
+from coreenv.core.masks import live_mask
 from coreenv.core.metrics import METRIC_KEYS
 from coreenv.core_v1 import env, parallel_env, raw_env
 from coreenv.errors import BankError, ConfigError, InvalidActionError, NoPredictorError
@@ -61,10 +68,13 @@ __all__ = [
     "curves",
     "env",
     "estimate_many",
+    "live_mask",
     "make_config",
     "parallel_env",
     "raw_env",
+    "slot_tables",
     "slot_width",
+    "table_changed",
 ]
 
 try:  # one source of truth: the version pyproject.toml declares

@@ -23,9 +23,10 @@ from coreenv import (
     EnvConfig,
     SchedulerView,
     make_config,
+    slot_tables,
     slot_width,
+    table_changed,
 )
-from coreenv.core.events import slot_tables, table_changed
 from mara_agents.schedulers.base import (
     Scheduler,
     acts_in_batches,

@@ -36,9 +36,9 @@ from coreenv import (
     CoreVectorEnv,
     Decisions,
     SchedulerView,
+    live_mask,
     make_config,
 )
-from coreenv.core.masks import live_mask
 from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.baselines.sb3_env import SB3VecEnv
 from mara_agents.baselines.slot_set import SlotSetPolicy, slot_set_kwargs

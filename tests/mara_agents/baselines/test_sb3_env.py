@@ -83,3 +83,16 @@ def test_sb3_vec_check_nan_finds_no_invalid_value_in_random_play():
     rng = np.random.default_rng(0)
     for _ in range(100):
         env.step(rng.integers(0, 4, (4, 2)))  # raises on a NaN or inf in observations or rewards
+
+
+def test_the_event_form_reaches_sb3_with_each_lanes_elapsed_steps():
+    env = sb3_env(decisions="events")
+    reference = CoreVectorEnv(4, num_nodes=2, num_slots=3, decisions="events", **SHORT)
+    env.seed(3)
+    np.testing.assert_array_equal(env.reset(), reference.reset(seed=3)[0])
+    for _ in range(20):
+        obs, rewards, dones, infos = env.step(np.zeros((4, 2), np.int64))
+        expected, reward, _, _, info = reference.step(np.zeros((4, 2), np.int64))
+        np.testing.assert_array_equal(obs, expected)
+        assert [lane["elapsed"] for lane in infos] == info["elapsed"].tolist()
+        assert all(1 <= lane["elapsed"] <= 8 for lane in infos)
