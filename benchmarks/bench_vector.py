@@ -10,8 +10,8 @@ p = 0.04 with WLS estimates, measured in the same run: the reference is one `Cor
 `SB3VecEnv` over ``--envs`` lanes of `CoreVectorEnv`. Each update learns from the same number of
 steps (``--envs`` × ``--n-steps``), so the network's share of the work is the same; the ratio is
 what the vector form buys. ``--sequential`` adds the settings of the sequential-form runs
-(docs/rl.md): ``--envs`` `CoreSequentialEnv`s of the event form in SB3's `DummyVecEnv`, with the
-MLP and with the slot-set policy; a step there is one node's choice.
+(docs/rl.md): 8 `CoreSequentialEnv`s of the event form in SB3's `DummyVecEnv` (as many steps per
+update), with the MLP and with the slot-set policy; a step there is one node's choice.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from mara_agents.predictors import make_predictor
 
 BASELINE = MaskablePPOConfig(work=Path("unused"))
 """The baseline's settings (its work folder is not used here)."""
-SEQUENTIAL_BATCH = 256
-"""The minibatch of the sequential-form runs (docs/rl.md)."""
+SEQUENTIAL_ENVS, SEQUENTIAL_BATCH = 8, 256
+"""The lanes and minibatch of the sequential-form runs (docs/rl.md)."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -86,15 +86,17 @@ def main(argv: list[str] | None = None) -> None:
         config = make_config(None, **env)
         predictor = make_predictor(OBSERVED)
         lanes = DummyVecEnv(
-            [lambda: CoreSequentialEnv(config, predictor=predictor, decisions="events")] * args.envs
+            [lambda: CoreSequentialEnv(config, predictor=predictor, decisions="events")]
+            * min(SEQUENTIAL_ENVS, rollout)
         )
         batch = SEQUENTIAL_BATCH
         for name, policy, kwargs in (
             ("sequential events, MLP (DummyVecEnv)", "MlpPolicy", None),
             ("sequential events, slot-set (DummyVecEnv)", SlotSetPolicy, slot_set_kwargs(config)),
         ):
-            rate = steps_per_second(lanes, rollout // args.envs, args.steps, policy, kwargs, batch)
-            rates[name] = (args.envs, rate)
+            n_steps = rollout // lanes.num_envs  # the same steps per update as the others
+            rate = steps_per_second(lanes, n_steps, args.steps, policy, kwargs, batch)
+            rates[name] = (lanes.num_envs, rate)
     reference = rates["one CoreGymEnv (gymnasium.make)"][1]
     print(f"MaskablePPO, {rollout} steps per update, {args.threads} torch threads")
     print("| setup | envs | training steps/s (update included) | ratio |")
