@@ -23,6 +23,7 @@ from coreenv.core.events import (
     DECISION_FORMS,
     DecisionEvents,
     Decisions,
+    make_decisions,
     slot_tables,
     table_changed,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "estimate_many",
     "live_mask",
     "make_config",
+    "make_decisions",
     "parallel_env",
     "raw_env",
     "slot_tables",

@@ -15,6 +15,7 @@ from gymnasium import spaces
 
 from coreenv.config import EnvConfig
 from coreenv.core.env import CoreEnv
+from coreenv.core.events import Decisions
 from coreenv.predictor import Predictor
 
 __all__ = ["CoreGymEnv"]
@@ -25,7 +26,8 @@ class CoreGymEnv(gym.Env):
 
     Observation: `CoreEnv.state()`. Action: ``MultiDiscrete([K + 1] * M)``, one entry per node.
     Reward: the team reward. Info: ``successes``, ``invalid_actions`` (node -> reason) and, at the
-    end, ``metrics``.
+    end, ``metrics``. ``decisions="events"`` (a keyword, as for `CoreEnv`) holds each action until
+    an event; the info then says how many steps ``elapsed``.
     """
 
     metadata = CoreEnv.metadata
@@ -36,9 +38,12 @@ class CoreGymEnv(gym.Env):
         *,
         predictor: Predictor | None = None,
         render_mode: str | None = None,
+        decisions: Decisions | str | None = None,
         **overrides: Any,
     ) -> None:
-        self.env = CoreEnv(config, predictor=predictor, render_mode=render_mode, **overrides)
+        self.env = CoreEnv(
+            config, predictor=predictor, render_mode=render_mode, decisions=decisions, **overrides
+        )
         self.config = self.env.config
         self.render_mode = render_mode
         self.observation_space = self.env.state_space
@@ -65,6 +70,7 @@ class CoreGymEnv(gym.Env):
         _, rewards, terminations, truncations, infos = self.env.step(dict(zip(agents, action)))
         first = agents[0]
         info = {
+            **({"elapsed": infos[first]["elapsed"]} if "elapsed" in infos[first] else {}),
             "successes": infos[first]["successes"],
             "invalid_actions": {
                 a: i["invalid_action"] for a, i in infos.items() if "invalid_action" in i

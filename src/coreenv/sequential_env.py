@@ -20,8 +20,9 @@ from coreenv.config import EnvConfig
 from coreenv.core.env import CoreEnv
 from coreenv.core.events import Decisions
 from coreenv.core.features import OBS_BOUND
-from coreenv.core.masks import live_mask
+from coreenv.core.masks import live_mask, resolve_actions
 from coreenv.core.observation import state_space
+from coreenv.errors import InvalidActionError
 from coreenv.predictor import Predictor
 
 __all__ = ["CoreSequentialEnv", "sequential_layout"]
@@ -92,6 +93,7 @@ class CoreSequentialEnv(gym.Env):
         elif not self.env.agents:
             raise RuntimeError("the episode is over (or never started): call reset() first.")
         else:
+            self._check(action)
             self._chosen.append(action)
             played = self._play() if len(self._chosen) == self.config.num_nodes else _Played()
             played.add(self._advance())
@@ -116,6 +118,22 @@ class CoreSequentialEnv(gym.Env):
     def close(self) -> None:
         """Nothing to release."""
         self.env.close()
+
+    def _check(self, action: Any) -> None:
+        """Under ``invalid_action="raise"``, refuse a choice the node cannot carry out, at once.
+
+        The rule is the parallel env's (`resolve_actions`); raising before the choice is kept
+        leaves the step's earlier choices as they were, so the caller may choose again.
+        """
+        if self.config.invalid_action != "raise":
+            return
+        agents = self.env.possible_agents[: len(self._chosen) + 1]
+        occupied = self.env.action_masks()[0, :-1].astype(bool).tolist()
+        _, invalid = resolve_actions(dict(zip(agents, [*self._chosen, action])), agents, occupied)
+        if agents[-1] in invalid:
+            raise InvalidActionError(
+                f"invalid action at t={self.env.t}: {agents[-1]}: {invalid[agents[-1]]}."
+            )
 
     def _live(self) -> tuple[np.ndarray, np.ndarray]:
         return live_mask(self.env.action_masks()[0], self._chosen)

@@ -23,6 +23,7 @@ from coreenv import (
     EnvConfig,
     SchedulerView,
     make_config,
+    make_decisions,
     slot_tables,
     slot_width,
     table_changed,
@@ -46,7 +47,15 @@ __all__ = [
 
 
 def run_episode(scheduler: Scheduler, env: CoreEnv, seed: int) -> dict[str, float]:
-    """Play one episode of ``env`` with ``scheduler`` from ``seed``; return its metrics."""
+    """Play one episode of ``env`` with ``scheduler`` from ``seed``; return its metrics.
+
+    ``env`` must be in the decision form the scheduler declares (``CoreEnv(decisions=...)``).
+    """
+    if env.decisions != decisions_of(scheduler):
+        raise ValueError(
+            f"{type(scheduler).__name__} plays in {decisions_of(scheduler)}, the env decides in "
+            f"{env.decisions}: build it with CoreEnv(decisions=...) of the scheduler's form."
+        )
     observations, infos = env.reset(seed=seed)
     scheduler.reset(env)
     while env.agents:
@@ -126,9 +135,8 @@ def _run_lockstep(
 
 
 def decisions_of(scheduler: Any) -> Decisions:
-    """The decision form ``scheduler`` plays in: its ``decisions``, else every step."""
-    decisions = getattr(scheduler, "decisions", None)
-    return Decisions() if decisions is None else decisions
+    """The decision form ``scheduler`` plays in: its ``decisions`` (a form's name too)."""
+    return make_decisions(getattr(scheduler, "decisions", None))
 
 
 class HeldDecisions:

@@ -68,3 +68,10 @@ def test_short_maskable_ppo_run_completes():
     masks = env.get_wrapper_attr("action_masks")()
     action, _ = model.predict(obs, action_masks=masks, deterministic=True)
     assert env.action_space.contains(action)
+
+
+def test_the_event_form_says_how_many_steps_each_action_lasted():
+    env = CoreGymEnv(decisions="events", arrival_prob=0.3)
+    env.reset(seed=0)
+    _, _, _, _, info = env.step(np.zeros(env.config.num_nodes, np.int64))
+    assert info["elapsed"] == env.env.t >= 1

@@ -143,3 +143,19 @@ def test_an_episode_with_nothing_to_choose_ends_at_its_first_step():
     assert info["metrics"]["arrivals"] == 0
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(0)
+
+
+def test_under_raise_a_bad_choice_is_refused_at_once_and_the_node_may_choose_again():
+    env = CoreSequentialEnv(invalid_action="raise", **SHORT)
+    env.reset(seed=2)
+    with pytest.raises(coreenv.InvalidActionError, match="node_0: action -1 is not an int"):
+        env.step(-1)
+    _, _, _, _, info = env.step(SHORT["num_slots"])  # the same node, choosing to idle
+    assert info["node"] in (0, 1)
+
+
+def test_live_mask_names_bad_input():
+    with pytest.raises(ValueError, match=r"one \(K \+ 1,\) step mask, got shape \(2, 4\)"):
+        coreenv.live_mask(np.ones((2, 4), np.int8), [])
+    with pytest.raises(ValueError, match="as a sequence, got 0"):
+        coreenv.live_mask(np.ones(4, np.int8), 0)

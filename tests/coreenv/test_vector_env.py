@@ -172,3 +172,12 @@ def test_invalid_actions_follow_the_configured_policy():
 def test_the_retired_version_0_says_to_use_version_1(make):
     with pytest.raises(ConfigError, match="CoRE-v0 .* is retired.*Use coreenv/CoRE-v1"):
         make()
+
+
+def test_the_event_form_refuses_actions_of_the_wrong_shape_or_kind():
+    envs = CoreVectorEnv(2, decisions="events", **SHORT)
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match=r"shape \(num_envs, num_nodes\) = \(2, 2\), got \(2, 3\)"):
+        envs.step(np.zeros((2, 3), np.int64))
+    with pytest.raises(ValueError, match="must be integers"):
+        envs.step(np.zeros((2, 2)))

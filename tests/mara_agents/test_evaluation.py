@@ -9,7 +9,7 @@ import pytest
 from coreenv import CoreEnv, Decisions, EnvConfig
 from coreenv.core.metrics import METRIC_KEYS
 from mara_agents import evaluate
-from mara_agents.evaluation import run_episode, run_episodes
+from mara_agents.evaluation import decisions_of, run_episode, run_episodes
 from mara_agents.schedulers import EDF, FIFO, Oracle, Scheduler
 from mara_agents.schedulers.base import acts_in_batches
 
@@ -129,3 +129,15 @@ def test_a_scheduler_declaring_events_plays_them_alone_and_in_lockstep_alike():
     plain = run_episodes(every_step, episodes)
     assert lockstep_edf.calls < every_step.calls / 2  # decisions far fewer than steps
     assert lockstep == plain  # EDF's choice changes only when tasks come or go: holding keeps it
+
+
+def test_a_form_named_by_a_string_is_a_form_and_a_mismatched_env_is_refused():
+    class Named(EDF):
+        decisions = "events"
+
+    episodes = [(EnvConfig(arrival_prob=0.06), 7)]
+    alone = run_episode(Named(), CoreEnv(episodes[0][0], decisions="events"), 7)
+    assert run_episodes(Named(), episodes) == [alone]  # lockstep reads the name too
+    assert decisions_of(Named()) == Decisions(at="events")
+    with pytest.raises(ValueError, match="plays in Decisions.*the env decides in"):
+        run_episode(Named(), CoreEnv(), 0)

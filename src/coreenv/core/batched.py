@@ -33,7 +33,13 @@ from coreenv.curves import resolve_task_set
 from coreenv.errors import InvalidActionError
 from coreenv.predictor import Predictor, checked_predictor, observed_estimates
 
-__all__ = ["BatchedCore", "BatchedObservation", "BatchedStep", "checked_lanes"]
+__all__ = [
+    "BatchedCore",
+    "BatchedObservation",
+    "BatchedStep",
+    "checked_lanes",
+    "checked_lanes_actions",
+]
 
 # `Counters` fields counted step by step, rows of BatchedCore.counts (the others follow from the
 # tasks that arrived and the clock: see BatchedCore._metrics). The first three are counted from
@@ -407,13 +413,7 @@ class BatchedCore:
     def _checked_actions(self, actions: np.ndarray) -> np.ndarray:
         """(B, M) int64 actions: ``K + 1`` stands for out of range; inactive lanes idle."""
         b, m, k = self.num_envs, self.config.num_nodes, self.config.num_slots
-        actions = np.asarray(actions)
-        if actions.shape != (b, m):
-            raise ValueError(
-                f"actions must have shape (num_envs, num_nodes) = ({b}, {m}), got {actions.shape}."
-            )
-        if actions.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers in [0, {k}], got dtype {actions.dtype}.")
+        actions = checked_lanes_actions(actions, b, m, k)
         chosen = actions.astype(np.int64, copy=False)
         if chosen.view(np.uint64).max() > k:  # a negative (or wrapped uint64) one is huge here
             chosen = np.where((actions >= 0) & (actions <= k), chosen, k + 1)
@@ -510,6 +510,19 @@ class BatchedCore:
         if not active.all():
             obs[~active] = 0.0
         return obs
+
+
+def checked_lanes_actions(actions: object, lanes: int, nodes: int, k: int) -> np.ndarray:
+    """``actions`` as a (lanes, nodes) integer array; a wrong shape or dtype is refused."""
+    actions = np.asarray(actions)
+    if actions.shape != (lanes, nodes):
+        raise ValueError(
+            f"actions must have shape (num_envs, num_nodes) = ({lanes}, {nodes}), "
+            f"got {actions.shape}."
+        )
+    if actions.dtype.kind not in "iu":
+        raise ValueError(f"actions must be integers in [0, {k}], got dtype {actions.dtype}.")
+    return actions
 
 
 def checked_lanes(num_envs: object) -> int:

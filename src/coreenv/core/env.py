@@ -127,7 +127,7 @@ class CoreEnv(ParallelEnv):
         **overrides: Any,
     ) -> None:
         self.config = make_config(config, **overrides)
-        self.decisions = make_decisions(decisions)
+        self._decisions = make_decisions(decisions)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
@@ -152,7 +152,7 @@ class CoreEnv(ParallelEnv):
         self._masks = np.empty((m, k + 1), np.int8)
         self._masks_version = -1
         self._events = DecisionEvents(
-            m, slot_width(self.config), self.decisions.hold, self.decisions.feasibility
+            m, slot_width(self.config), self._decisions.hold, self._decisions.feasibility
         )
         self.np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
@@ -296,8 +296,8 @@ class CoreEnv(ParallelEnv):
                     stacklevel=2,
                 )
                 state["agents"] = []
-        if "decisions" not in state:  # pickled before the event form: decisions every step
-            state["decisions"] = Decisions()
+        if "_decisions" not in state:  # pickled before the event form: decisions every step
+            state["_decisions"] = Decisions()
             m, width = state["config"].num_nodes, slot_width(state["config"])
             state["_events"] = DecisionEvents(m, width, 1, False)
         self.__dict__.update(state)
@@ -316,6 +316,11 @@ class CoreEnv(ParallelEnv):
         self._predictor = checked_predictor(predictor, self.config.estimate_quantiles)
         if self._state is not None:
             self._state.set_has_predictor(predictor is not None)
+
+    @property
+    def decisions(self) -> Decisions:
+        """When the nodes decide (fixed at construction): every step, or at events."""
+        return self._decisions
 
     @property
     def t(self) -> int:

@@ -3,7 +3,7 @@
 `BatchedCore` steps every lane together, one step a call; in the event decision form each lane
 plays as many steps as its held action lasts, so the vector forms run those lanes as `CoreEnv`s
 (in one process, one after another) and show them as one batch. Each lane is exactly a `CoreEnv`
-of that form, so it needs no test of its own against the scalar engine.
+of that form; the vector form's tests check the lanes against single environments.
 """
 
 from __future__ import annotations
@@ -13,7 +13,12 @@ from collections.abc import Callable
 import numpy as np
 
 from coreenv.config import EnvConfig
-from coreenv.core.batched import BatchedObservation, BatchedStep, checked_lanes
+from coreenv.core.batched import (
+    BatchedObservation,
+    BatchedStep,
+    checked_lanes,
+    checked_lanes_actions,
+)
 from coreenv.core.env import CoreEnv
 from coreenv.core.events import Decisions
 from coreenv.predictor import Predictor
@@ -55,6 +60,7 @@ class EnvLanes:
         if self._seeds is None:
             raise RuntimeError("EnvLanes.step before reset: call reset(seeds) first.")
         b, first = self.num_envs, self.agents[0]
+        actions = checked_lanes_actions(actions, b, len(self.agents), self.config.num_slots)
         rewards, successes = np.zeros(b), np.zeros(b, np.int64)
         terminated, truncated = np.zeros(b, bool), np.zeros(b, bool)
         conflicts, elapsed = np.zeros(b, np.int64), np.ones(b, np.int64)

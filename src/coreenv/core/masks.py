@@ -74,6 +74,13 @@ def live_mask(mask: np.ndarray, chosen: Iterable[object]) -> tuple[np.ndarray, n
     every joint action the masks admit is a matching. ``mask``: the (K + 1,) step mask (occupied
     slots, then idle). Returns the live (K + 1,) int8 mask and the (K,) float32 taken flags.
     """
+    mask = np.asarray(mask)
+    if mask.ndim != 1 or mask.size < 1:
+        raise ValueError(f"live_mask takes one (K + 1,) step mask, got shape {mask.shape}.")
+    if not isinstance(chosen, Iterable):
+        raise ValueError(
+            f"live_mask takes the earlier nodes' actions as a sequence, got {chosen!r}."
+        )
     k = len(mask) - 1
     taken = np.zeros(k, np.float32)
     for action in chosen:

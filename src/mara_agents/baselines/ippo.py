@@ -231,11 +231,17 @@ def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
 
     def save_state() -> None:  # after `record` appended the evaluation of the current step
         state = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
-        state |= {"generator": generator.get_state(), "steps": history[-1]["steps"]}
+        state |= {"generator": generator.get_state(), "steps": history[-1]["steps"], **form}
         torch.save(state | {"history": history}, checkpoint)
 
     if checkpoint.is_file():
         state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+        trained = {"live": state.get("live"), "decisions": state.get("decisions")}
+        if "live" in state and trained != form:  # (checkpoints before forms were recorded: trusted)
+            raise ValueError(
+                f"{checkpoint} holds a run with {trained}; this config asks for {form}: "
+                "give the new run another work folder."
+            )
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         generator.set_state(state["generator"])

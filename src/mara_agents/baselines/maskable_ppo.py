@@ -130,7 +130,13 @@ class MaskablePPOScheduler(Scheduler):
         """The scheduler of a saved model: a run's ``model.zip`` or ``best.zip``, or the shipped."""
         if not Path(path).is_file():
             raise FileNotFoundError(f"no MaskablePPO model at {path}.")
-        return cls(MaskablePPO.load(path, device="cpu"), distinct)
+        model = MaskablePPO.load(path, device="cpu")
+        if hasattr(model, _DECISIONS):
+            raise ValueError(
+                f"{path} holds a sequential-form model: load it with "
+                "mara_agents.baselines.maskable_ppo.load_scheduler, which plays it in its form."
+            )
+        return cls(model, distinct)
 
     def act_view(self, view: SchedulerView) -> np.ndarray:
         """(E, M) actions of the view's observations (`actions`)."""
@@ -215,7 +221,9 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
     envs = VecMonitor(_training_envs(config))
     saved = work / "model.zip"
     if saved.is_file():
-        model = MaskablePPO.load(saved, env=envs, device="cpu")
+        model = MaskablePPO.load(saved, device="cpu")
+        _check_resumed(model, config, saved)
+        model.set_env(envs)
         history = json.loads((work / "history.json").read_text())
     else:
         model = _new_model(config, envs)
@@ -276,6 +284,19 @@ def _new_model(config: MaskablePPOConfig, envs: VecEnv) -> MaskablePPO:
     if config.form == "sequential":
         setattr(model, _DECISIONS, dataclasses.asdict(config.decision_form))
     return model
+
+
+def _check_resumed(model: MaskablePPO, config: MaskablePPOConfig, saved: Path) -> None:
+    """Refuse to continue a saved run in another form, decision form or policy than its own."""
+    trained = getattr(model, _DECISIONS, None)
+    asked = dataclasses.asdict(config.decision_form) if config.form == "sequential" else None
+    policy = "slot_set" if issubclass(model.policy_class, SlotSetPolicy) else "mlp"
+    if trained != asked or policy != config.policy:
+        raise ValueError(
+            f"{saved} holds a run of form {'joint' if trained is None else 'sequential'}, policy "
+            f"{policy!r}, decisions {trained}; this config asks for form {config.form!r}, policy "
+            f"{config.policy!r}, decisions {asked}: give the new run another work folder."
+        )
 
 
 def _saved(model: MaskablePPO) -> list[str]:

@@ -31,13 +31,16 @@ class BaselineRun:
     work: Path
     """Folder of the state to resume from, the best policy and ``history.json``."""
     max_steps: int = 2_000_000
-    """Environment steps to train for, counted across resumed runs."""
+    """The learner's steps to train for, counted across resumed runs: environment steps in the
+    default form, decisions in the event form, node choices in the sequential form."""
     minutes: float = 60.0
     """Wall-time budget of this call (a later call continues)."""
     seed: int = 1
     """Seeds the initial weights and the sampling."""
     env_seed: int = seeds.BASELINES
-    """Lane i's episodes play ``env_seed + i + j·envs`` (training seeds; selection is apart)."""
+    """Lane i's episodes play ``env_seed + i + j·envs`` (training seeds; selection is apart); in
+    the sequential form lane i's first episode plays ``env_seed + i`` and its later ones continue
+    its generator (SB3's `DummyVecEnv`)."""
     envs: int = 32
     """Lanes of the vector environment."""
     n_steps: int = 128
@@ -53,7 +56,7 @@ class BaselineRun:
     gae_lambda: float = 0.95
     """GAE's λ."""
     eval_every: int = 200_000
-    """Environment steps between evaluations (and saves)."""
+    """The learner's steps (as ``max_steps``) between evaluations (and saves)."""
     eval_episodes: int = 100
     """Selection episodes of each evaluation (always the same ones)."""
     selection_seed: int = seeds.SELECTION

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
@@ -102,9 +103,16 @@ class SlotSetPolicy(MaskableActorCriticPolicy):
             raise TypeError(
                 f"SlotSetPolicy needs a SlotSetExtractor, got {type(extractor).__name__}."
             )
-        self.action_net = PointerHead(extractor.num_slots, extractor.width)
-        if self.ortho_init:  # near-uniform first choices, as SB3 starts its action heads
-            self.action_net.apply(lambda m: self.init_weights(m, gain=0.01))
+        if self.mlp_extractor.latent_dim_pi != extractor.features_dim:
+            raise ValueError(
+                "SlotSetPolicy scores the extractor's slot encodings directly: net_arch['pi'] must "
+                f"be empty, got {self.net_arch}."
+            )
+        head = self.action_net = PointerHead(extractor.num_slots, extractor.width)
+        if self.ortho_init:  # SB3's start: sqrt(2) gains inside, near-uniform first choices
+            head.apply(lambda m: self.init_weights(m, gain=np.sqrt(2)))
+            for last in (head.score[-1], head.idle):
+                self.init_weights(last, gain=0.01)
         self.optimizer = self.optimizer_class(
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )

@@ -32,7 +32,7 @@ ALGORITHMS = {
 """Each baseline: its config and its training function."""
 
 OPTIONS = {
-    "max_steps": "environment steps to train for, across resumed runs",
+    "max_steps": "learner steps to train for, across resumed runs (node choices when sequential)",
     "minutes": "wall-time budget of this call (run again to continue)",
     "seed": "initial weights and sampling",
     "env_seed": "lane i's episodes play env-seed + i + j * envs",
@@ -43,7 +43,7 @@ OPTIONS = {
     "entropy": "weight of the entropy bonus",
     "gamma": "discount, in (0, 1]",
     "gae_lambda": "GAE's lambda, in (0, 1]",
-    "eval_every": "environment steps between evaluations and saves",
+    "eval_every": "learner steps between evaluations and saves",
     "eval_episodes": "fixed selection episodes per evaluation",
     "batch_size": "maskable_ppo: minibatch size",
     "form": "maskable_ppo: action form, joint (every node in one action) or sequential",

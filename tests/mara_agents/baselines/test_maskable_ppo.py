@@ -121,3 +121,16 @@ def test_the_joint_form_keeps_its_scheduler_and_forms_are_checked(tmp_path):
         config(tmp_path, policy="slot_set")
     with pytest.raises(ValueError, match="MaskablePPOConfig.hold must be >= 1, got 0"):
         config(tmp_path, hold=0, **{k: v for k, v in SEQUENTIAL.items() if k != "hold"})
+
+
+def test_a_run_continues_only_in_its_own_form_and_the_joint_loader_points_to_the_right_one(
+    tmp_path,
+):
+    torch.set_num_threads(1)
+    train_maskable_ppo(config(tmp_path, max_steps=128, **SEQUENTIAL), log=lambda _: None)
+    with pytest.raises(ValueError, match="give the new run another work folder"):
+        train_maskable_ppo(config(tmp_path, max_steps=256, **{**SEQUENTIAL, "hold": 3}))
+    with pytest.raises(ValueError, match="give the new run another work folder"):
+        train_maskable_ppo(config(tmp_path, max_steps=256, policy="slot_set", **SEQUENTIAL))
+    with pytest.raises(ValueError, match="load it with .*load_scheduler"):
+        MaskablePPOScheduler.load(tmp_path / "model.zip")

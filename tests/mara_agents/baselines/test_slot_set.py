@@ -61,3 +61,10 @@ def test_a_wrong_layout_is_refused_with_the_shape_it_reads():
     env = CoreSequentialEnv(**ENV)
     with pytest.raises(ValueError, match=r"reads sequential observations of shape \(47,\)"):
         SlotSetExtractor(env.observation_space, 4, slot_width(env.config), 4)
+
+
+def test_a_policy_mlp_between_extractor_and_head_is_refused():
+    env = CoreSequentialEnv(**ENV)
+    kwargs = {**slot_set_kwargs(env.config), "net_arch": {"pi": [32], "vf": [64]}}
+    with pytest.raises(ValueError, match=r"net_arch\['pi'\] must be empty"):
+        MaskablePPO(SlotSetPolicy, env, policy_kwargs=kwargs)
