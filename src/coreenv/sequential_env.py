@@ -68,34 +68,36 @@ class CoreSequentialEnv(gym.Env):
         self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (size,), np.float32)
         self.action_space = spaces.Discrete(cfg.num_slots + 1)
         self._chosen: list[Any] = []
-        self._carried: _Played | None = None  # what an episode that ended at reset gave
+        self._pending: _Played | None = None  # what reset played, reported by the first step
 
     def reset(
         self, *, seed: int | None = None, options: dict | None = None
     ) -> tuple[np.ndarray, dict]:
         """Start an episode (seeding as `CoreEnv.reset`) and play on to the first real choice.
 
-        Until a task enters a slot there is nothing to choose; those steps earn nothing (no task
-        trains, and tasks that never trained have no progress), and ``elapsed`` counts them.
+        Until a task enters a slot there is nothing to choose; ``elapsed`` counts those steps,
+        and the first `step` reports what they gave (an episode with nothing to choose at all
+        ends there).
         """
         super().reset(seed=seed)
         self.env.reset(seed=seed, options=options)
-        self._chosen, self._carried = [], None
+        self._chosen = []
         played = self._advance()
-        if not self.env.agents:  # nothing to choose in the whole episode: the first step ends it
-            self._carried = dataclasses.replace(played, elapsed=0)
+        self._pending = dataclasses.replace(played, elapsed=0)
         return self._observation(), {"node": len(self._chosen), "elapsed": played.elapsed}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         """The choosing node's slot; plays the joint action once every node has chosen."""
-        if self._carried is not None:  # the episode ended at reset
-            played, self._carried = self._carried, None
-        elif not self.env.agents:
+        if not self.env.agents and self._pending is None:
             raise RuntimeError("the episode is over (or never started): call reset() first.")
-        else:
-            self._check(action)
+        if self.env.agents:
+            self._check(action)  # before anything changes: a refused choice may be made again
+        played, self._pending = self._pending, None
+        if self.env.agents:
             self._chosen.append(action)
-            played = self._play() if len(self._chosen) == self.config.num_nodes else _Played()
+            played = played or _Played()
+            if len(self._chosen) == self.config.num_nodes:
+                played.add(self._play())
             played.add(self._advance())
         info = {
             "node": len(self._chosen),
