@@ -202,11 +202,7 @@ def load_scheduler(path: Path = SHIPPED) -> MaskablePPOScheduler | SequentialPPO
     """The scheduler of a saved model (``model.zip``, ``best.zip``) in the form it was trained."""
     if not Path(path).is_file():
         raise FileNotFoundError(f"no MaskablePPO model at {path}.")
-    model = MaskablePPO.load(path, device="cpu")
-    decisions = getattr(model, _DECISIONS, None)
-    if decisions is None:  # a joint-form model (package 0.2's)
-        return MaskablePPOScheduler(model)
-    return SequentialPPOScheduler(model, Decisions(**decisions))
+    return _scheduler(MaskablePPO.load(path, device="cpu"))
 
 
 def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
@@ -305,6 +301,7 @@ def _saved(model: MaskablePPO) -> list[str]:
 
 
 def _scheduler(model: MaskablePPO) -> MaskablePPOScheduler | SequentialPPOScheduler:
+    """The scheduler of ``model`` in the form it was trained in (joint: package 0.2's)."""
     decisions = getattr(model, _DECISIONS, None)
     if decisions is None:
         return MaskablePPOScheduler(model)
