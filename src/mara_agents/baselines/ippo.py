@@ -42,8 +42,9 @@ __all__ = [
     "train_ippo",
 ]
 
-SHIPPED = CHECKPOINTS / "ippo.pt"
-"""The shipped policy: the sweep's ``ippo`` (its choice: docs/rl.md, *Shipped policies*)."""
+SHIPPED = CHECKPOINTS / "ippo_live.pt"
+"""The shipped policy, trained over live masks at events: the sweep's ``ippo_live`` (its choice:
+docs/rl.md, *Shipped policies*)."""
 
 
 @dataclass(frozen=True)

@@ -65,8 +65,9 @@ POLICIES = ("mlp", "slot_set")
 _DECISIONS = "coreenv_decisions"
 """The saved model's attribute naming the decision form it was trained in."""
 
-SHIPPED = CHECKPOINTS / "ppo_sb3.zip"
-"""The shipped model: the sweep's ``ppo_sb3`` (its choice: docs/rl.md, *Shipped policies*)."""
+SHIPPED = {"ppo_slots": CHECKPOINTS / "ppo_slots.zip", "ppo_mlp": CHECKPOINTS / "ppo_mlp.zip"}
+"""The shipped models by sweep method: the slot-set policy and the MLP, both trained on the
+sequential event form (their choice: docs/rl.md, *Shipped policies*)."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ class MaskablePPOScheduler(Scheduler):
     only, so runners play it in lockstep (`act_view`).
     """
 
-    name = "ppo_sb3"
+    name = "ppo_joint"
     observation_predictor = OBSERVED
 
     def __init__(self, model: MaskablePPO, distinct: bool = False) -> None:
@@ -126,8 +127,8 @@ class MaskablePPOScheduler(Scheduler):
         self.distinct = distinct
 
     @classmethod
-    def load(cls, path: Path = SHIPPED, distinct: bool = False) -> MaskablePPOScheduler:
-        """The scheduler of a saved model: a run's ``model.zip`` or ``best.zip``, or the shipped."""
+    def load(cls, path: Path, distinct: bool = False) -> MaskablePPOScheduler:
+        """The scheduler of a saved joint-form model: a run's ``model.zip`` or ``best.zip``."""
         if not Path(path).is_file():
             raise FileNotFoundError(f"no MaskablePPO model at {path}.")
         model = MaskablePPO.load(path, device="cpu")
@@ -198,7 +199,7 @@ class SequentialPPOScheduler(Scheduler):
         return actions
 
 
-def load_scheduler(path: Path = SHIPPED) -> MaskablePPOScheduler | SequentialPPOScheduler:
+def load_scheduler(path: Path) -> MaskablePPOScheduler | SequentialPPOScheduler:
     """The scheduler of a saved model (``model.zip``, ``best.zip``) in the form it was trained."""
     if not Path(path).is_file():
         raise FileNotFoundError(f"no MaskablePPO model at {path}.")

@@ -3,7 +3,7 @@ r"""Compare schedulers paired on the same episodes: the choice of which policy t
     coreenv compare mara results/quantiles/imitation/mara.pt \
         --episodes 100 --seed 950000 --task-set id_train --load 0.04
 
-Each policy is a sweep method's name (``lara``, ``mara``, ``ppo_sb3``, …) or a trained policy's
+Each policy is a sweep method's name (``lara``, ``mara``, ``ppo_slots``, …) or a trained policy's
 file (a MARA ``.pt`` from `MARA.save`, an IPPO run's ``best.pt``, a MaskablePPO ``.zip``). All play
 the same ``--episodes`` episodes from ``--seed`` with their own predictor and quantile layout
 (MARA files share one predictor per name, so they reuse each other's futures); the table gives

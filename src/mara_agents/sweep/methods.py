@@ -20,6 +20,7 @@ from mara_agents.schedulers.variants import VARIANTS
 __all__ = [
     "DEFAULT_METHODS",
     "METHODS",
+    "RETIRED",
     "SweepInputError",
     "load_checkpoint",
     "make_scheduler",
@@ -60,15 +61,19 @@ def _mara(variant: str) -> Callable[[], Scheduler]:
     return load
 
 
-def _ppo_sb3() -> Scheduler:
-    """The shipped MaskablePPO trained from scratch (needs sb3-contrib: imported on use)."""
-    from mara_agents.baselines.maskable_ppo import MaskablePPOScheduler
+def _ppo(method: str) -> Callable[[], Scheduler]:
+    """A shipped MaskablePPO policy, played in its form (needs sb3-contrib: imported on use)."""
 
-    return MaskablePPOScheduler.load()
+    def load() -> Scheduler:
+        from mara_agents.baselines.maskable_ppo import SHIPPED, load_scheduler
+
+        return load_scheduler(SHIPPED[method])
+
+    return load
 
 
-def _ippo() -> Scheduler:
-    """The shipped IPPO trained from scratch (needs torch: imported on use)."""
+def _ippo_live() -> Scheduler:
+    """The shipped IPPO over live masks at events (needs torch: imported on use)."""
     from mara_agents.baselines.ippo import IPPOScheduler
 
     return IPPOScheduler.load()
@@ -83,11 +88,19 @@ METHODS: dict[str, Callable[[], Scheduler]] = {
     "hop_fm": _hop_fm,
     "hop_wls": _hop_wls,
     **{variant: _mara(variant) for variant in VARIANTS},
-    "ppo_sb3": _ppo_sb3,
-    "ippo": _ippo,
+    "ppo_slots": _ppo("ppo_slots"),
+    "ppo_mlp": _ppo("ppo_mlp"),
+    "ippo_live": _ippo_live,
     "oracle": Oracle,
 }
 """Schedulers by name, each a factory taking no arguments; MARA's come from `VARIANTS`."""
+
+RETIRED = {
+    "ppo_sb3": "ppo_slots (or ppo_mlp)",
+    "ippo": "ippo_live",
+}
+"""Names of the first RL baselines (joint form, deciding every step; below a random matching),
+retired, and the methods that replace them (docs/rl.md, *Shipped policies*)."""
 
 DEFAULT_METHODS = ("fifo", "edf", "random", "lara", "mara", "oracle")
 """What the benchmark scripts compare unless told otherwise: the baselines, MARA and the oracle."""
@@ -104,6 +117,11 @@ def make_scheduler(method: str) -> Scheduler:
     """
     if method in METHODS:
         return METHODS[method]()
+    if method in RETIRED:
+        raise SweepInputError(
+            f"method {method!r} was retired (it decided every step in the joint form and "
+            f"lost to a random matching): use {RETIRED[method]}."
+        )
     if ":" not in method:
         raise SweepInputError(
             f"unknown method {method!r}: use one of {sorted(METHODS)} or module:Class."

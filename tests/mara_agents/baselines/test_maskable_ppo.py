@@ -26,7 +26,7 @@ ENV = {"task_set": SMALL_CURVES, "num_nodes": 2, "num_slots": 3, "arrival_horizo
 
 def config(work, **fields):
     fields = {"envs": 4, "n_steps": 32, "batch_size": 64, "eval_every": 128, **fields}
-    return MaskablePPOConfig(work=work, eval_episodes=3, env=ENV, **fields)
+    return MaskablePPOConfig(work=work, **{"eval_episodes": 3, "env": ENV, **fields})
 
 
 def test_a_run_records_its_learning_curve_and_resumes_where_it_stopped(tmp_path):
@@ -60,11 +60,15 @@ def test_bad_settings_and_missing_models_are_refused(tmp_path):
         MaskablePPOScheduler.load(tmp_path / "missing.zip")
 
 
-def test_distinct_decoding_never_collides_and_agrees_where_greedy_does_not_collide():
+def test_distinct_decoding_never_collides_and_agrees_where_greedy_does_not_collide(tmp_path):
     torch.set_num_threads(1)
-    greedy, distinct = MaskablePPOScheduler.load(), MaskablePPOScheduler.load(distinct=True)
+    benchmark = {"task_set": "id_train", "arrival_prob": 0.04}  # 4 nodes, 8 slots
+    run = config(tmp_path, max_steps=128, eval_episodes=1, env=benchmark)
+    train_maskable_ppo(run, log=lambda _: None)
+    model = tmp_path / "model.zip"
+    greedy, distinct = MaskablePPOScheduler.load(model), MaskablePPOScheduler.load(model, True)
     episode = [(make_config(None, task_set="id", arrival_prob=0.04), 1_000_000)]
-    assert run_episodes(greedy, episode)[0]["conflicts"] > 0  # the shipped model collides
+    assert run_episodes(greedy, episode)[0]["conflicts"] > 0  # independent heads collide
     assert run_episodes(distinct, episode)[0]["conflicts"] == 0
     rng = np.random.default_rng(0)
     state = rng.normal(size=(64, 1, *greedy.model.observation_space.shape)).astype(np.float32)

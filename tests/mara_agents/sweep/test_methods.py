@@ -11,6 +11,8 @@ from mara_agents.sweep import SweepInputError, validate
         (["fifo", "magic"], ["id"], [0.04], "unknown method 'magic'"),
         (["fifo"], ["ood_rl"], [0.04], "Valid names"),
         (["fifo"], ["id"], [0.0], "load 0.0"),
+        (["ppo_sb3"], ["id"], [0.04], "'ppo_sb3' was retired .* use ppo_slots"),
+        (["ippo"], ["id"], [0.04], "'ippo' was retired .* use ippo_live"),
     ],
 )
 def test_validate_names_the_bad_input(methods, task_sets, loads, message):
@@ -24,11 +26,11 @@ def test_a_policy_file_loads_as_its_scheduler_by_format(tmp_path):
     from mara_agents.baselines.ippo import SHIPPED as IPPO_SHIPPED
     from mara_agents.baselines.ippo import IPPOScheduler
     from mara_agents.baselines.maskable_ppo import SHIPPED as PPO_SHIPPED
-    from mara_agents.baselines.maskable_ppo import MaskablePPOScheduler
+    from mara_agents.baselines.maskable_ppo import SequentialPPOScheduler
     from mara_agents.schedulers.mara import MARA, VARIANTS
     from mara_agents.sweep import load_checkpoint
 
-    assert isinstance(load_checkpoint(PPO_SHIPPED), MaskablePPOScheduler)
+    assert isinstance(load_checkpoint(PPO_SHIPPED["ppo_slots"]), SequentialPPOScheduler)
     assert isinstance(load_checkpoint(IPPO_SHIPPED), IPPOScheduler)
     mara = load_checkpoint(VARIANTS["mara_wls"].path)
     assert isinstance(mara, MARA) and mara.name == "mara_wls"
@@ -46,8 +48,9 @@ def test_a_policy_file_loads_as_its_scheduler_by_format(tmp_path):
 @pytest.mark.parametrize(
     ("method", "module", "kind"),
     [
-        ("ppo_sb3", "mara_agents.baselines.maskable_ppo", "MaskablePPOScheduler"),
-        ("ippo", "mara_agents.baselines.ippo", "IPPOScheduler"),
+        ("ppo_slots", "mara_agents.baselines.maskable_ppo", "SequentialPPOScheduler"),
+        ("ppo_mlp", "mara_agents.baselines.maskable_ppo", "SequentialPPOScheduler"),
+        ("ippo_live", "mara_agents.baselines.ippo", "IPPOScheduler"),
     ],
 )
 def test_the_shipped_rl_baselines_are_sweep_methods_that_play_the_benchmark_episodes(
@@ -65,6 +68,7 @@ def test_the_shipped_rl_baselines_are_sweep_methods_that_play_the_benchmark_epis
     torch.set_num_threads(1)
     scheduler = make_scheduler(method)
     assert isinstance(scheduler, getattr(importlib.import_module(module), kind))
+    assert scheduler.decisions.at == "events"  # each plays in the form it was trained in
     env = {"task_set": "id", "arrival_prob": 0.04}
     rates = completion_rates(scheduler, 2, 1_000_000, **env)
     again = completion_rates(make_scheduler(method), 2, 1_000_000, **env)
