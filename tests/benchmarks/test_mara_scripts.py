@@ -92,6 +92,8 @@ def test_train_mara_with_another_predictor_records_it_in_the_policy(tmp_path):
         (["--quantiles", "0.5", "1.5"], "estimate_quantiles must be a tuple of at most 9"),
         (["--max-steps", "-1"], "MARATrainConfig.max_steps must be None or >= 0, got -1"),
         (["--algorithm", "grouped", "--episodes", "8"], "grouped does not read --episodes"),
+        (["--algorithm", "grouped", "--epochs", "10"], "grouped does not read --epochs"),
+        (["--algorithm", "held_ppo", "--minibatches", "0"], "minibatches must be >= 1"),
         (["--init", "src/mara_agents/checkpoints/mara_wls.pt"], "reads the predictor 'wls'"),
     ],
 )
@@ -107,6 +109,12 @@ def test_train_mara_refuses_a_missing_init_checkpoint(tmp_path, capsys):
     with pytest.raises(SystemExit):
         train_mara.main(["--init", str(tmp_path / "none.pt")])
     assert "--init" in capsys.readouterr().err
+
+
+def test_train_mara_passes_epochs_and_minibatches_to_the_rl_stage():
+    argv = ["--algorithm", "held_ppo", "--epochs", "10", "--minibatches", "8"]
+    held = train_mara.config_from(train_mara.parse_args(argv)).held
+    assert (held.epochs, held.minibatches) == (10, 8)
 
 
 def test_train_mara_defaults_are_the_library_recipe():

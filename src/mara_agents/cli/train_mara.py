@@ -54,8 +54,28 @@ RUN = {f.name: f.default for f in dataclasses.fields(MARATrainConfig)}
 IMITATION = ImitationConfig()
 TAKES = {
     "grouped": ("lr", "clip", "hold", "workloads", "group", "anchor"),
-    "ppo": ("lr", "clip", "entropy", "gae_lambda", "envs", "rollout", "critic_warmup"),
-    "held_ppo": ("lr", "clip", "hold", "entropy", "gae_lambda", "episodes", "anneal"),
+    "ppo": (
+        "lr",
+        "clip",
+        "entropy",
+        "gae_lambda",
+        "epochs",
+        "minibatches",
+        "envs",
+        "rollout",
+        "critic_warmup",
+    ),
+    "held_ppo": (
+        "lr",
+        "clip",
+        "hold",
+        "entropy",
+        "gae_lambda",
+        "epochs",
+        "minibatches",
+        "episodes",
+        "anneal",
+    ),
 }
 """The RL-stage options each algorithm reads when given (unset: the algorithm's own default);
 all but ``critic_warmup`` (a `MARATrainConfig` field) are fields of the algorithm's config."""
@@ -108,6 +128,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="held_ppo: env steps over which lr and entropy fall to 0 (default 0: constant)",
     )
     parser.add_argument("--gae-lambda", type=float, default=None, help="ppo, held_ppo")
+    parser.add_argument(
+        "--epochs",
+        type=int,
+        default=None,
+        help=f"passes per update: ppo, held_ppo ({MARA_SCRATCH.epochs})",
+    )
+    parser.add_argument(
+        "--minibatches",
+        type=int,
+        default=None,
+        help=f"minibatches per pass: ppo, held_ppo ({MARA_SCRATCH.minibatches})",
+    )
     parser.add_argument("--beta", type=float, default=None, help="override the variant's shaping β")
     parser.add_argument(
         "--critic-warmup",
