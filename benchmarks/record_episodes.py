@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import coreenv
-from coreenv.recording import Fingerprint, differences, fingerprint, fingerprint_vector
+from coreenv import Fingerprint, fingerprint, fingerprint_differences, fingerprint_vector
 from mara_agents.predictors import WLSPredictor
 
 LEVELS = (0.1, 0.5, 0.9)
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     for name in names:
         record = CASES[name]().as_dict()
         recorded[name] = record
-        found = [] if reference is None else differences(reference[name], record)
+        found = [] if reference is None else fingerprint_differences(reference[name], record)
         failed += bool(found)
         status = "; ".join(found) if found else ("same" if reference is not None else "recorded")
         print(f"{name:14s} {record['steps']:6d} steps  {status}", flush=True)

@@ -34,6 +34,12 @@ from coreenv.core_v1 import env, parallel_env, raw_env
 from coreenv.errors import BankError, ConfigError, InvalidActionError, NoPredictorError
 from coreenv.gym_env import CoreGymEnv
 from coreenv.predictor import Estimate, Predictor, check_remaining, estimate_many
+from coreenv.recording import (
+    Fingerprint,
+    fingerprint,
+    fingerprint_differences,
+    fingerprint_vector,
+)
 from coreenv.registration import ENV_ID, SEQUENTIAL_ENV_ID, register_envs
 from coreenv.sequential_env import CoreSequentialEnv
 from coreenv.vector_env import CoreVectorEnv
@@ -58,6 +64,7 @@ __all__ = [
     "CoreVectorEnv",
     "EnvConfig",
     "Estimate",
+    "Fingerprint",
     "InvalidActionError",
     "NoPredictorError",
     "OracleView",
@@ -69,6 +76,9 @@ __all__ = [
     "curves",
     "env",
     "estimate_many",
+    "fingerprint",
+    "fingerprint_differences",
+    "fingerprint_vector",
     "live_mask",
     "make_config",
     "make_decisions",

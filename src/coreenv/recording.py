@@ -18,7 +18,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["STREAMS", "Fingerprint", "differences", "fingerprint", "fingerprint_vector"]
+__all__ = [
+    "STREAMS",
+    "Fingerprint",
+    "fingerprint",
+    "fingerprint_differences",
+    "fingerprint_vector",
+]
 
 STREAMS = ("observations", "masks", "rewards", "infos")
 """What is digested at every step, each in its own stream."""
@@ -97,7 +103,7 @@ def fingerprint_vector(env: Any, seed: int, steps: int, invalid_rate: float = 0.
     return record.finish()
 
 
-def differences(reference: dict[str, Any], new: dict[str, Any]) -> list[str]:
+def fingerprint_differences(reference: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """What differs between two fingerprints (`Fingerprint.as_dict`): first block per stream."""
     found = []
     if reference["steps"] != new["steps"]:

@@ -1,9 +1,11 @@
-"""`BatchedCore`: B episodes ("lanes") of one `EnvConfig` stepped at once as numpy arrays.
+"""`BatchedCore`: B episodes ("lanes") of one `EnvConfig` stepped at once, as arrays.
 
 Lane by lane it gives, bit for bit, what `CoreEnv` gives for the same seed and the same actions:
-observations, masks, rewards, successes, episode ends and metrics. It follows `transition`'s step
-order with array operations over all lanes (Python loops run over the K slots or M nodes, never
-over lanes, except for rare events: a lane's episode ending or an invalid action under "raise").
+observations, masks, rewards, successes, episode ends and metrics. The step's rules (claims,
+training, expiry, arrivals, admission) run as one compiled loop over the lanes
+(`engine.step_lanes`, `transition`'s order); observations, rewards and episode ends are array
+operations over all lanes (Python loops over lanes run only for rare events: a lane's episode
+ending or an invalid action under "raise").
 Each lane's tasks are drawn when its episode starts (`EpisodeDrawer`), which gives the same tasks
 because the dynamics draw nothing themselves; the lanes' state lives in `LaneSlots` and
 `LaneTasks`.
@@ -20,6 +22,7 @@ import numpy as np
 
 from coreenv.config import EnvConfig, make_config
 from coreenv.core.dynamics import terminal
+from coreenv.core.engine import claims, step_lanes
 from coreenv.core.episodes import EpisodeDrawer, EpisodeTasks
 from coreenv.core.features import GLOBAL_FEATURES, OBS_BOUND, slot_width
 from coreenv.core.features import potential as slot_potential
@@ -27,7 +30,7 @@ from coreenv.core.lanes import LaneSlots, LaneTasks
 from coreenv.core.masks import resolve_actions
 from coreenv.core.metrics import metrics
 from coreenv.core.scenarios import make_scenario
-from coreenv.core.state import NEVER, Counters
+from coreenv.core.state import Counters
 from coreenv.core.views import SchedulerView, new_episode_id
 from coreenv.curves import resolve_task_set
 from coreenv.errors import InvalidActionError
@@ -57,7 +60,6 @@ _COUNTED = (
 _BUSY, _SUCCESSES, _FAILURES, _FULL, _WAITING, _CONFLICTS, _READY_DELAY, _READY_COUNT = range(8)
 _EVENTS = slice(_BUSY, _FAILURES + 1)  # rows counted from slot events each step
 _DONE = object()  # the seeds are exhausted
-_NONE = np.zeros(0, np.int64)
 
 
 @dataclass(frozen=True)
@@ -145,8 +147,6 @@ class BatchedCore:
         self._global_scales = np.repeat(scales, b, axis=1)  # (3, B): not broadcast, faster
         self._global_counts = np.empty((len(GLOBAL_FEATURES), b), np.int64)  # scratch, per step
         self._global_values = np.empty((len(GLOBAL_FEATURES), b))
-        # (B, M) flat index of each lane's slot 0, in full: adding a broadcast (B, 1) is slower
-        self._slot_base = np.repeat(np.arange(b, dtype=np.int64)[:, None] * k, m, axis=1)
         self._ones = np.ones(m, np.int64)
 
     # -- public API -------------------------------------------------------------------------------
@@ -196,7 +196,7 @@ class BatchedCore:
         if self._seeds is None:
             raise RuntimeError("BatchedCore.step before reset: call reset(seeds) first.")
         chosen = self._checked_actions(actions)
-        takes = self.slots.claims(chosen)
+        takes = claims(chosen, self.slots.mask)
         invalid = chosen != self.config.num_slots  # not idling, and (a taker never idles)
         invalid ^= takes  # not taking
         conflicts = np.zeros(self.num_envs, np.int64)
@@ -205,7 +205,7 @@ class BatchedCore:
                 self._raise_invalid(np.asarray(actions), invalid)
             conflicts = invalid.astype(np.int64) @ self._ones  # (B,): faster than sum(axis=1)
             self.counts[_CONFLICTS] += conflicts
-        successes = self._transition((self._slot_base + chosen)[takes])
+        successes = self._transition(chosen, takes)
         rewards = self._rewards(successes)
         terminated, truncated = self._ends()
         obs = final_obs = self._observe()
@@ -292,97 +292,41 @@ class BatchedCore:
 
     # -- one step (design §2 order, as `transition`) ----------------------------------------------
 
-    def _transition(self, served: np.ndarray) -> np.ndarray:
-        """Advance every active lane by one step; return each lane's successes (B,).
+    def _transition(self, chosen: np.ndarray, takes: np.ndarray) -> np.ndarray:
+        """Advance every active lane by one step (`engine.step_lanes`); return their successes.
 
-        ``served``: the flat indices of the slots nodes train, lanes in order, then nodes. A
-        phase with nothing to do in any lane (no success, no expiry) is skipped as a whole.
+        Then re-estimates the trained tasks still in their slots, one predictor call for all.
         """
-        cfg, slots, tasks, counts = self.config, self.slots, self.tasks, self.counts
-        b, k = self.num_envs, cfg.num_slots
-        now = self.t + 1
-        # -- statistics at the decision point
-        counts[_FULL] += slots.num_occupied == k
-        counts[_WAITING] += tasks.num_waiting
+        cfg, slots = self.config, self.slots
+        settings = (
+            cfg.batches_per_step,
+            cfg.min_prefix,
+            slots.batch_scale,
+            slots.time_scale,
+            cfg.admission == "edf",
+            slots.untrained_guard,
+        )
+        successes, ready = step_lanes(
+            chosen,
+            takes,
+            self.active,
+            self.t,
+            self.counts,
+            slots.arrays,
+            self.tasks.arrays,
+            self.drawer.store.logs,
+            settings,
+        )
+        if self.predictor is not None and ready.size:
+            self._update_estimates(ready)
+        return successes
 
-        # -- steps 2-3: served slots train; those reaching the target succeed and leave
-        won, ready_lanes, delays = slots.train(served, now, self.drawer.store.logs)
-        if ready_lanes.size:
-            np.add.at(counts[_READY_DELAY], ready_lanes, delays)
-            np.add.at(counts[_READY_COUNT], ready_lanes, 1)
-        if won.size:
-            slots.deadline.reshape(-1)[won] = NEVER  # it leaves before deadlines are looked at
+    def _update_estimates(self, ready: np.ndarray) -> None:
+        """Re-estimate the tasks in flat slots ``ready``: one predictor call for all lanes.
 
-        # -- step 4: tasks whose deadline has come fail and leave, in slots and waiting
-        expired = (slots.deadline <= now[:, None]).reshape(-1).nonzero()[0]
-        leaving = np.concatenate((won, expired)) if expired.size else won
-        if leaving.size:
-            slots.clear(leaving)
-        tasks.expire(now, counts[_FAILURES])
-        # busy nodes, successes and failures in slots, per lane, in one count
-        events = np.concatenate((served, won + b * k, expired + 2 * b * k)) // k
-        events = np.bincount(events, minlength=3 * b).reshape(3, b)
-        counts[_EVENTS] += events
-
-        # -- step 6's clock, before step 5 (arrivals do not touch the slots)
-        self.t += self.active
-        slots.time_left -= slots.slot_scale
-        # -- step 5: arrivals join the queue; step 6: waiting tasks fill free slots
-        self._enter(now)
-        if self.predictor is not None:
-            self._update_estimates(served[~np.isin(served, won)], now)
-        return events[1]
-
-    def _enter(self, now: np.ndarray) -> None:
-        """Steps 5 and 6: arrivals join their lanes' queues; waiting tasks fill free slots.
-
-        An arrival that finds its queue empty and a slot free takes the lowest free slot at once
-        (what admission gives it: it is the only waiting task of its lane). Lanes where others
-        wait admit in arrival or deadline order, lowest free slot first; the first admission of
-        every lane goes in one `LaneSlots.fill`.
-        """
-        slots, tasks, k = self.slots, self.tasks, self.config.num_slots
-        lanes, picks = tasks.arriving(now)
-        entering, taking = _NONE, _NONE
-        if lanes.size and not tasks.together:  # else several arrive in a lane: admission orders
-            direct = (tasks.num_waiting[lanes] == 0) & (slots.num_occupied[lanes] < k)
-            if direct.all():  # the common case: no split
-                entering, taking, lanes, picks = lanes, picks, _NONE, _NONE
-            elif direct.any():
-                entering, taking = lanes[direct], picks[direct]
-                lanes, picks = lanes[~direct], picks[~direct]
-        tasks.queue(lanes, picks)
-        lanes = ((tasks.num_waiting > 0) & (slots.num_occupied < k)).nonzero()[0]
-        if lanes.size:
-            picks = tasks.pick(lanes, self.config.admission == "edf")
-            entering, taking = _joined(entering, lanes), _joined(taking, picks)
-        if entering.size:
-            slots.fill(entering, tasks, taking, now)
-        if lanes.size:
-            left = tasks.take(lanes, picks)
-            self._admit(lanes[left & (slots.num_occupied[lanes] < k)], now)
-
-    def _admit(self, lanes: np.ndarray, now: np.ndarray) -> None:
-        """Lanes ``lanes``, with tasks waiting and a slot free, admit until either runs out."""
-        slots, tasks, k = self.slots, self.tasks, self.config.num_slots
-        edf = self.config.admission == "edf"
-        while lanes.size:
-            picks = tasks.pick(lanes, edf)
-            slots.fill(lanes, tasks, picks, now)
-            left = tasks.take(lanes, picks)
-            lanes = lanes[left & (slots.num_occupied[lanes] < k)]
-
-    def _update_estimates(self, trained: np.ndarray, now: np.ndarray) -> None:
-        """Re-estimate the ready trained tasks still in their slots: one call for all lanes.
-
-        ``trained``: flat slots trained without success, lanes in order, then nodes (the order
-        `dynamics._update_estimates` gives one env's).
+        Lanes in order, then nodes: the order `dynamics._update_estimates` gives one env's.
         """
         slots = self.slots
-        # a task that failed left its slot, whose cursor is 0 even if another task took it
-        ready = trained[slots.cursor(trained) >= self.config.min_prefix]
-        if not ready.size:
-            return
         lanes = ready // self.config.num_slots
         tasks, deadlines, targets = slots.task_fields(ready)
         cursors = slots.cursor(ready)
@@ -390,7 +334,7 @@ class BatchedCore:
             self.tasks.curves[lane][task][: cursor + 1]
             for lane, task, cursor in zip(lanes.tolist(), tasks.tolist(), cursors.tolist())
         ]
-        budgets = self.config.batches_per_step * (deadlines - now[lanes])
+        budgets = self.config.batches_per_step * (deadlines - self.t[lanes])
         levels = self.config.estimate_quantiles
         estimates = observed_estimates(self.predictor, prefixes, targets, budgets, levels)
         slots.record_estimates(ready, *estimates)
@@ -530,13 +474,6 @@ def checked_lanes(num_envs: object) -> int:
     if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, bool) or num_envs < 1:
         raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}.")
     return int(num_envs)
-
-
-def _joined(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """``first`` then ``second``, without a copy when one is empty."""
-    if not first.size:
-        return second
-    return np.concatenate((first, second)) if second.size else first
 
 
 def _checked_seed(seed: object) -> int:
