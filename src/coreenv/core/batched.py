@@ -22,9 +22,9 @@ import numpy as np
 
 from coreenv.config import EnvConfig, make_config
 from coreenv.core.dynamics import terminal
-from coreenv.core.engine import claims, step_lanes
+from coreenv.core.engine import claims, observe, step_lanes
 from coreenv.core.episodes import EpisodeDrawer, EpisodeTasks
-from coreenv.core.features import GLOBAL_FEATURES, OBS_BOUND, slot_width
+from coreenv.core.features import GLOBAL_FEATURES, slot_width
 from coreenv.core.features import potential as slot_potential
 from coreenv.core.lanes import LaneSlots, LaneTasks
 from coreenv.core.masks import resolve_actions
@@ -141,12 +141,6 @@ class BatchedCore:
         self.agents = [f"node_{i}" for i in range(cfg.num_nodes)]
         m, k = cfg.num_nodes, cfg.num_slots
         self.obs_dim = m + len(GLOBAL_FEATURES) + k * slot_width(cfg)
-        self._one_hot = np.eye(m, dtype=np.float32)
-        self._state = np.empty((b, self.obs_dim - m), np.float32)
-        scales = np.array([cfg.arrival_horizon, k, m], np.int64)[:, None]
-        self._global_scales = np.repeat(scales, b, axis=1)  # (3, B): not broadcast, faster
-        self._global_counts = np.empty((len(GLOBAL_FEATURES), b), np.int64)  # scratch, per step
-        self._global_values = np.empty((len(GLOBAL_FEATURES), b))
         self._ones = np.ones(m, np.int64)
 
     # -- public API -------------------------------------------------------------------------------
@@ -425,35 +419,18 @@ class BatchedCore:
         """(B, K + 1) int8: each lane's action mask (occupied slots, then idle)."""
         return self.slots.mask[:, :-1].copy()
 
-    def _global_features(self) -> np.ndarray:
-        """(3, B) float64 t / horizon (at most OBS_BOUND), waiting / K, spare nodes / M.
-
-        Written into preallocated arrays: a step makes no new ones for them.
-        """
-        counts, features = self._global_counts, self._global_values
-        counts[0], counts[1] = self.t, self.tasks.num_waiting
-        spare = counts[2]
-        np.subtract(self.config.num_nodes, self.slots.num_occupied, out=spare)
-        np.maximum(spare, 0, out=spare)
-        np.divide(counts, self._global_scales, out=features)
-        np.minimum(features[0], OBS_BOUND, out=features[0])
-        return features
-
-    def _observe(self, lanes: np.ndarray | slice = slice(None)) -> np.ndarray:
+    def _observe(self, lanes: np.ndarray | None = None) -> np.ndarray:
         """(len(lanes), M, D) float32: what `node_observations` gives each lane's nodes."""
-        cfg, slots = self.config, self.slots
-        m, g = cfg.num_nodes, len(GLOBAL_FEATURES)
-        state = self._state  # (B, 3 + K·F) float32: `state_vector` of each lane
-        state[:, :g] = self._global_features().T
-        state[:, g:] = slots.lane_tables()
-        state = state[lanes]
-        obs = np.empty((state.shape[0], m, self.obs_dim), np.float32)
-        obs[:, :, :m] = self._one_hot
-        obs[:, :, m:] = state[:, None, :]
-        active = self.active[lanes]
-        if not active.all():
-            obs[~active] = 0.0
-        return obs
+        return observe(
+            np.arange(self.num_envs) if lanes is None else lanes,
+            self.t,
+            self.tasks.num_waiting,
+            self.slots.num_occupied,
+            self.active,
+            self.slots.table,
+            self.config.arrival_horizon,
+            self.config.num_nodes,
+        )
 
 
 def checked_lanes_actions(actions: object, lanes: int, nodes: int, k: int) -> np.ndarray:

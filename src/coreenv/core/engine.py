@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["claims", "clear_slot", "step_lanes"]
+__all__ = ["claims", "clear_slot", "observe", "step_lanes"]
 
 # rows of LaneSlots.ints (the cursor, then lanes.INT_FIELDS) and LaneSlots.floats
 CURSOR, CROSSING, LAST, OFFSET, ARRIVAL, DEADLINE, INDEX = range(7)
@@ -235,3 +235,40 @@ def _fill(
     dynamic[0, j] = 1.0 / time_scale
     mask[b, a] = 1
     num_occupied[b] += 1
+
+
+@njit(cache=True)
+def observe(
+    lanes: np.ndarray,
+    t: np.ndarray,
+    num_waiting: np.ndarray,
+    num_occupied: np.ndarray,
+    active: np.ndarray,
+    table: np.ndarray,
+    horizon: int,
+    nodes: int,
+) -> np.ndarray:
+    """(L, M, D) float32: what `node_observations` gives the nodes of each of ``lanes``.
+
+    A node's row: its one-hot id, then the state vector (the global features t / horizon, at
+    most OBS_BOUND; waiting / K; nodes beyond the occupied slots / M; then the K slot blocks of
+    ``table`` (B·K, F)). An inactive lane's rows are 0.
+    """
+    k = table.shape[0] // t.size
+    width = table.shape[1]
+    obs = np.zeros((lanes.size, nodes, nodes + 3 + k * width), np.float32)
+    for r in range(lanes.size):
+        b = lanes[r]
+        if not active[b]:
+            continue
+        state = obs[r, 0, nodes:]
+        state[0] = min(t[b] / horizon, 1000.0)
+        state[1] = num_waiting[b] / k
+        state[2] = max(nodes - num_occupied[b], 0) / nodes
+        for s in range(k):
+            state[3 + s * width : 3 + (s + 1) * width] = table[b * k + s]
+        for i in range(1, nodes):
+            obs[r, i, nodes:] = state
+        for i in range(nodes):
+            obs[r, i, i] = 1.0
+    return obs
