@@ -26,10 +26,11 @@ def test_a_recording_checks_against_itself_and_a_changed_one_fails(tmp_path, cap
     assert "rewards: first differs in steps 0-100" in out and "1 of 2 cases differ." in out
 
 
-@pytest.mark.parametrize("case", ["stress", "small_fast", "edf_shaped", "vector"])
+@pytest.mark.parametrize("case", ["stress", "small_fast", "edf_shaped"])
 def test_the_committed_reference_still_holds_for_masks_rewards_and_infos(case):
     # observations carry logs of losses, whose last bits may differ between CPUs; the masks,
-    # rewards and metrics of these cases are exact arithmetic on the same decisions
+    # rewards and metrics of these cases are exact arithmetic on the same decisions (the vector
+    # form's infos carry final observations, so it is checked by the script alone)
     reference = json.loads(REFERENCE.read_text())[case]
     new = record_episodes.CASES[case]().as_dict()
     assert new["steps"] == reference["steps"]

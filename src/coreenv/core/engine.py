@@ -26,6 +26,7 @@ LOG_LOSS_COL, TIME_LEFT_COL, BATCHES_COL, PROGRESS_COL, READY_COL = 1, 3, 4, 5, 
 BUSY, SUCCESSES, FAILURES, FULL, WAITING, READY_DELAY, READY_COUNT = 0, 1, 2, 3, 4, 6, 7
 NEVER = 2**62
 TASK_DEADLINE = 4  # a task record's deadline (lanes.INT_FIELDS)
+RECORD_INTS, RECORD_FLOATS = 6, 4  # a task record: its ints, floats, then its feature row
 
 
 @njit(cache=True)
@@ -226,11 +227,11 @@ def _fill(
     while mask[b, a]:
         a += 1
     j = b * k + a
-    for row in range(6):  # exact: small ints as floats
+    for row in range(RECORD_INTS):  # exact: small ints as floats
         ints[1 + row, j] = np.int64(record[row])
-    for row in range(4):
-        floats[row, j] = record[6 + row]
-    table[j, :] = record[10:]
+    for row in range(RECORD_FLOATS):
+        floats[row, j] = record[RECORD_INTS + row]
+    table[j, :] = record[RECORD_INTS + RECORD_FLOATS :]
     table[j, TIME_LEFT_COL] = (record[TASK_DEADLINE] - now) / time_scale
     dynamic[0, j] = 1.0 / time_scale
     mask[b, a] = 1

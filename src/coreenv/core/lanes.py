@@ -43,13 +43,7 @@ _TARGET, _LOG_INITIAL, _LOG_TARGET, _LOG_SPAN = range(4)
 _EMPTY_INTS = np.array([0, NEVER, 0, SENTINEL, 0, NEVER, EMPTY], np.int64)
 _EMPTY_FLOATS = np.array([0.5, 0.0, -1.0, 1.0])
 
-_OCCUPIED, _LOG_LOSS = int(SlotFeature.OCCUPIED), int(SlotFeature.LOG_LOSS)
-_TIME_LEFT, _BATCHES, _PROGRESS, _READY = (
-    int(SlotFeature.TIME_LEFT),
-    int(SlotFeature.BATCHES),
-    int(SlotFeature.PROGRESS),
-    int(SlotFeature.READY),
-)
+_OCCUPIED = int(SlotFeature.OCCUPIED)
 _ROW = len(INT_FIELDS) + len(FLOAT_FIELDS)  # where a task record's feature row starts
 
 
@@ -165,15 +159,13 @@ class LaneSlots:
     as `State` casts each value it writes) but the time left, written when observed.
     """
 
-    _VIEWS = ("occupied", "time_left", "slot_scale", "progress", "deadline")
+    _VIEWS = ("occupied", "progress")
 
     def __init__(self, num_lanes: int, config: EnvConfig) -> None:
         b, k = num_lanes, config.num_slots
         self.num_slots = k
         self.time_scale = float(config.time_scale)
         self.batch_scale = float(config.time_scale * config.batches_per_step)
-        self.batches_per_step = config.batches_per_step
-        self.min_prefix = config.min_prefix
         self.mask = np.zeros((b, k + 2), np.int8)
         self.mask[:, k] = 1  # idle is always allowed
         self.num_occupied = np.zeros(b, np.int64)
@@ -188,9 +180,7 @@ class LaneSlots:
     def _link(self) -> None:
         """Make the views (again after unpickling, which copies arrays)."""
         self.occupied = self.mask[:, : self.num_slots].view(bool)
-        self.time_left = self.table[:, _TIME_LEFT]  # kept in the table: observed as it is
-        self.slot_scale, self.progress = self.dynamic
-        self.deadline = self.ints[1 + _DEADLINE].reshape(-1, self.num_slots)
+        self.progress = self.dynamic[1]
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
