@@ -20,7 +20,7 @@ from coreenv.config import EnvConfig
 from coreenv.core.env import CoreEnv
 from coreenv.core.events import Decisions
 from coreenv.core.features import OBS_BOUND
-from coreenv.core.masks import live_mask, resolve_actions
+from coreenv.core.masks import invalid_actions, live_mask
 from coreenv.core.observation import state_space
 from coreenv.errors import InvalidActionError
 from coreenv.predictor import Predictor
@@ -124,14 +124,14 @@ class CoreSequentialEnv(gym.Env):
     def _check(self, action: Any) -> None:
         """Under ``invalid_action="raise"``, refuse a choice the node cannot carry out, at once.
 
-        The rule is the parallel env's (`resolve_actions`); raising before the choice is kept
+        The rule is the parallel env's (`invalid_actions`); raising before the choice is kept
         leaves the step's earlier choices as they were, so the caller may choose again.
         """
         if self.config.invalid_action != "raise":
             return
         agents = self.env.possible_agents[: len(self._chosen) + 1]
-        occupied = self.env.action_masks()[0, :-1].astype(bool).tolist()
-        _, invalid = resolve_actions(dict(zip(agents, [*self._chosen, action])), agents, occupied)
+        actions = dict(zip(agents, [*self._chosen, action]))
+        invalid = invalid_actions(actions, agents, self.env.action_masks()[0])
         if agents[-1] in invalid:
             raise InvalidActionError(
                 f"invalid action at t={self.env.t}: {agents[-1]}: {invalid[agents[-1]]}."

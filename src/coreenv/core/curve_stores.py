@@ -103,18 +103,23 @@ class EpisodeCurves:
         self.capacity = 0
         self.logs = np.zeros(1)  # the sentinel, then the regions
 
-    def place(self, lane: int, curves: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray | None]:
-        """Write the logs of ``curves`` into ``lane``'s region.
+    def place(
+        self, lane: int, curves: list[np.ndarray], lengths: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Write the logs of ``curves`` into ``lane``'s region, ``lengths`` entries each.
 
-        Returns their offsets, and each lane's shift if the store grew (else None).
+        A curve shorter than its length (a live run's known losses) leaves the rest NaN, to be
+        written when revealed. Returns the offsets, and each lane's shift if the store grew.
         """
-        lengths = np.array([len(curve) for curve in curves], np.int64)
-        shift = self._grow(int(lengths.sum())) if lengths.sum() > self.capacity else None
+        total = int(lengths.sum())
+        shift = self._grow(total) if total > self.capacity else None
         start = 1 + lane * self.capacity
         offsets = start + np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
         if curves:
-            values = np.concatenate(curves)
-            self.logs[start : start + values.size] = logs_of(values)
+            region = self.logs[start : start + total]
+            region[:] = np.nan
+            for offset, values in zip((offsets - start).tolist(), curves):
+                region[offset : offset + values.size] = logs_of(values)
         return offsets, shift
 
     def _grow(self, needed: int) -> np.ndarray:

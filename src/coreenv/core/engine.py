@@ -1,13 +1,12 @@
 """The compiled rules of one step (design §2 steps 1-6), over the lanes' arrays, written once.
 
-`step_lanes` runs, lane by lane, node claims, training the served slots, successes and expiry,
-arrivals and admission, on the arrays of `LaneSlots` and `LaneTasks` (their docstrings give the
-layout). It is compiled by Numba; with ``NUMBA_DISABLE_JIT=1`` the same source runs as Python, so
-the suite proves one source in both modes. It draws nothing (episodes are drawn at reset) and
-calls no predictor: it returns the slots to re-estimate.
-
-Floating-point operations are those of `State.train` in the same order, so a lane's features
-are bit for bit `CoreEnv`'s.
+`CoreEnv` is one lane of them and `BatchedCore` many; `lanes.Lanes` holds the arrays, whose
+rows and columns are named here. `step` runs, lane by lane: node claims, the statistics of the
+decision point, training the served slots, successes and expiry, arrivals and admission, the
+team reward and the episode's end, then writes every lane's observation. It is compiled by
+Numba; with ``NUMBA_DISABLE_JIT=1`` the same source runs as Python, so the suite proves one
+source in both modes. It draws nothing (episodes are drawn at reset) and calls no predictor: it
+returns the slots to re-estimate.
 """
 
 from __future__ import annotations
@@ -15,108 +14,144 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["claims", "clear_slot", "observe", "step_lanes"]
+__all__ = ["claims", "clear_slot", "observe", "step"]
 
-# rows of LaneSlots.ints (the cursor, then lanes.INT_FIELDS) and LaneSlots.floats
+NEVER = 2**62  # the deadline of an empty slot, the arrival of the padding after the last task
+EMPTY = -1  # the task number of an empty slot
+OBS_BOUND = 1000.0  # features.OBS_BOUND
+
+# columns of Lanes.lane (B, LANE_COLUMNS) int64: the clock and queue, then the counters of
+# COUNTED (the `Counters` fields counted step by step), then what the last step gave
+T, NUM_WAITING, NUM_OCCUPIED, NEXT, NEXT_ARRIVAL, WAITING_DEADLINE, VERSION, ACTIVE = range(8)
+BUSY, SUCCESSES, FAILURES, FULL, WAITING_SUM, CONFLICTS, READY_DELAY, READY_COUNT = range(8, 16)
+STEP_SUCCESSES, STEP_CONFLICTS, ENDED = range(16, 19)
+LANE_COLUMNS = 19
+COUNTED = (
+    "busy_node_steps",
+    "successes",
+    "failures",
+    "full_queue_steps",
+    "waiting_sum",
+    "conflicts",
+    "ready_delay_sum",
+    "ready_count",
+)
+RUNNING, TERMINATED, TRUNCATED = 0, 1, 2  # values of ENDED
+# columns of Lanes.returns (B, 2) float64
+POTENTIAL, REWARD = 0, 1
+# rows of Lanes.slot_ints (7, B·K) int64 and Lanes.slot_floats (9, B·K) float64
 CURSOR, CROSSING, LAST, OFFSET, ARRIVAL, DEADLINE, INDEX = range(7)
-TARGET, LOG_INITIAL, LOG_TARGET, LOG_SPAN = range(4)
+TARGET, LOG_INITIAL, LOG_TARGET, LOG_SPAN, INITIAL_LOSS = range(5)
+SLOT_SCALE, PROGRESS, EST_REMAINING, EST_P = range(5, 9)
+# rows of Lanes.task_ints (4, B, W) int64
+TASK_ARRIVAL, TASK_DEADLINE, TASK_WAITING, TASK_FEASIBLE = range(4)
+# a task record (Lanes.records): slot_ints CROSSING..INDEX, slot_floats TARGET..INITIAL_LOSS,
+# then its first feature row
+RECORD_INTS, RECORD_FLOATS = 6, 5
+RECORD_DEADLINE = DEADLINE - CROSSING
+# entries of the settings (int64) and scales (float64) arrays (Lanes.settings, Lanes.scales)
+BATCHES, MIN_PREFIX, EDF, GUARD, ARRIVAL_END, MAX_STEPS = range(6)
+BATCH_SCALE, TIME_SCALE, BETA, HORIZON = range(4)
 # columns of a slot's feature row (features.SlotFeature)
 LOG_LOSS_COL, TIME_LEFT_COL, BATCHES_COL, PROGRESS_COL, READY_COL = 1, 3, 4, 5, 6
-# rows of BatchedCore.counts (batched._COUNTED)
-BUSY, SUCCESSES, FAILURES, FULL, WAITING, READY_DELAY, READY_COUNT = 0, 1, 2, 3, 4, 6, 7
-NEVER = 2**62
-TASK_DEADLINE = 4  # a task record's deadline (lanes.INT_FIELDS)
-RECORD_INTS, RECORD_FLOATS = 6, 4  # a task record: its ints, floats, then its feature row
+GLOBALS = 3  # features.GLOBAL_FEATURES: the state vector's first entries
+
+EMPTY_INTS = np.array([0, NEVER, 0, 0, 0, NEVER, EMPTY], np.int64)
+"""An empty slot's ints: it trains nothing (cursor and last 0), meets no crossing, points at the
+curve store's sentinel (offset 0, log 0) and never expires."""
+EMPTY_FLOATS = np.array([0.5, 0.0, -1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+"""An empty slot's floats: with the sentinel they give log-progress 0."""
 
 
 @njit(cache=True)
-def clear_slot(j: int, slot_arrays: tuple) -> None:
-    """Free flat slot ``j``, restoring the neutral values (`LaneSlots` describes them)."""
-    mask, num_occupied, ints, floats, empty_ints, empty_floats, table, dynamic, estimates = (
-        slot_arrays
-    )
-    k = mask.shape[1] - 2
-    mask[j // k, j % k] = 0
-    num_occupied[j // k] -= 1
-    ints[:, j] = empty_ints
-    floats[:, j] = empty_floats
-    dynamic[:, j] = 0.0
-    estimates[:, j] = 0.0
-    table[j, :] = 0.0
+def claims(chosen: np.ndarray, mask: np.ndarray, lane: np.ndarray, takes: np.ndarray) -> None:
+    """Which nodes train the slot they chose (design §2 step 1), into ``takes`` (B, M) bool.
 
-
-@njit(cache=True)
-def claims(chosen: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """(B, M) bool: whether node i of lane b trains the slot it chose (design §2 step 1).
-
-    ``chosen`` (B, M) int64 in ``[0, K + 1]`` (``K`` idles, ``K + 1`` is out of range); ``mask``
-    (B, K + 2) `LaneSlots.mask`. Nodes claim in index order: an occupied slot goes to the first
-    node that chose it; the later claimants idle.
+    ``chosen`` (B, M) int64 in ``[0, K + 1]`` (``K`` idles, ``K + 1`` is anything not an int in
+    ``[0, K]``); ``mask`` (B, K + 2) `Lanes.mask`. Nodes claim in index order: an occupied slot
+    goes to the first node that chose it; the later claimants idle. Each lane's count of node
+    actions turned into idling goes into ``lane[:, STEP_CONFLICTS]``; inactive lanes idle.
     """
     lanes, nodes = chosen.shape
     k = mask.shape[1] - 2
-    takes = np.zeros((lanes, nodes), np.bool_)
     for b in range(lanes):
+        conflicts = 0
         for i in range(nodes):
             a = chosen[b, i]
-            if a < k and mask[b, a] and not _claimed(chosen, takes, b, i, a):
-                takes[b, i] = True
-    return takes
+            take = lane[b, ACTIVE] == 1 and a < k and mask[b, a] == 1
+            if take:
+                for other in range(i):
+                    if takes[b, other] and chosen[b, other] == a:
+                        take = False
+            takes[b, i] = take
+            if not take and a != k and lane[b, ACTIVE] == 1:
+                conflicts += 1
+        lane[b, STEP_CONFLICTS] = conflicts
 
 
 @njit(cache=True)
-def step_lanes(
+def step(
     chosen: np.ndarray,
     takes: np.ndarray,
-    active: np.ndarray,
-    t: np.ndarray,
-    counts: np.ndarray,
-    slot_arrays: tuple,
-    task_arrays: tuple,
+    claim: bool,
+    lane: np.ndarray,
+    returns: np.ndarray,
+    slot_ints: np.ndarray,
+    slot_floats: np.ndarray,
+    table: np.ndarray,
+    mask: np.ndarray,
+    task_ints: np.ndarray,
+    records: np.ndarray,
     logs: np.ndarray,
-    settings: tuple,
+    settings: np.ndarray,
+    scales: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Advance every active lane by one step, in place; `transition`'s order lane by lane.
+    """Advance every active lane by one step, in place, and observe every lane.
 
     Args:
-        chosen: (B, M) int64 node actions in ``[0, K + 1]`` (``K`` idles, ``K + 1`` is out of
-            range); inactive lanes idle.
-        takes: (B, M) `claims` of ``chosen``.
-        active: (B,) bool, the lanes running an episode.
-        t: (B,) int64 clocks, advanced for active lanes.
-        counts: (C, B) int64 `BatchedCore.counts`, updated.
-        slot_arrays: `LaneSlots`' (mask, num_occupied, ints, floats, empty ints, empty floats,
-            table, dynamic, estimates).
-        task_arrays: `LaneTasks`' (arrival, deadline, waiting, records, next, next arrival,
-            number waiting, waiting deadline).
+        chosen: (B, M) node actions, as `claims` reads them.
+        takes: (B, M) bool, `claims` of ``chosen``: made here if ``claim``, else given.
+        claim: whether to make ``takes``.
+        lane: `Lanes.lane`; each lane's successes, conflicts and end are written into it.
+        returns: `Lanes.returns`; each lane's reward is written into it.
+        slot_ints: `Lanes.slot_ints`.
+        slot_floats: `Lanes.slot_floats`.
+        table: `Lanes.table`.
+        mask: `Lanes.mask`.
+        task_ints: `Lanes.task_ints`.
+        records: `Lanes.records`.
         logs: the curve store's log-losses.
-        settings: (batches per step, W_min, batch scale, time scale, EDF admission, whether
-            some target is not below its initial loss).
+        settings: `Lanes.settings`.
+        scales: `Lanes.scales`.
 
     Returns:
-        Each lane's successes (B,), and the flat slots to re-estimate (trained without success,
-        still holding their task, with a ready prefix; lanes in order, then nodes).
+        (B, M, D) float32, every lane's node observations (`observe`), and the flat slots to
+        re-estimate: trained without success, still holding that task, with a ready prefix;
+        lanes in order, then nodes.
     """
-    mask, num_occupied, ints, floats, empty_ints, empty_floats, table, dynamic, estimates = (
-        slot_arrays
+    if claim:
+        claims(chosen, mask, lane, takes)
+    batches, min_prefix, edf, guard = (
+        settings[BATCHES],
+        settings[MIN_PREFIX],
+        settings[EDF],
+        settings[GUARD],
     )
-    arrival, deadline, waiting, records, upcoming, next_arrival, num_waiting, waiting_deadline = (
-        task_arrays
-    )
-    batches, min_prefix, batch_scale, time_scale, edf, guard = settings
+    batch_scale, time_scale, beta = scales[BATCH_SCALE], scales[TIME_SCALE], scales[BETA]
     lanes, nodes = chosen.shape
     k = mask.shape[1] - 2
-    width = arrival.shape[1]
-    slot_scale, progress = dynamic[0], dynamic[1]
-    successes = np.zeros(lanes, np.int64)
+    width = task_ints.shape[2]
     trained = np.empty(lanes * nodes, np.int64)
     num_trained = 0
     for b in range(lanes):
-        now = t[b] + 1
+        if lane[b, ACTIVE] == 0:
+            continue
+        now = lane[b, T] + 1
         # -- statistics at the decision point
-        if num_occupied[b] == k:
-            counts[FULL, b] += 1
-        counts[WAITING, b] += num_waiting[b]
+        lane[b, CONFLICTS] += lane[b, STEP_CONFLICTS]
+        if lane[b, NUM_OCCUPIED] == k:
+            lane[b, FULL] += 1
+        lane[b, WAITING_SUM] += lane[b, NUM_WAITING]
         # -- steps 2-3: served slots train; those reaching the target succeed and leave
         won = np.empty(nodes, np.int64)
         num_won = 0
@@ -124,83 +159,113 @@ def step_lanes(
             if not takes[b, i]:
                 continue
             j = b * k + chosen[b, i]
-            counts[BUSY, b] += 1
-            start = ints[CURSOR, j]
-            n = min(start + batches, ints[LAST, j], ints[CROSSING, j])
-            log_loss = logs[ints[OFFSET, j] + n]
-            log_initial = floats[LOG_INITIAL, j]
-            q = (log_initial - max(log_loss, floats[LOG_TARGET, j])) / floats[LOG_SPAN, j]
+            lane[b, BUSY] += 1
+            start = slot_ints[CURSOR, j]
+            n = min(start + batches, slot_ints[LAST, j], slot_ints[CROSSING, j])
+            log_loss = logs[slot_ints[OFFSET, j] + n]
+            log_initial = slot_floats[LOG_INITIAL, j]
+            q = (log_initial - max(log_loss, slot_floats[LOG_TARGET, j])) / slot_floats[LOG_SPAN, j]
             q = max(q, 0.0)
             if guard and n == 0:
                 q = 0.0
             if n >= min_prefix and start < min_prefix:
-                counts[READY_DELAY, b] += now - ints[ARRIVAL, j]
-                counts[READY_COUNT, b] += 1
+                lane[b, READY_DELAY] += now - slot_ints[ARRIVAL, j]
+                lane[b, READY_COUNT] += 1
                 table[j, READY_COL] = 1.0
-            ints[CURSOR, j] = n
-            progress[j] = q
+            slot_ints[CURSOR, j] = n
+            slot_floats[PROGRESS, j] = q
             table[j, LOG_LOSS_COL] = log_loss - log_initial
-            table[j, BATCHES_COL] = min(n / batch_scale, 1000.0)
+            table[j, BATCHES_COL] = min(n / batch_scale, OBS_BOUND)
             table[j, PROGRESS_COL] = q
-            if n == ints[CROSSING, j]:
+            if n == slot_ints[CROSSING, j]:
                 won[num_won] = j
                 num_won += 1
             else:
                 trained[num_trained] = j
                 num_trained += 1
         for j in won[:num_won]:  # they leave before deadlines are looked at
-            clear_slot(j, slot_arrays)
-        successes[b] = num_won
-        counts[SUCCESSES, b] += num_won
+            clear_slot(j, lane, slot_ints, slot_floats, table, mask)
+        lane[b, STEP_SUCCESSES] = num_won
+        lane[b, SUCCESSES] += num_won
         # -- step 4: tasks whose deadline has come fail and leave, in slots and waiting
         for j in range(b * k, (b + 1) * k):
-            if mask[b, j - b * k] and ints[DEADLINE, j] <= now:
-                counts[FAILURES, b] += 1
-                clear_slot(j, slot_arrays)
-        if waiting_deadline[b] <= now:
+            if mask[b, j - b * k] and slot_ints[DEADLINE, j] <= now:
+                lane[b, FAILURES] += 1
+                clear_slot(j, lane, slot_ints, slot_floats, table, mask)
+        if lane[b, WAITING_DEADLINE] <= now:
             earliest = NEVER
             for i in range(width):
-                if not waiting[b, i]:
+                if not task_ints[TASK_WAITING, b, i]:
                     continue
-                if deadline[b, i] <= now:
-                    waiting[b, i] = False
-                    num_waiting[b] -= 1
-                    counts[FAILURES, b] += 1
+                if task_ints[TASK_DEADLINE, b, i] <= now:
+                    task_ints[TASK_WAITING, b, i] = 0
+                    lane[b, NUM_WAITING] -= 1
+                    lane[b, FAILURES] += 1
                 else:
-                    earliest = min(earliest, deadline[b, i])
-            waiting_deadline[b] = earliest
+                    earliest = min(earliest, task_ints[TASK_DEADLINE, b, i])
+            lane[b, WAITING_DEADLINE] = earliest
         # -- the clock moves on
-        if not active[b]:
-            continue
-        t[b] = now
+        lane[b, T] = now
         for j in range(b * k, (b + 1) * k):
-            table[j, TIME_LEFT_COL] -= slot_scale[j]
+            table[j, TIME_LEFT_COL] -= slot_floats[SLOT_SCALE, j]
         # -- step 5: arrivals join the queue; step 6: waiting tasks fill the lowest free slots
-        while next_arrival[b] == now:
-            i = upcoming[b]
-            upcoming[b] = i + 1
-            next_arrival[b] = arrival[b, i + 1]
-            waiting[b, i] = True
-            num_waiting[b] += 1
-            waiting_deadline[b] = min(waiting_deadline[b], deadline[b, i])
-        while num_waiting[b] > 0 and num_occupied[b] < k:
-            pick = _pick(waiting[b], deadline[b], edf)
-            _fill(b, pick, now, time_scale, records[b, pick], slot_arrays)
-            waiting[b, pick] = False
-            num_waiting[b] -= 1
-            if num_waiting[b] == 0:
-                waiting_deadline[b] = NEVER
-    ready = trained[:num_trained]
-    return successes, ready[ints[CURSOR][ready] >= min_prefix]
+        while lane[b, NEXT_ARRIVAL] == now:
+            i = lane[b, NEXT]
+            lane[b, NEXT] = i + 1
+            lane[b, NEXT_ARRIVAL] = task_ints[TASK_ARRIVAL, b, i + 1]
+            task_ints[TASK_WAITING, b, i] = 1
+            lane[b, NUM_WAITING] += 1
+            lane[b, WAITING_DEADLINE] = min(
+                lane[b, WAITING_DEADLINE], task_ints[TASK_DEADLINE, b, i]
+            )
+        while lane[b, NUM_WAITING] > 0 and lane[b, NUM_OCCUPIED] < k:
+            pick = _pick(task_ints[TASK_WAITING, b], task_ints[TASK_DEADLINE, b], edf)
+            _fill(b, now, time_scale, records[b, pick], lane, slot_ints, slot_floats, table, mask)
+            task_ints[TASK_WAITING, b, pick] = 0
+            lane[b, NUM_WAITING] -= 1
+            if lane[b, NUM_WAITING] == 0:
+                lane[b, WAITING_DEADLINE] = NEVER
+        # -- the team reward (design §2): successes plus beta times the potential's change
+        returns[b, REWARD] = num_won
+        if beta != 0.0:
+            potential = 0.0
+            for j in range(b * k, (b + 1) * k):  # left to right over the slots
+                potential = potential + slot_floats[PROGRESS, j]
+            returns[b, REWARD] = num_won + beta * (potential - returns[b, POTENTIAL])
+            returns[b, POTENTIAL] = potential
+        # -- the end: no task can arrive any more and none remains, or max_steps
+        lane[b, ENDED] = RUNNING
+        if now >= settings[ARRIVAL_END] and lane[b, NUM_OCCUPIED] + lane[b, NUM_WAITING] == 0:
+            lane[b, ENDED] = TERMINATED
+        elif now >= settings[MAX_STEPS]:
+            lane[b, ENDED] = TRUNCATED
+    ready = np.empty(num_trained, np.int64)
+    num_ready = 0
+    for j in trained[:num_trained]:
+        if mask[j // k, j % k] and slot_ints[CURSOR, j] >= min_prefix:
+            ready[num_ready] = j
+            num_ready += 1
+    return observe(np.arange(lanes), lane, table, nodes, scales[HORIZON]), ready[:num_ready]
 
 
 @njit(cache=True)
-def _claimed(chosen: np.ndarray, takes: np.ndarray, b: int, i: int, a: int) -> bool:
-    """Whether an earlier node of lane ``b`` than ``i`` took slot ``a``."""
-    for other in range(i):
-        if takes[b, other] and chosen[b, other] == a:
-            return True
-    return False
+def clear_slot(
+    j: int,
+    lane: np.ndarray,
+    slot_ints: np.ndarray,
+    slot_floats: np.ndarray,
+    table: np.ndarray,
+    mask: np.ndarray,
+) -> None:
+    """Free flat slot ``j``, restoring the neutral values (EMPTY_INTS, EMPTY_FLOATS, zeros)."""
+    k = mask.shape[1] - 2
+    b = j // k
+    mask[b, j % k] = 0
+    lane[b, NUM_OCCUPIED] -= 1
+    lane[b, VERSION] += 1
+    slot_ints[:, j] = EMPTY_INTS
+    slot_floats[:, j] = EMPTY_FLOATS
+    table[j, :] = 0.0
 
 
 @njit(cache=True)
@@ -218,56 +283,57 @@ def _pick(waiting: np.ndarray, deadline: np.ndarray, edf: bool) -> int:
 
 @njit(cache=True)
 def _fill(
-    b: int, pick: int, now: int, time_scale: float, record: np.ndarray, slot_arrays: tuple
+    b: int,
+    now: int,
+    time_scale: float,
+    record: np.ndarray,
+    lane: np.ndarray,
+    slot_ints: np.ndarray,
+    slot_floats: np.ndarray,
+    table: np.ndarray,
+    mask: np.ndarray,
 ) -> None:
-    """Put the task of ``record`` (`LaneTasks.records`) into lane ``b``'s lowest free slot."""
-    mask, num_occupied, ints, floats, _, _, table, dynamic, _ = slot_arrays
+    """Put the task of ``record`` (`Lanes.records`) into lane ``b``'s lowest free slot."""
     k = mask.shape[1] - 2
     a = 0
     while mask[b, a]:
         a += 1
     j = b * k + a
     for row in range(RECORD_INTS):  # exact: small ints as floats
-        ints[1 + row, j] = np.int64(record[row])
+        slot_ints[CROSSING + row, j] = np.int64(record[row])
     for row in range(RECORD_FLOATS):
-        floats[row, j] = record[RECORD_INTS + row]
+        slot_floats[TARGET + row, j] = record[RECORD_INTS + row]
     table[j, :] = record[RECORD_INTS + RECORD_FLOATS :]
-    table[j, TIME_LEFT_COL] = (record[TASK_DEADLINE] - now) / time_scale
-    dynamic[0, j] = 1.0 / time_scale
+    table[j, TIME_LEFT_COL] = (record[RECORD_DEADLINE] - now) / time_scale
+    slot_floats[SLOT_SCALE, j] = 1.0 / time_scale
     mask[b, a] = 1
-    num_occupied[b] += 1
+    lane[b, NUM_OCCUPIED] += 1
+    lane[b, VERSION] += 1
 
 
 @njit(cache=True)
 def observe(
-    lanes: np.ndarray,
-    t: np.ndarray,
-    num_waiting: np.ndarray,
-    num_occupied: np.ndarray,
-    active: np.ndarray,
-    table: np.ndarray,
-    horizon: int,
-    nodes: int,
+    lanes: np.ndarray, lane: np.ndarray, table: np.ndarray, nodes: int, horizon: float
 ) -> np.ndarray:
-    """(L, M, D) float32: what `node_observations` gives the nodes of each of ``lanes``.
+    """(L, M, D) float32: the node observations of each of ``lanes`` (`CoreEnv`'s layout).
 
     A node's row: its one-hot id, then the state vector (the global features t / horizon, at
     most OBS_BOUND; waiting / K; nodes beyond the occupied slots / M; then the K slot blocks of
     ``table`` (B·K, F)). An inactive lane's rows are 0.
     """
-    k = table.shape[0] // t.size
+    k = table.shape[0] // lane.shape[0]
     width = table.shape[1]
-    obs = np.zeros((lanes.size, nodes, nodes + 3 + k * width), np.float32)
+    obs = np.zeros((lanes.size, nodes, nodes + GLOBALS + k * width), np.float32)
     for r in range(lanes.size):
         b = lanes[r]
-        if not active[b]:
+        if lane[b, ACTIVE] == 0:
             continue
         state = obs[r, 0, nodes:]
-        state[0] = min(t[b] / horizon, 1000.0)
-        state[1] = num_waiting[b] / k
-        state[2] = max(nodes - num_occupied[b], 0) / nodes
+        state[0] = min(lane[b, T] / horizon, OBS_BOUND)
+        state[1] = lane[b, NUM_WAITING] / k
+        state[2] = max(nodes - lane[b, NUM_OCCUPIED], 0) / nodes
         for s in range(k):
-            state[3 + s * width : 3 + (s + 1) * width] = table[b * k + s]
+            state[GLOBALS + s * width : GLOBALS + (s + 1) * width] = table[b * k + s]
         for i in range(1, nodes):
             obs[r, i, nodes:] = state
         for i in range(nodes):

@@ -1,4 +1,4 @@
-"""`CoreEnv`: the CoRE-Learning PettingZoo `ParallelEnv`, a thin shell over the simulator core."""
+"""`CoreEnv`: the CoRE-Learning PettingZoo `ParallelEnv`, a shell over one lane of the engine."""
 
 from __future__ import annotations
 
@@ -11,17 +11,17 @@ from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from coreenv.config import EnvConfig, make_config
-from coreenv.core.dynamics import terminal, transition
+from coreenv.core import engine
+from coreenv.core.episodes import EpisodeDrawer
 from coreenv.core.events import DecisionEvents, Decisions, make_decisions
 from coreenv.core.features import slot_width
+from coreenv.core.lanes import Lanes
 from coreenv.core.legacy import OracleView, SlotTable
-from coreenv.core.masks import resolve_actions
+from coreenv.core.masks import action_indices, idle_reasons
 from coreenv.core.metrics import metrics
-from coreenv.core.observation import node_observations, observation_space, state_space, state_vector
+from coreenv.core.observation import observation_space, state_space
 from coreenv.core.render import ansi_table, gantt
-from coreenv.core.scenarios import SCENARIOS, make_scenario
-from coreenv.core.state import State, initial
-from coreenv.core.tasks import TaskDraw
+from coreenv.core.scenarios import make_scenario
 from coreenv.core.views import SchedulerView, new_episode_id
 from coreenv.curves import resolve_task_set
 from coreenv.errors import InvalidActionError
@@ -126,7 +126,7 @@ class CoreEnv(ParallelEnv):
         decisions: Decisions | str | None = None,
         **overrides: Any,
     ) -> None:
-        self.config = make_config(config, **overrides)
+        self.config = cfg = make_config(config, **overrides)
         self._decisions = make_decisions(decisions)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -134,30 +134,32 @@ class CoreEnv(ParallelEnv):
                 f"got {render_mode!r}."
             )
         self.render_mode = render_mode
-        self._state: State | None = None
+        self.source = resolve_task_set(cfg.task_set)
+        self.scenario = make_scenario(cfg, self.source)
+        self.max_steps = cfg.max_steps or self.scenario.step_bound()
+        self._drawer = EpisodeDrawer(cfg, self.scenario, self.source, 1)
+        self._lanes = Lanes(1, cfg, self._drawer.arrival_end, self.max_steps)
         self.predictor = predictor
-        self.source = resolve_task_set(self.config.task_set)
-        self.scenario = make_scenario(self.config, self.source)
-        self.max_steps = self.config.max_steps or self.scenario.step_bound()
 
-        m, k = self.config.num_nodes, self.config.num_slots
+        m, k = cfg.num_nodes, cfg.num_slots
         self.possible_agents = [f"node_{i}" for i in range(m)]
         self.agents: list[str] = []
         self._agent_set = frozenset(self.possible_agents)
-        self._observation_spaces = {a: observation_space(self.config) for a in self.possible_agents}
+        self._observation_spaces = {a: observation_space(cfg) for a in self.possible_agents}
         self._action_spaces = {a: spaces.Discrete(k + 1) for a in self.possible_agents}
-        self.state_space = state_space(self.config)
-        self._obs_template = np.zeros((m, m + self.state_space.shape[0]), np.float32)
-        self._obs_template[:, :m] = np.eye(m)
+        self.state_space = state_space(cfg)
+        self._chosen = np.full((1, m), k, np.int64)  # this step's actions, as the engine reads them
+        self._takes = np.zeros((1, m), bool)
         self._masks = np.empty((m, k + 1), np.int8)
         self._masks_version = -1
         self._events = DecisionEvents(
-            m, slot_width(self.config), self._decisions.hold, self._decisions.feasibility
+            m, slot_width(cfg), self._decisions.hold, self._decisions.feasibility
         )
         self.np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
-        self._state = self._initial_state()
+        self._served = np.full(m, engine.EMPTY)  # task each node trained last (render modes)
         self._history: list[np.ndarray] = []
+        self._shown = self._lanes.observe(_LANE, m)[0]
 
     # -- PettingZoo API ---------------------------------------------------------------------------
 
@@ -182,19 +184,18 @@ class CoreEnv(ParallelEnv):
             seed = self.config.seed
         if seed is not None or self.np_random is None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
-        self._arrivals: dict[int, list[TaskDraw]] = {}
-        for t, draw in self.scenario.draw_episode(self.np_random):
-            self._arrivals.setdefault(t, []).append(draw)
-        self._arrival_end = self.scenario.arrival_end()
-        self._state = self._initial_state()
+        self._lanes.start(0, self._drawer.draw(0, self.np_random))
         self._masks_version = -1
+        self._served[:] = engine.EMPTY
         self._history = []
         self._episode, self._seed = new_episode_id(), seed
         self.agents = self.possible_agents[:]
         if self.decisions.held:
             self._events.restart()
-            self._events.due_tables(self._state.table[None])
-        return self._observations(), {agent: {} for agent in self.agents}
+            self._events.due_tables(self._slot_table())
+        return self._observations(self._lanes.observe(_LANE, len(self.agents))[0]), {
+            agent: {} for agent in self.agents
+        }
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Apply one action per node (missing nodes idle) and advance (design §2 order).
@@ -208,53 +209,70 @@ class CoreEnv(ParallelEnv):
         if not actions.keys() <= self._agent_set:
             unknown = sorted(set(actions) - self._agent_set)
             raise ValueError(f"actions name unknown agents {unknown}; agents are {self.agents}.")
-        state, held = self._state, self.decisions.held
-        reward, successes, elapsed = 0.0, 0, 0
+        lanes, chosen, takes, logs = self._lanes, self._chosen, self._takes, self._drawer.store.logs
+        agents, k = self.possible_agents, self.config.num_slots
+        action_indices(actions, agents, k, chosen[0])
+        lane, held = lanes.lane[0], self.decisions.held
+        # claims first where something happens between them and the step
+        claim = not (self._raises or self._drawer.live or self.render_mode is not None)
+        reward, successes, elapsed, invalid = 0.0, 0, 0, {}
         while True:
-            slots, invalid = resolve_actions(actions, self.possible_agents, state.filled)
-            if invalid and self.config.invalid_action == "raise":
-                reasons = "; ".join(f"{agent}: {why}" for agent, why in invalid.items())
-                raise InvalidActionError(f"invalid actions at t={state.t}: {reasons}.")
-            if not elapsed:
-                first_invalid = invalid
-            arrivals = self._arrivals.pop(state.t, ())
-            step = transition(state, slots, self.config, arrivals, self.predictor, len(invalid))
-            reward += step.reward
-            successes += step.successes
+            if not claim:
+                engine.claims(chosen, lanes.mask, lanes.lane, takes)
+                if self._raises and lane[engine.STEP_CONFLICTS]:
+                    reasons = idle_reasons(actions, agents, k, chosen[0], takes[0])
+                    text = "; ".join(f"{agent}: {why}" for agent, why in reasons.items())
+                    raise InvalidActionError(f"invalid actions at t={lane[engine.T]}: {text}.")
+                lanes.reveal(chosen, takes, logs)
+                uids = lanes.slot_ints[engine.INDEX, np.minimum(chosen[0], k - 1)]
+                self._served = np.where(takes[0], uids, engine.EMPTY)
+            obs, ready = engine.step(
+                chosen, takes, claim, *lanes.arrays, logs, lanes.settings, lanes.scales
+            )
+            if self._predictor is not None and ready.size:
+                lanes.estimate(ready, self._predictor, self.config)
+                obs = None
+            if not elapsed and lane[engine.STEP_CONFLICTS]:
+                invalid = idle_reasons(actions, agents, k, chosen[0], takes[0])
+            reward += lanes.returns[0, engine.REWARD]
+            successes += int(lane[engine.STEP_SUCCESSES])
             elapsed += 1
-            terminated = terminal(state.t, state.in_system(), self._arrival_end)
-            truncated = not terminated and state.t >= self.max_steps
+            ended = lane[engine.ENDED]
             if self.render_mode is not None:
-                self._history.append(np.array(state.served))
+                self._history.append(self._served)
                 if self.render_mode == "human":
                     print(self.render_ansi(), end="\n\n")
-            if not held or terminated or truncated or self._events.due_tables(state.table[None])[0]:
+            if not held or ended or self._events.due_tables(self._slot_table())[0]:
                 break
 
         agents = self.agents
-        observations = self._observations()
+        if obs is None:
+            obs = lanes.observe(_LANE, len(agents))
+        observations = self._observations(obs[0])
         infos = {agent: {"successes": successes} for agent in agents}
         if held:
             for info in infos.values():
                 info["elapsed"] = elapsed
-        for agent, why in first_invalid.items():
+        for agent, why in invalid.items():
             infos[agent]["invalid_action"] = why
-        if terminated or truncated:
+        terminated, truncated = ended == engine.TERMINATED, ended == engine.TRUNCATED
+        if ended:
             summary = self.metrics()
             for info in infos.values():
                 info["metrics"] = summary
             self.agents = []
         return (
             observations,
-            dict.fromkeys(agents, reward),
-            dict.fromkeys(agents, terminated),
-            dict.fromkeys(agents, truncated),
+            dict.fromkeys(agents, float(reward)),
+            dict.fromkeys(agents, bool(terminated)),
+            dict.fromkeys(agents, bool(truncated)),
             infos,
         )
 
     def state(self) -> np.ndarray:
         """The global view: global features and every slot block, without a node id."""
-        return state_vector(self._state, self.config)
+        m = self.config.num_nodes
+        return self._lanes.observe(_LANE, m)[0, 0, m:]
 
     def render(self) -> str | np.ndarray | None:
         """Render in ``render_mode``.
@@ -271,8 +289,8 @@ class CoreEnv(ParallelEnv):
         return None
 
     def render_ansi(self) -> str:
-        """The slot table as text, whatever the render mode."""
-        return ansi_table(self._state, self.config, self.possible_agents)
+        """The slot table as text, whatever the render mode (who served whom: in a render mode)."""
+        return ansi_table(self.view(), self.metrics(), self._served, self.possible_agents)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -281,25 +299,21 @@ class CoreEnv(ParallelEnv):
         """A pickled or copied environment continues exactly.
 
         Its running episode gets a number of its own (`SchedulerView.episode`). One pickled by
-        0.1.0 gets 0.2.0's form of its built-in scenario, and in the middle of an episode asks
-        for a reset (its tasks were drawn step by step).
+        0.1.0 is made again from its config (a mid-episode one asks for a reset).
         """
-        if "_arrivals" not in state:  # pickled by 0.1.0
-            state["_predictor"] = state.pop("predictor", None)
-            state.pop("_slot_table", None)
-            if type(state["scenario"]) in SCENARIOS.values():
-                state["scenario"] = make_scenario(state["config"], state["source"])
+        if "_lanes" not in state:  # pickled by 0.1.0
             if state.get("agents"):
                 warnings.warn(
                     "this CoreEnv was pickled by an older coreenv in the middle of an episode, "
                     "which cannot continue here: call reset() to start a new one.",
                     stacklevel=2,
                 )
-                state["agents"] = []
-        if "_decisions" not in state:  # pickled before the event form: decisions every step
-            state["_decisions"] = Decisions()
-            m, width = state["config"].num_nodes, slot_width(state["config"])
-            state["_events"] = DecisionEvents(m, width, 1, False)
+            self.__init__(
+                state["config"],
+                predictor=state.get("predictor"),
+                render_mode=state.get("render_mode"),
+            )
+            return
         self.__dict__.update(state)
         self._episode = new_episode_id()
 
@@ -314,8 +328,7 @@ class CoreEnv(ParallelEnv):
     def predictor(self, predictor: Predictor | None) -> None:
         """Attach or detach a predictor; mid-episode, the estimate features follow at once."""
         self._predictor = checked_predictor(predictor, self.config.estimate_quantiles)
-        if self._state is not None:
-            self._state.set_has_predictor(predictor is not None)
+        self._lanes.set_has_predictor(predictor is not None)
 
     @property
     def decisions(self) -> Decisions:
@@ -325,21 +338,21 @@ class CoreEnv(ParallelEnv):
     @property
     def t(self) -> int:
         """The current step."""
-        return self._state.t
+        return int(self._lanes.lane[0, engine.T])
 
     def metrics(self) -> dict[str, float]:
         """Design §2 metrics of the episode so far."""
-        return metrics(self._state.counters, self.config.num_nodes)
+        return metrics(self._lanes.counters(0), self.config.num_nodes)
 
     def slot_table(self) -> SlotTable:
         """Deprecated (removed in 0.3.0): the (K,) slot arrays of 0.1.0; read `view` instead."""
         _deprecated("slot_table()", "view()")
-        return SlotTable(self._state)
+        return SlotTable(self._lanes, self._predictor is not None)
 
     def oracle_view(self) -> OracleView:
         """Deprecated (removed in 0.3.0): 0.1.0's truth; read ``view(clairvoyant=True)`` instead."""
         _deprecated("oracle_view()", "view(clairvoyant=True)")
-        return OracleView.of(self._state)
+        return OracleView.of(self._lanes)
 
     @property
     def slot_version(self) -> int:
@@ -347,7 +360,7 @@ class CoreEnv(ParallelEnv):
 
         A scheduler whose choice depends only on which tasks are present can reuse it until then.
         """
-        return self._state.version
+        return int(self._lanes.lane[0, engine.VERSION])
 
     def view(self, clairvoyant: bool = False) -> SchedulerView:
         """The running episode as a `SchedulerView` of one episode (what shipped schedulers read).
@@ -356,53 +369,47 @@ class CoreEnv(ParallelEnv):
         """
         if not self.agents:
             raise RuntimeError("the episode is over (or never started): call reset() first.")
-        state, seed = self._state, self._seed
-        remaining = None
-        if clairvoyant:  # an unknowable demand (live curves) shows as -1
-            left = [
-                0 if task is None else -1 if task.demand is None else task.demand - n
-                for task, n in zip(state.tasks, state.cursor)
-            ]
-            remaining = np.array([left], np.int64)
-        estimates = None
-        if state.has_predictor:
-            estimates = np.stack((state.est_remaining, state.est_p_success), axis=-1)[None]
+        lanes, seed = self._lanes, self._seed
         return SchedulerView(
             configs=(self.config,),
             obs=self._shown[None],
-            action_mask=state.mask[None].copy(),
-            t=np.array([state.t], np.int64),
-            waiting=np.array([len(state.waiting)], np.int64),
-            occupied=state.occupied[None].copy(),
-            uid=state.uid[None].copy(),
-            arrival=state.arrival[None].copy(),
-            deadline=state.deadline[None].copy(),
-            batches=np.array([state.cursor], np.int64),
-            target=state.target[None].copy(),
-            estimates=estimates,
+            action_mask=lanes.mask[:, :-1].copy(),
+            t=lanes.lane[:, engine.T].copy(),
+            waiting=lanes.lane[:, engine.NUM_WAITING].copy(),
+            **lanes.view_fields(),
+            estimates=lanes.estimates() if self._predictor is not None else None,
             episode=np.array([self._episode], np.int64),
             seed=np.array([seed if seed is not None and 0 <= seed < 2**63 else -1], np.int64),
-            curves=[{task.uid: task.curve.losses for task in state.tasks if task is not None}],
-            remaining=remaining,
+            curves=list(lanes.curves),
+            remaining=lanes.remaining() if clairvoyant else None,
         )
 
     def action_masks(self) -> np.ndarray:
         """(M, K + 1) int8: every node's mask (they are identical): occupied slots and idle."""
-        if self._masks_version != self._state.version:  # masks change only with the slots
-            self._masks[:] = self._state.mask
-            self._masks_version = self._state.version
+        version = self._lanes.lane[0, engine.VERSION]
+        if self._masks_version != version:  # masks change only with the slots
+            self._masks[:] = self._lanes.mask[0, :-1]
+            self._masks_version = version
         return self._masks.copy()
 
-    def _initial_state(self) -> State:
-        return initial(self.config, has_predictor=self.predictor is not None)
+    @property
+    def _raises(self) -> bool:
+        return self.config.invalid_action == "raise"
 
-    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
-        obs = self._shown = node_observations(self._state, self.config, self._obs_template)
+    def _slot_table(self) -> np.ndarray:
+        """(1, K, F) float32 the slot table as observed (what `DecisionEvents` reads)."""
+        return self._lanes.table.astype(np.float32)[None]
+
+    def _observations(self, obs: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
+        self._shown = obs
         masks = self.action_masks()
         return {
             agent: {"observation": o, "action_mask": mask}
             for agent, o, mask in zip(self.agents, obs, masks)
         }
+
+
+_LANE = np.zeros(1, np.int64)  # the one lane, as `Lanes.observe` takes it
 
 
 def _deprecated(old: str, new: str) -> None:

@@ -13,9 +13,9 @@ Two ways to draw:
   (made in bulk where `draws.bulk_agrees`), with targets found for all the episode's tasks at
   once (`BankCurves.targets`, the floats of `target_at_fraction`);
 * anything else runs the scenario's `draw_episode` and copies each curve's logs into the lane's
-  region of an `EpisodeCurves` store. A curve must then be a whole float64 losses array (as
-  `Curve` documents): sources that train while tasks are served (``task_set="live"``) cannot be
-  replayed.
+  region of an `EpisodeCurves` store. A curve whose losses are not an array (a live run, which
+  trains while its task is served: ``task_set="live"``) brings only its initial loss; the rest
+  is read when served (`Lanes.reveal`).
 """
 
 from __future__ import annotations
@@ -24,14 +24,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from gymnasium.utils import seeding
 
 from coreenv.config import EnvConfig
 from coreenv.core.curve_stores import BankCurves, EpisodeCurves, RowCurves, logs_of
 from coreenv.core.draws import TaskRanges, bulk_agrees, bulk_draws, scalar_draws
+from coreenv.core.engine import NEVER
 from coreenv.core.scenarios import BernoulliArrivals, Scenario
-from coreenv.curves import Curve, CurveBank, CurveSource
-from coreenv.errors import ConfigError
+from coreenv.curves import CurveBank, CurveSource
 
 __all__ = ["EpisodeDrawer", "EpisodeTasks"]
 
@@ -44,23 +43,19 @@ class EpisodeTasks:
     deadline: np.ndarray  # (n,) int64 d_k
     target: np.ndarray  # (n,) float64 epsilon_k
     feasible: np.ndarray  # (n,) int8: independently feasible 1, not 0, unknown demand -1
-    crossing: np.ndarray  # (n,) int64 first n >= 1 with loss <= target (len(curve) if none)
+    crossing: np.ndarray  # (n,) int64 first n >= 1 with loss <= target (len(curve) if none,
+    # NEVER while a live run's is unknown)
     last: np.ndarray  # (n,) int64 len(curve) - 1, the most batches the curve allows
     offset: np.ndarray  # (n,) int64 where the curve starts in the store's flat arrays
+    initial: np.ndarray  # (n,) float64 L_0
     log_initial: np.ndarray  # (n,) float64 math.log(L_0)
     log_target: np.ndarray  # (n,) float64 math.log(epsilon)
-    curves: Sequence[np.ndarray]  # each task's losses as `CoreEnv` holds them (predictor prefixes)
+    curves: Sequence  # each task's losses as its curve holds them (predictor prefixes)
     shift: np.ndarray | None = None  # (B,) if the store grew: every lane's offsets moved by this
-
-    @classmethod
-    def none(cls) -> EpisodeTasks:
-        """An episode without tasks (what an inactive lane holds)."""
-        ints, floats = np.zeros(0, np.int64), np.zeros(0)
-        return cls(ints, ints, floats, np.zeros(0, np.int8), ints, ints, ints, floats, floats, [])
 
 
 class EpisodeDrawer:
-    """Draws a lane's whole episode at reset, as `CoreEnv` would meet its tasks step by step.
+    """Draws a lane's whole episode at reset: the scenario's tasks, packed for `Lanes`.
 
     Attributes:
         store: where the curves' logs are (``logs``, a flat float64 array); it may hold a new
@@ -74,6 +69,7 @@ class EpisodeDrawer:
         self.scenario = scenario
         self.source = source
         self.arrival_end = scenario.arrival_end()
+        self.live = False  # set once a drawn curve is a live run (`Lanes.reveal` trains it)
         if _replays_bank(scenario, source):
             self.store: BankCurves | EpisodeCurves = BankCurves.of(source)
             self._choose_bank_draws()
@@ -86,25 +82,27 @@ class EpisodeDrawer:
         self.ranges = TaskRanges(len(self.source), cfg.target_fraction, cfg.deadline_window)
         self.bulk = bulk_agrees(self.ranges)
 
-    def draw(self, lane: int, seed: int) -> EpisodeTasks:
-        """The tasks of ``lane``'s new episode on ``seed`` (`CoreEnv.reset(seed=seed)`'s)."""
+    def draw(self, lane: int, rng: np.random.Generator) -> EpisodeTasks:
+        """The tasks of ``lane``'s new episode, drawn from ``rng`` (`Scenario.draw_episode`'s)."""
         if isinstance(self.store, BankCurves):
-            return self._draw_bank(seed)
-        return self._draw_any(lane, seed)
+            return self._draw_bank(rng)
+        return self._draw_any(lane, rng)
 
-    def _draw_bank(self, seed: int) -> EpisodeTasks:
+    def _draw_bank(self, rng: np.random.Generator) -> EpisodeTasks:
         """`BernoulliArrivals` on a `CurveBank`: its generator calls, in its order.
 
         In bulk where `draws.bulk_agrees`: one by one, they are 18% of the batched engine's
         stepping at 256 lanes (docs/design.md, *Speed*).
         """
         cfg = self.config
-        rng = seeding.np_random(seed)[0]
         steps = self.scenario.arrival_steps(rng)
-        draws = bulk_draws(rng, len(steps), self.ranges) if self.bulk else None
-        if draws is None:  # one by one, from the start
-            rng = seeding.np_random(seed)[0]
-            self.scenario.arrival_steps(rng)
+        draws = None
+        if self.bulk:
+            before = rng.bit_generator.state
+            draws = bulk_draws(rng, len(steps), self.ranges)
+            if draws is None:  # one by one, from where the bulk draw started
+                rng.bit_generator.state = before
+        if draws is None:
             draws = scalar_draws(rng, len(steps), self.ranges)
         rows, fractions, windows = draws
         target, demand = self.store.targets(rows, fractions)
@@ -118,24 +116,35 @@ class EpisodeDrawer:
             crossing=demand,
             last=self.store.lengths[rows] - 1,
             offset=offset,
+            initial=self.store.initial[rows],
             log_initial=self.store.logs[offset],
             log_target=logs_of(target),
             curves=RowCurves(self.store, rows),
         )
 
-    def _draw_any(self, lane: int, seed: int) -> EpisodeTasks:
-        """Any scenario and source: the scenario's own draws, curves copied."""
-        drawn = self.scenario.draw_episode(seeding.np_random(seed)[0])
+    def _draw_any(self, lane: int, rng: np.random.Generator) -> EpisodeTasks:
+        """Any scenario and source: the scenario's own draws, curves copied.
+
+        A live run's losses (not an array) are read when its task is served (`Lanes.reveal`):
+        only its initial loss is copied, and its crossing is NEVER until found.
+        """
+        drawn = self.scenario.draw_episode(rng)
         arrival = [t + 1 for t, _ in drawn]
         draws = [draw for _, draw in drawn]
-        curves = [self._losses_of(draw.curve) for draw in draws]
+        curves = [draw.curve.losses for draw in draws]
+        known = [
+            np.asarray(c, np.float64) if isinstance(c, np.ndarray) else np.array([c[0]], np.float64)
+            for c in curves
+        ]
+        self.live |= any(not isinstance(c, np.ndarray) for c in curves)
         target = np.array([draw.target for draw in draws], np.float64)
         windows = np.array([draw.window for draw in draws], np.int64)
         bound = self.config.batches_per_step * windows
         feasible = [
             -1 if draw.demand is None else int(draw.demand <= b) for draw, b in zip(draws, bound)
         ]
-        offset, shift = self.store.place(lane, curves)
+        lengths = np.array([len(curve) for curve in curves], np.int64)
+        offset, shift = self.store.place(lane, known, lengths)
         arrival = np.array(arrival, np.int64)
         return EpisodeTasks(
             arrival=arrival,
@@ -143,10 +152,15 @@ class EpisodeDrawer:
             target=target,
             feasible=np.array(feasible, np.int8),
             crossing=np.array(
-                [_crossing(curve, draw.target) for curve, draw in zip(curves, draws)], np.int64
+                [
+                    _crossing(values, draw.target) if values.size == size else NEVER
+                    for values, size, draw in zip(known, lengths.tolist(), draws)
+                ],
+                np.int64,
             ),
-            last=np.array([len(curve) - 1 for curve in curves], np.int64),
+            last=lengths - 1,
             offset=offset,
+            initial=np.array([values[0] for values in known], np.float64),
             log_initial=self.store.logs[offset] if curves else np.zeros(0),
             log_target=logs_of(target),
             curves=curves,
@@ -161,23 +175,6 @@ class EpisodeDrawer:
         self.__dict__.update(state)
         if isinstance(self.store, BankCurves):
             self._choose_bank_draws()
-
-    def _losses_of(self, curve: Curve) -> np.ndarray:
-        """The curve's losses, if `BatchedCore` can replay them: a whole float64 array."""
-        losses = curve.losses
-        if not isinstance(losses, np.ndarray):
-            raise ConfigError(
-                f"BatchedCore cannot replay task set {self.source.name!r}: its curves are "
-                f"{type(losses).__name__} objects produced while tasks train, not whole losses "
-                "arrays drawn up front. Use CoreEnv for this task set."
-            )
-        if losses.dtype != np.float64:
-            raise ConfigError(
-                f"BatchedCore cannot replay task set {self.source.name!r}: it gave a "
-                f"{losses.dtype} curve, and compares losses as float64 (Curve.losses is float64). "
-                "Convert the curves in the source, or use CoreEnv."
-            )
-        return losses
 
 
 def _replays_bank(scenario: Scenario, source: CurveSource) -> bool:

@@ -1,22 +1,21 @@
-"""The state of B lanes as arrays: each lane's slots (`LaneSlots`) and episode tasks (`LaneTasks`).
+"""`Lanes`: the state of B episodes ("lanes") as a few arrays, what `engine.step` advances.
 
-The batched counterpart of `State`: the same per-slot data, one row per lane, updated by
-`engine.step_lanes` with the same floating-point operations in the same order, so that a lane's
-features equal `CoreEnv`'s bit for bit. Slots are addressed by flat indices ``lane * K + slot``
-(lanes in order), and what a task brings into a slot is packed into one record, copied when the
-slot fills. An empty slot holds the neutral values of `State` and points at the curve store's
+`CoreEnv` holds one lane, `BatchedCore` B. Slots are addressed by flat indices
+``lane * K + slot`` (lanes in order); what a task brings into a slot is packed into one record,
+copied when the slot fills. The rows and columns of every array are named in `engine`. An
+empty slot holds `engine.EMPTY_INTS` and `engine.EMPTY_FLOATS` and points at the curve store's
 `SENTINEL`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from coreenv.config import EnvConfig
-from coreenv.core.curve_stores import SENTINEL
-from coreenv.core.engine import clear_slot
+from coreenv.core import engine as e
 from coreenv.core.episodes import EpisodeTasks
 from coreenv.core.features import (
     ESTIMATES,
@@ -26,209 +25,204 @@ from coreenv.core.features import (
     slot_width,
     write_estimates,
 )
-from coreenv.core.state import EMPTY, NEVER
+from coreenv.core.metrics import Counters
+from coreenv.predictor import Predictor, observed_estimates
 
-__all__ = ["FLOAT_FIELDS", "INT_FIELDS", "LaneSlots", "LaneTasks"]
+__all__ = ["Lanes"]
 
-INT_FIELDS = ("crossing", "last", "offset", "arrival", "deadline", "index")
-"""A task's int data, rows of the packed arrays (index: the task's uid in its episode); a slot's
-packed ints have its cursor first, then these."""
-FLOAT_FIELDS = ("target", "log_initial", "log_target", "log_span")
-"""A task's float data (log_span = log_initial - log_target, the log-progress denominator)."""
-_CROSSING, _LAST, _OFFSET, _ARRIVAL, _DEADLINE, _INDEX = range(6)  # rows of a task's ints
-_CURSOR = 0  # a slot's ints: the cursor, then the task's (row i + 1 for INT_FIELDS[i])
-_TARGET, _LOG_INITIAL, _LOG_TARGET, _LOG_SPAN = range(4)
-# an empty slot: cursor and last 0 (so it trains nothing), a crossing never met, the sentinel's
-# offset, and floats for which the sentinel (log 0) gives log-progress 0
-_EMPTY_INTS = np.array([0, NEVER, 0, SENTINEL, 0, NEVER, EMPTY], np.int64)
-_EMPTY_FLOATS = np.array([0.5, 0.0, -1.0, 1.0])
-
+_ROW = e.RECORD_INTS + e.RECORD_FLOATS  # where a task record's feature row starts
+_RECORD_INTS = ("crossing", "last", "offset", "arrival", "deadline")  # then the task's index
 _OCCUPIED = int(SlotFeature.OCCUPIED)
-_ROW = len(INT_FIELDS) + len(FLOAT_FIELDS)  # where a task record's feature row starts
 
 
-class LaneTasks:
-    """Each lane's episode tasks, (B, N + 1) per field, its next arrival and its waiting queue.
+class Lanes:
+    """B lanes of one config: their clocks, queues, counters, slots and episode tasks.
 
-    Column ``n`` (one past a lane's last task) and beyond are padding: arrival `NEVER`, not
-    waiting, so a lookup one past the end needs no bounds check. ``records`` (B, N + 1, R)
-    float64 packs what a slot takes from its task when it fills: INT_FIELDS (exact as floats),
-    FLOAT_FIELDS and its first feature row, so that a fill gathers them at once.
-    ``curves[lane][i]`` is task i's losses array. ``waiting_deadline`` is a lower bound of the
-    earliest deadline in the queue (exact after `expire` looks at the lane, NEVER when the queue
-    empties), so admission need not update it.
+    Attributes:
+        lane: (B, `engine.LANE_COLUMNS`) int64, each lane's clock, queue, counters, and what its
+            last step gave.
+        returns: (B, 2) float64, each lane's shaping potential and last reward.
+        slot_ints, slot_floats: (7, B·K) int64 and (9, B·K) float64 per-slot data.
+        table: (B·K, F) float64 slot features (float32 once observed); the time left is kept by
+            subtracting ``slot_floats[SLOT_SCALE]`` each step.
+        mask: (B, K + 2) int8: per lane the occupied slots, idle (always 1) and a column always
+            0 (where out-of-range actions point).
+        task_ints: (4, B, W) int64 each lane's episode tasks (arrival, deadline, waiting,
+            feasible: 1, 0, or -1 for an unknown demand); column n (one past a lane's last
+            task) and beyond are padding: arrival NEVER, not waiting, so a lookup one past the
+            end needs no bounds check.
+        records: (B, W, R) float64: what a slot takes from a task when it fills (`engine`'s
+            record layout, ints exact as floats).
+        curves: ``curves[lane][i]`` is task i's losses (an array, or a live run's losses).
+        settings, scales: the config's step settings for `engine.step` (int64, float64).
     """
 
-    def __init__(self, num_lanes: int, features: int, has_predictor: bool) -> None:
-        self.num_lanes = num_lanes
-        self.record_size = _ROW + features  # R: features = F, the width of a slot block
-        self.new_estimate = 0.0 if has_predictor else NO_PREDICTOR  # a filled slot's estimates
-        self.width = 0
-        self._allocate(1)
-        self.next = np.zeros(num_lanes, np.int64)  # index of the next task to arrive
-        self.next_arrival = np.full(num_lanes, NEVER)  # its arrival step
-        self.num_waiting = np.zeros(num_lanes, np.int64)
-        self.waiting_deadline = np.full(num_lanes, NEVER)
-        self.curves: list[Sequence[np.ndarray]] = [[] for _ in range(num_lanes)]
+    def __init__(self, num_lanes: int, config: EnvConfig, arrival_end: int, max_steps: int):
+        b, k, width = num_lanes, config.num_slots, slot_width(config)
+        self.num_lanes, self.num_slots = b, k
+        self.lane = np.zeros((b, e.LANE_COLUMNS), np.int64)
+        self.lane[:, [e.NEXT_ARRIVAL, e.WAITING_DEADLINE]] = e.NEVER
+        self.returns = np.zeros((b, 2))
+        self.slot_ints = np.repeat(e.EMPTY_INTS[:, None], b * k, axis=1)
+        self.slot_floats = np.repeat(e.EMPTY_FLOATS[:, None], b * k, axis=1)
+        self.table = np.zeros((b * k, width))
+        self.mask = np.zeros((b, k + 2), np.int8)
+        self.mask[:, k] = 1  # idle is always allowed
+        self.record_size = _ROW + width
+        self.task_ints = np.zeros((4, b, 0), np.int64)
+        self.records = np.zeros((b, 0, self.record_size))
+        self._widen(1)
+        self.curves: list[Sequence] = [[] for _ in range(b)]
+        self.new_estimate = NO_PREDICTOR  # what a filled slot's estimates read (0 with one)
+        self.settings = np.array(
+            [
+                config.batches_per_step,
+                config.min_prefix,
+                config.admission == "edf",
+                0,  # GUARD: set once a task's target is not below its initial loss
+                arrival_end,
+                max_steps,
+            ],
+            np.int64,
+        )
+        time_scale = float(config.time_scale)
+        self.scales = np.array(
+            [
+                time_scale * config.batches_per_step,
+                time_scale,
+                config.shaping_beta,
+                config.arrival_horizon,
+            ]
+        )
+        self.batch_scale = float(self.scales[e.BATCH_SCALE])
+        self.occupied = self.mask[:, :k].view(bool)
 
-    def _allocate(self, width: int) -> None:
-        """Widen the tables to ``width`` columns, keeping what they hold."""
-        old, self.width = self.width, width
-        shape = (self.num_lanes, width)
-        tables = {
-            "arrival": np.full(shape, NEVER),
-            "deadline": np.zeros(shape, np.int64),
-            "feasible": np.zeros(shape, np.int8),
-            "waiting": np.zeros(shape, bool),
-            "records": np.zeros((*shape, self.record_size)),
-        }
-        for name, table in tables.items():
-            if old:
-                table[:, :old] = getattr(self, name)
-            setattr(self, name, table)
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "occupied"}
 
-    def load(self, lane: int, episode: EpisodeTasks) -> None:
-        """Make ``episode`` the tasks of ``lane``; none has arrived yet."""
+    def __setstate__(self, state: dict) -> None:
+        """Unpickling copies arrays: make the mask's view again."""
+        self.__dict__.update(state)
+        self.occupied = self.mask[:, : self.num_slots].view(bool)
+
+    @property
+    def arrays(self) -> tuple:
+        """The state arrays `engine.step` takes, in its order (logs and settings apart)."""
+        return (
+            self.lane,
+            self.returns,
+            self.slot_ints,
+            self.slot_floats,
+            self.table,
+            self.mask,
+            self.task_ints,
+            self.records,
+        )
+
+    # -- episodes ---------------------------------------------------------------------------------
+
+    def _widen(self, width: int) -> None:
+        """Widen the task tables to ``width`` columns, keeping what they hold."""
+        old = self.task_ints.shape[2]
+        ints = np.zeros((4, self.num_lanes, width), np.int64)
+        ints[e.TASK_ARRIVAL] = e.NEVER
+        ints[:, :, :old] = self.task_ints
+        records = np.zeros((self.num_lanes, width, self.record_size))
+        records[:, :old] = self.records
+        self.task_ints, self.records = ints, records
+
+    def start(self, lane: int, episode: EpisodeTasks) -> None:
+        """Start ``lane`` on ``episode`` at t = 0: its slots empty, none of its tasks arrived."""
+        if episode.shift is not None:  # the curve store grew: every region moved
+            self.shift_offsets(episode.shift)
+        self.stop(lane)
         n = len(episode.arrival)
-        if n + 1 > self.width:
-            self._allocate(max(n + 1, 2 * self.width))
-        for name in ("arrival", "deadline", "feasible"):
-            row = getattr(self, name)[lane]
-            row[:n] = getattr(episode, name)
-            row[n:] = NEVER if name == "arrival" else 0
+        if n + 1 > self.task_ints.shape[2]:
+            self._widen(max(n + 1, 2 * self.task_ints.shape[2]))
+        ints = self.task_ints[:, lane]
+        ints[:, n:] = 0
+        ints[e.TASK_ARRIVAL, :n], ints[e.TASK_ARRIVAL, n:] = episode.arrival, e.NEVER
+        ints[e.TASK_DEADLINE, :n] = episode.deadline
+        ints[e.TASK_FEASIBLE, :n] = episode.feasible
         self.records[lane, :n] = _records(episode, self.new_estimate, self.record_size)
         self.records[lane, n:] = 0.0
-        self.waiting[lane] = False
-        self.next[lane] = 0
-        self.next_arrival[lane] = self.arrival[lane, 0]
-        self.num_waiting[lane] = 0
-        self.waiting_deadline[lane] = NEVER
+        self.lane[lane, [e.NEXT_ARRIVAL, e.ACTIVE]] = ints[e.TASK_ARRIVAL, 0], 1
         self.curves[lane] = episode.curves
+        if not (episode.log_target < episode.log_initial).all():
+            self.settings[e.GUARD] = 1
+
+    def stop(self, lane: int) -> None:
+        """Empty ``lane``: its slots freed, its counters and clock 0, no tasks (inactive)."""
+        k = self.num_slots
+        for j in np.flatnonzero(self.occupied[lane]).tolist():
+            e.clear_slot(
+                lane * k + j, self.lane, self.slot_ints, self.slot_floats, self.table, self.mask
+            )
+        version = self.lane[lane, e.VERSION]
+        self.lane[lane] = 0
+        self.lane[lane, [e.NEXT_ARRIVAL, e.WAITING_DEADLINE, e.VERSION]] = e.NEVER, e.NEVER, version
+        self.returns[lane] = 0.0
+        self.task_ints[:, lane] = 0
+        self.task_ints[e.TASK_ARRIVAL, lane] = e.NEVER
+        self.curves[lane] = []
 
     def shift_offsets(self, shift: np.ndarray) -> None:
         """The curve store moved lane b's curves by ``shift[b]``."""
-        self.records[:, :, _OFFSET] += shift[:, None]
+        self.records[:, :, e.OFFSET - e.CROSSING] += shift[:, None]
+        moved = np.repeat(shift, self.num_slots) * self.occupied.reshape(-1)  # not the sentinel
+        self.slot_ints[e.OFFSET] += moved
+
+    def reveal(self, chosen: np.ndarray, takes: np.ndarray, logs: np.ndarray) -> None:
+        """Train the live runs the nodes serve this step, before `engine.step` reads their logs.
+
+        The one rule not compiled, since a live run trains in Python: a served run's losses are
+        read batch by batch up to the step's stop or its first loss at or below the target
+        (where its crossing is then set), and their logs written into the store.
+        """
+        k, batches = self.num_slots, int(self.settings[e.BATCHES])
+        ints = self.slot_ints
+        for b, i in zip(*np.nonzero(takes)):
+            j = b * k + chosen[b, i]
+            losses = self.curves[b][ints[e.INDEX, j]]
+            if isinstance(losses, np.ndarray):
+                continue
+            start, last = int(ints[e.CURSOR, j]), int(ints[e.LAST, j])
+            target, offset = self.slot_floats[e.TARGET, j], int(ints[e.OFFSET, j])
+            for n in range(start + 1, min(start + batches, last) + 1):
+                loss = float(losses[n])
+                logs[offset + n] = math.log(loss)
+                if loss <= target:
+                    ints[e.CROSSING, j] = n
+                    break
+
+    # -- the predictor's estimates ----------------------------------------------------------------
 
     def set_has_predictor(self, attached: bool) -> None:
-        """A predictor was attached or detached: slots filled from now on start without one."""
+        """A predictor was attached or detached: occupied slots' estimates restart from none."""
         self.new_estimate = 0.0 if attached else NO_PREDICTOR
+        occupied = self.occupied.reshape(-1)
+        self.table[occupied, ESTIMATES] = self.new_estimate
+        self.slot_floats[e.EST_REMAINING :, occupied] = 0.0
         tasks = self.records[:, :, _ROW + _OCCUPIED] == 1.0  # not the padding
         self.records[tasks, _ROW + ESTIMATES.start :] = self.new_estimate  # the row ends a record
 
-    @property
-    def arrays(self) -> tuple:
-        """What `engine.step_lanes` reads and writes of the tasks, in its order."""
-        return (
-            self.arrival,
-            self.deadline,
-            self.waiting,
-            self.records,
-            self.next,
-            self.next_arrival,
-            self.num_waiting,
-            self.waiting_deadline,
-        )
+    def estimate(self, ready: np.ndarray, predictor: Predictor, config: EnvConfig) -> None:
+        """Re-estimate the tasks in flat slots ``ready`` with one predictor call.
 
-    def arrived(self, lane: int) -> tuple[int, int, int]:
-        """(arrivals, feasible arrivals, arrivals of unknown demand) of ``lane`` so far."""
-        feasible = self.feasible[lane, : self.next[lane]]
-        return int(feasible.size), int((feasible == 1).sum()), int((feasible < 0).sum())
-
-
-def _records(episode: EpisodeTasks, estimate: float, size: int) -> np.ndarray:
-    """(n, R = ``size``) the records of ``episode``'s tasks (see `LaneTasks`)."""
-    n = len(episode.arrival)
-    records = np.zeros((n, size))
-    for i, name in enumerate(INT_FIELDS[:_INDEX]):
-        records[:, i] = getattr(episode, name)
-    records[:, _INDEX] = np.arange(n)
-    floats = records[:, len(INT_FIELDS) : _ROW]
-    floats[:, _TARGET], floats[:, _LOG_INITIAL] = episode.target, episode.log_initial
-    floats[:, _LOG_TARGET] = episode.log_target
-    floats[:, _LOG_SPAN] = episode.log_initial - episode.log_target
-    entering_rows(records[:, _ROW:], episode.log_initial, episode.log_target, estimate)
-    return records
-
-
-class LaneSlots:
-    """The K slots of each lane as flat (B·K) arrays, the (B, K + 2) mask and the slot table.
-
-    ``mask`` holds, per lane, the occupied slots, idle (always 1) and a column that is always 0
-    (what `BatchedCore` maps out-of-range actions to); ``occupied`` (B, K) is a view of it.
-    ``table`` (B·K, F) holds the slot features (float64: cast to float32 once, when observed,
-    as `State` casts each value it writes) but the time left, written when observed.
-    """
-
-    _VIEWS = ("occupied", "progress")
-
-    def __init__(self, num_lanes: int, config: EnvConfig) -> None:
-        b, k = num_lanes, config.num_slots
-        self.num_slots = k
-        self.time_scale = float(config.time_scale)
-        self.batch_scale = float(config.time_scale * config.batches_per_step)
-        self.mask = np.zeros((b, k + 2), np.int8)
-        self.mask[:, k] = 1  # idle is always allowed
-        self.num_occupied = np.zeros(b, np.int64)
-        self.table = np.zeros((b * k, slot_width(config)))
-        self.ints = np.repeat(_EMPTY_INTS[:, None], b * k, axis=1)  # the cursor, then INT_FIELDS
-        self.floats = np.repeat(_EMPTY_FLOATS[:, None], b * k, axis=1)
-        self.untrained_guard = False  # set when a task's target is not below its initial loss
-        self.dynamic = np.zeros((2, b * k))  # written every step; 0 when a slot frees
-        self.estimates = np.zeros((2, b * k))  # the predictor's remaining and P(success), raw
-        self._link()
-
-    def _link(self) -> None:
-        """Make the views (again after unpickling, which copies arrays)."""
-        self.occupied = self.mask[:, : self.num_slots].view(bool)
-        self.progress = self.dynamic[1]
-
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._link()
-
-    @property
-    def arrays(self) -> tuple:
-        """What `engine.step_lanes` reads and writes of the slots, in its order."""
-        return (
-            self.mask,
-            self.num_occupied,
-            self.ints,
-            self.floats,
-            _EMPTY_INTS,
-            _EMPTY_FLOATS,
-            self.table,
-            self.dynamic,
-            self.estimates,
-        )
-
-    def clear(self, flat: np.ndarray) -> None:
-        """Free slots ``flat``, restoring the neutral values."""
-        arrays = self.arrays
-        for j in flat.tolist():
-            clear_slot(j, arrays)
-
-    def cursor(self, flat: np.ndarray) -> np.ndarray:
-        """Batches trained by the tasks in slots ``flat``."""
-        return self.ints[_CURSOR, flat]
-
-    def task_fields(self, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(task index, deadline, target) of the tasks in slots ``flat``."""
-        ints = self.ints[:, flat]
-        return ints[1 + _INDEX], ints[1 + _DEADLINE], self.floats[_TARGET, flat]
-
-    def shift_offsets(self, shift: np.ndarray) -> None:
-        """The curve store moved lane b's curves by ``shift[b]``."""
-        moved = np.repeat(shift, self.num_slots) * self.occupied.reshape(-1)  # not the sentinel
-        self.ints[1 + _OFFSET] += moved
-
-    def restart_estimates(self, value: float) -> None:
-        """Every occupied slot's estimates restart from ``value`` (`State.set_has_predictor`)."""
-        occupied = self.occupied.reshape(-1)
-        self.table[occupied, ESTIMATES] = value
-        self.estimates[:, occupied] = 0.0
+        A task's prefix is its revealed losses; its budget the batches its deadline still allows.
+        """
+        which = ready // self.num_slots
+        ints = self.slot_ints[:, ready]
+        tasks, cursors = ints[e.INDEX].tolist(), ints[e.CURSOR].tolist()
+        prefixes = [
+            self.curves[b][task][: cursor + 1]
+            for b, task, cursor in zip(which.tolist(), tasks, cursors)
+        ]
+        budgets = config.batches_per_step * (ints[e.DEADLINE] - self.lane[which, e.T])
+        targets = self.slot_floats[e.TARGET, ready]
+        levels = config.estimate_quantiles
+        estimates = observed_estimates(predictor, prefixes, targets, budgets, levels)
+        self.record_estimates(ready, *estimates)
 
     def record_estimates(
         self,
@@ -237,28 +231,71 @@ class LaneSlots:
         p_success: np.ndarray,
         quantiles: np.ndarray | None,
     ) -> None:
-        """Slots ``flat`` have new predictor estimates (`State.record_estimates`)."""
+        """Slots ``flat`` have new predictor estimates (and quantiles, (len(flat), Q))."""
         write_estimates(self.table, flat, remaining, p_success, quantiles, self.batch_scale)
-        self.estimates[:, flat] = remaining, p_success
+        self.slot_floats[e.EST_REMAINING, flat] = remaining
+        self.slot_floats[e.EST_P, flat] = p_success
+
+    # -- what the lanes show ----------------------------------------------------------------------
+
+    def observe(self, which: np.ndarray, num_nodes: int) -> np.ndarray:
+        """(len(which), M, D) float32 node observations of lanes ``which`` (`engine.observe`)."""
+        return e.observe(which, self.lane, self.table, num_nodes, self.scales[e.HORIZON])
+
+    def estimates(self) -> np.ndarray:
+        """(B, K, 2) the predictor's remaining batches and P(success) of every slot."""
+        raw = self.slot_floats[e.EST_REMAINING :].reshape(2, self.num_lanes, self.num_slots)
+        return np.stack(raw, axis=-1)
 
     def view_fields(self) -> dict[str, np.ndarray]:
         """(B, K) copies of what `SchedulerView` shows of the slots (estimates apart)."""
-        b, k = self.num_occupied.size, self.num_slots
-        ints = self.ints.reshape(-1, b, k)
+        ints = self.slot_ints.reshape(-1, self.num_lanes, self.num_slots)
         return {
             "occupied": self.occupied.copy(),
-            "uid": ints[1 + _INDEX].copy(),
-            "arrival": ints[1 + _ARRIVAL].copy(),
-            "deadline": ints[1 + _DEADLINE].copy(),
-            "batches": ints[_CURSOR].copy(),
-            "target": self.floats[_TARGET].reshape(b, k).copy(),
+            "uid": ints[e.INDEX].copy(),
+            "arrival": ints[e.ARRIVAL].copy(),
+            "deadline": ints[e.DEADLINE].copy(),
+            "batches": ints[e.CURSOR].copy(),
+            "target": self.slot_floats[e.TARGET].reshape(self.num_lanes, -1).copy(),
         }
 
     def remaining(self) -> np.ndarray:
-        """(B, K) true remaining batches of each slot's task (crossing - cursor; 0 if empty)."""
-        left = self.ints[1 + _CROSSING] - self.ints[_CURSOR]
-        return np.where(self.occupied.reshape(-1), left, 0).reshape(self.occupied.shape)
+        """(B, K) true remaining batches of each slot's task (-1 if unknowable, 0 if empty)."""
+        left = self.slot_ints[e.CROSSING] - self.slot_ints[e.CURSOR]
+        left = np.where(self.occupied.reshape(-1), left, 0).reshape(self.occupied.shape)
+        uid = np.maximum(self.slot_ints[e.INDEX].reshape(self.occupied.shape), 0)
+        feasible = np.take_along_axis(self.task_ints[e.TASK_FEASIBLE], uid, axis=1)
+        left[(feasible < 0) & self.occupied] = -1
+        return left
 
-    def lane_tables(self) -> np.ndarray:
-        """(B, K·F) each lane's slot table, as `state_vector` lays it out after the globals."""
-        return self.table.reshape(self.num_occupied.size, -1)
+    def counters(self, lane: int) -> Counters:
+        """The design §2 counters of ``lane``'s episode so far."""
+        feasible = self.task_ints[e.TASK_FEASIBLE, lane, : self.lane[lane, e.NEXT]]
+        counted = self.lane[lane, e.BUSY : e.READY_COUNT + 1].tolist()
+        return Counters(
+            arrivals=int(feasible.size),
+            feasible=int((feasible == 1).sum()),
+            unknown_demand=int((feasible < 0).sum()),
+            steps=int(self.lane[lane, e.T]),
+            **dict(zip(e.COUNTED, counted)),
+        )
+
+    def waiting(self, lane: int) -> np.ndarray:
+        """The task numbers of ``lane``'s waiting tasks, in arrival order."""
+        return np.flatnonzero(self.task_ints[e.TASK_WAITING, lane])
+
+
+def _records(episode: EpisodeTasks, estimate: float, size: int) -> np.ndarray:
+    """(n, R = ``size``) the records of ``episode``'s tasks (`engine`'s layout)."""
+    n = len(episode.arrival)
+    records = np.zeros((n, size))
+    for i, name in enumerate(_RECORD_INTS):
+        records[:, i] = getattr(episode, name)
+    records[:, e.INDEX - e.CROSSING] = np.arange(n)
+    floats = records[:, e.RECORD_INTS : _ROW]
+    floats[:, e.TARGET], floats[:, e.LOG_INITIAL] = episode.target, episode.log_initial
+    floats[:, e.LOG_TARGET] = episode.log_target
+    floats[:, e.INITIAL_LOSS] = episode.initial
+    floats[:, e.LOG_SPAN] = episode.log_initial - episode.log_target
+    entering_rows(records[:, _ROW:], episode.log_initial, episode.log_target, estimate)
+    return records

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coreenv.core.state import State
-from coreenv.core.tasks import Task
+from coreenv.core import engine as e
+from coreenv.core.lanes import Lanes
 from coreenv.errors import NoPredictorError
 
 __all__ = ["OracleView", "SlotTable", "TaskTruth"]
@@ -25,41 +25,47 @@ class SlotTable:
     read-only views (they follow the env); the others are fresh arrays or values.
     """
 
-    def __init__(self, state: State) -> None:
-        self._state = state
+    def __init__(self, lanes: Lanes, has_predictor: bool) -> None:
+        self._lanes, self._has_predictor = lanes, has_predictor
 
-    occupied = property(lambda self: self._live(self._state.occupied))
-    uid = property(lambda self: self._live(self._state.uid))
-    arrival = property(lambda self: self._live(self._state.arrival))
-    deadline = property(lambda self: self._live(self._state.deadline))
-    initial_loss = property(lambda self: self._live(self._state.loss0))
-    target = property(lambda self: self._live(self._state.target))
-    t = property(lambda self: self._state.t)
-    version = property(lambda self: self._state.version)
-    batches = property(lambda self: np.array(self._state.cursor, np.int64))
-    loss = property(lambda self: np.array(self._state.loss))
+    occupied = property(lambda self: self._live(self._lanes.occupied[0]))
+    uid = property(lambda self: self._live(self._lanes.slot_ints[e.INDEX]))
+    arrival = property(lambda self: self._live(self._lanes.slot_ints[e.ARRIVAL]))
+    deadline = property(lambda self: self._live(self._lanes.slot_ints[e.DEADLINE]))
+    initial_loss = property(lambda self: self._live(self._lanes.slot_floats[e.INITIAL_LOSS]))
+    target = property(lambda self: self._live(self._lanes.slot_floats[e.TARGET]))
+    t = property(lambda self: int(self._lanes.lane[0, e.T]))
+    version = property(lambda self: int(self._lanes.lane[0, e.VERSION]))
+    batches = property(lambda self: self._lanes.slot_ints[e.CURSOR].copy())
+
+    @property
+    def loss(self) -> np.ndarray:
+        """(K,) the last revealed loss of each slot's task (1 where empty)."""
+        return np.array(
+            [self.prefix(j)[-1] if on else 1.0 for j, on in enumerate(self.occupied.tolist())]
+        )
 
     @property
     def est_remaining(self) -> np.ndarray:
         """(K,) the predictor's remaining batches; `NoPredictorError` without a predictor."""
         self._require_predictor()
-        return np.array(self._state.est_remaining)
+        return self._lanes.slot_floats[e.EST_REMAINING].copy()
 
     @property
     def est_p_success(self) -> np.ndarray:
         """(K,) the predictor's P(success); `NoPredictorError` without a predictor."""
         self._require_predictor()
-        return np.array(self._state.est_p_success)
+        return self._lanes.slot_floats[e.EST_P].copy()
 
     def prefix(self, slot: int) -> np.ndarray:
         """The losses revealed so far for the task in ``slot`` (``L[0..n_k]``)."""
-        task = self._state.tasks[slot]
-        if task is None:
+        if not self._lanes.occupied[0, slot]:
             raise ValueError(f"slot {slot} is empty.")
-        return task.curve.losses[: self._state.cursor[slot] + 1]
+        uid, cursor = self._lanes.slot_ints[[e.INDEX, e.CURSOR], slot].tolist()
+        return self._lanes.curves[0][uid][: cursor + 1]
 
     def _require_predictor(self) -> None:
-        if not self._state.has_predictor:
+        if not self._has_predictor:
             raise NoPredictorError.reading("this environment")
 
     @staticmethod
@@ -94,23 +100,27 @@ class OracleView:
     waiting: list[TaskTruth]
 
     @classmethod
-    def of(cls, state: State) -> OracleView:
-        """Snapshot the truth of ``state``."""
+    def of(cls, lanes: Lanes) -> OracleView:
+        """Snapshot the truth of one lane's episode (`CoreEnv`'s)."""
+        ints = lanes.slot_ints
         slots = [
-            None if task is None else _truth(task, state.cursor[j])
-            for j, task in enumerate(state.tasks)
+            _truth(lanes, int(ints[e.INDEX, j]), int(ints[e.CURSOR, j])) if on else None
+            for j, on in enumerate(lanes.occupied[0].tolist())
         ]
-        return cls(state.t, slots, [_truth(task, 0) for task in state.waiting])
+        waiting = [_truth(lanes, i, 0) for i in lanes.waiting(0).tolist()]
+        return cls(int(lanes.lane[0, e.T]), slots, waiting)
 
 
-def _truth(task: Task, cursor: int) -> TaskTruth:
-    remaining = None if task.demand is None else task.demand - cursor
+def _truth(lanes: Lanes, uid: int, cursor: int) -> TaskTruth:
+    """The truth of task ``uid`` of the lane, ``cursor`` batches in."""
+    record, tasks = lanes.records[0, uid], lanes.task_ints[:, 0, uid]
+    demand = None if tasks[e.TASK_FEASIBLE] < 0 else int(record[0])  # its crossing
     return TaskTruth(
-        task.uid,
-        task.demand,
-        remaining,
-        task.arrival,
-        task.deadline,
-        task.target,
-        task.curve.losses,
+        uid,
+        demand,
+        None if demand is None else demand - cursor,
+        int(tasks[e.TASK_ARRIVAL]),
+        int(tasks[e.TASK_DEADLINE]),
+        float(record[e.RECORD_INTS + e.TARGET]),
+        lanes.curves[0][uid],
     )

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["IDLE_REASONS", "live_mask", "resolve_actions"]
+from coreenv.core import engine
+
+__all__ = ["IDLE_REASONS", "action_indices", "idle_reasons", "invalid_actions", "live_mask"]
 
 IDLE_REASONS = {
     "range": "action {a!r} is not an int in [0, {k}]",
@@ -17,41 +19,57 @@ IDLE_REASONS = {
 """Why a node's action was turned into idling (text of ``infos[agent]["invalid_action"]``)."""
 
 
-def resolve_actions(
-    actions: dict, agents: list[str], occupied: Sequence[bool]
-) -> tuple[list[int], dict[str, str]]:
-    """Turn node actions into served slots, nodes in index order; the later of two claimants idles.
+def action_indices(actions: Mapping, agents: Sequence[str], k: int, out: np.ndarray) -> None:
+    """Write each node's action into ``out`` as `engine.claims` reads it, nodes in index order.
 
-    Args:
-        actions: agent name -> action; ``K`` idles, and so does an agent missing from the dict.
-        agents: node names in index order.
-        occupied: (K,) bools, which slots hold a task (a list reads fastest).
-
-    Returns:
-        ``slots``, the slot each node trains (-1 for idle), and ``invalid``: for each node whose
-        action could not be carried out, the reason.
+    ``K`` idles (so does a node missing from ``actions``, or None); ``K + 1`` stands for anything
+    that is not an int in ``[0, K]`` (numpy integers are ints; bools are not).
     """
-    k = len(occupied)
-    slots = []
-    owner: dict[int, str] = {}
-    invalid: dict[str, str] = {}
-    for agent in agents:
+    for i, agent in enumerate(agents):
         action = actions.get(agent, k)
         a = action if type(action) is int else _as_int(action, k)  # type(): the common case
-        if 0 <= a < k and occupied[a] and a not in owner:
-            owner[a] = agent
-            slots.append(a)
+        out[i] = a if 0 <= a <= k else k + 1
+
+
+def idle_reasons(
+    actions: Mapping, agents: Sequence[str], k: int, chosen: np.ndarray, takes: np.ndarray
+) -> dict[str, str]:
+    """Why each node whose action was not carried out idles (`IDLE_REASONS`), from its claims.
+
+    ``chosen`` (M,): `action_indices` of ``actions`` among K slots; ``takes`` (M,):
+    `engine.claims` of them. A node that did not take the occupied slot it named lost it to an
+    earlier node; otherwise the slot was empty.
+    """
+    reasons: dict[str, str] = {}
+    for i, agent in enumerate(agents):
+        a = int(chosen[i])
+        if takes[i] or a == k:
             continue
-        slots.append(-1)
-        if a == k:
+        if a > k:
+            reasons[agent] = IDLE_REASONS["range"].format(a=actions.get(agent, k), k=k)
             continue
-        if not 0 <= a <= k:
-            invalid[agent] = IDLE_REASONS["range"].format(a=action, k=k)
-        elif not occupied[a]:
-            invalid[agent] = IDLE_REASONS["empty"].format(a=a)
+        owners = [agents[o] for o in range(i) if takes[o] and chosen[o] == a]
+        if owners:
+            reasons[agent] = IDLE_REASONS["taken"].format(a=a, other=owners[0])
         else:
-            invalid[agent] = IDLE_REASONS["taken"].format(a=a, other=owner[a])
-    return slots, invalid
+            reasons[agent] = IDLE_REASONS["empty"].format(a=a)
+    return reasons
+
+
+def invalid_actions(actions: Mapping, agents: Sequence[str], mask: np.ndarray) -> dict[str, str]:
+    """`idle_reasons` of one step's ``actions`` under the (K + 1,) step ``mask``.
+
+    For forms that check a choice before the step (`CoreSequentialEnv`); the rule is
+    `engine.claims`'.
+    """
+    k = len(mask) - 1
+    chosen = np.empty((1, len(agents)), np.int64)
+    action_indices(actions, agents, k, chosen[0])
+    lane = np.zeros((1, engine.LANE_COLUMNS), np.int64)
+    lane[0, engine.ACTIVE] = 1
+    takes = np.zeros(chosen.shape, bool)
+    engine.claims(chosen, np.append(mask, 0).astype(np.int8)[None], lane, takes)
+    return idle_reasons(actions, agents, k, chosen[0], takes[0])
 
 
 def _as_int(action: object, k: int) -> int:

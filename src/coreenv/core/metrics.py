@@ -1,10 +1,10 @@
-"""design §2 episode metrics, computed from the state's running counters."""
+"""design §2 episode metrics, computed from an episode's running counters."""
 
 from __future__ import annotations
 
-from coreenv.core.state import Counters
+from dataclasses import dataclass
 
-__all__ = ["METRIC_KEYS", "metrics"]
+__all__ = ["METRIC_KEYS", "Counters", "metrics"]
 
 METRIC_KEYS = (
     "completion_rate",
@@ -18,6 +18,24 @@ METRIC_KEYS = (
     "utilisation",
     "conflicts",
 )
+
+
+@dataclass
+class Counters:
+    """Running totals for the design §2 metrics."""
+
+    arrivals: int = 0
+    successes: int = 0
+    failures: int = 0
+    feasible: int = 0
+    unknown_demand: int = 0  # arrivals whose demand cannot be known (live curves)
+    steps: int = 0
+    full_queue_steps: int = 0
+    waiting_sum: int = 0
+    busy_node_steps: int = 0
+    conflicts: int = 0
+    ready_delay_sum: int = 0
+    ready_count: int = 0
 
 
 def metrics(counters: Counters, num_nodes: int) -> dict[str, float]:

@@ -1,4 +1,7 @@
-"""Assembling observations (design §2): node one-hot, global features, then one block per slot."""
+"""The observation's spaces (design §2): node one-hot, global features, then one block per slot.
+
+The observations themselves are written by the compiled engine (`engine.observe`).
+"""
 
 from __future__ import annotations
 
@@ -6,42 +9,13 @@ import numpy as np
 from gymnasium import spaces
 
 from coreenv.config import EnvConfig
-from coreenv.core.features import GLOBAL_FEATURES, OBS_BOUND, SlotFeature, slot_width
-from coreenv.core.state import State
+from coreenv.core.features import GLOBAL_FEATURES, OBS_BOUND, slot_width
 
-__all__ = ["node_observations", "observation_space", "state_space", "state_vector"]
-
-_TIME_LEFT = int(SlotFeature.TIME_LEFT)
-
-
-def state_vector(state: State, config: EnvConfig) -> np.ndarray:
-    """The global view: global features, then the K slot blocks, flattened. Shape (3 + K·F,)."""
-    return _observed_vector(state, config).copy()
-
-
-def node_observations(state: State, config: EnvConfig, one_hot: np.ndarray) -> np.ndarray:
-    """(M, M + 3 + K·F) float32: row i is node i's observation (its one-hot id, then the state).
-
-    ``one_hot`` is an (M, M + 3 + K·F) template holding the one-hot ids and zeros elsewhere.
-    """
-    obs = one_hot.copy()
-    obs[:, one_hot.shape[0] :] = _observed_vector(state, config)
-    return obs
-
-
-def _observed_vector(state: State, config: EnvConfig) -> np.ndarray:
-    """``state.vector`` with what changes every step written in: the globals and time left."""
-    vector = state.vector
-    vector[0] = min(state.t / config.arrival_horizon, OBS_BOUND)
-    vector[1] = len(state.waiting) / config.num_slots
-    vector[2] = max(config.num_nodes - state.num_occupied, 0) / config.num_nodes
-    # time to deadline changes every step for every task: written here rather than kept in the table
-    vector[len(GLOBAL_FEATURES) + _TIME_LEFT :: slot_width(config)] = state.time_left
-    return vector
+__all__ = ["observation_space", "state_space"]
 
 
 def state_space(config: EnvConfig) -> spaces.Box:
-    """Box of `state_vector`."""
+    """Box of `CoreEnv.state`: the global features, then the K slot blocks."""
     size = len(GLOBAL_FEATURES) + config.num_slots * slot_width(config)
     return spaces.Box(-OBS_BOUND, OBS_BOUND, (size,), np.float32)
 

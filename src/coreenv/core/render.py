@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from coreenv.config import EnvConfig
-from coreenv.core.state import EMPTY, State
+from coreenv.core.engine import EMPTY
+from coreenv.core.events import slot_tables
+from coreenv.core.features import SlotFeature, slot_width
+from coreenv.core.views import SchedulerView
 
 __all__ = ["GANTT_STEPS", "ansi_table", "gantt"]
 
@@ -39,25 +41,33 @@ _PALETTE = np.array(  # tab20-like colours, one per task id modulo 20
 )
 
 
-def ansi_table(state: State, config: EnvConfig, agents: list[str]) -> str:
-    """A readable table of the slots: who is there, how far along, and which node served it."""
-    c = state.counters
+def ansi_table(
+    view: SchedulerView, metrics: dict[str, float], served: np.ndarray, agents: list[str]
+) -> str:
+    """A readable table of one episode's slots: who is there, how far along, who served it.
+
+    ``served``: (M,) the task each node trained last step (EMPTY: idle or not recorded).
+    """
+    config = view.configs[0]
+    table = slot_tables(view.obs, config.num_nodes, slot_width(config))[0]
     lines = [
-        f"t={state.t}  arrivals={c.arrivals}  successes={c.successes}  failures={c.failures}  "
-        f"waiting={len(state.waiting)}",
+        f"t={view.t[0]}  arrivals={metrics['arrivals']}  successes={metrics['successes']}  "
+        f"failures={metrics['failures']}  waiting={view.waiting[0]}",
         f"{'slot':>4} {'task':>5} {'arrived':>7} {'deadline':>8} {'batches':>7} "
         f"{'loss':>9} {'target':>9} {'q':>5} {'ready':>5}  served by",
     ]
-    for j, task in enumerate(state.tasks):
-        if task is None:
+    for j, present in enumerate(view.occupied[0].tolist()):
+        if not present:
             lines.append(f"{j:>4} {'-':>5}")
             continue
-        nodes = [a for a, uid in zip(agents, state.served) if uid == task.uid]
-        ready = "yes" if state.cursor[j] >= config.min_prefix else "no"
+        uid, batches, target = int(view.uid[0, j]), int(view.batches[0, j]), view.target[0, j]
+        losses = view.prefix(0, j)
+        nodes = [a for a, task in zip(agents, served.tolist()) if task == uid]
+        ready = "yes" if batches >= config.min_prefix else "no"
         lines.append(
-            f"{j:>4} {'#' + str(task.uid):>5} {task.arrival:>7} {task.deadline:>8} "
-            f"{state.cursor[j]:>7} {state.loss[j]:>9.4g} {task.target:>9.4g} "
-            f"{state.progress[j]:>5.2f} {ready:>5}  {', '.join(nodes) or '-'}"
+            f"{j:>4} {'#' + str(uid):>5} {view.arrival[0, j]:>7} {view.deadline[0, j]:>8} "
+            f"{batches:>7} {float(losses[-1]):>9.4g} {target:>9.4g} "
+            f"{table[j, SlotFeature.PROGRESS]:>5.2f} {ready:>5}  {', '.join(nodes) or '-'}"
         )
     return "\n".join(lines)
 

@@ -1,13 +1,12 @@
-"""Tasks: a loss curve with a target, an arrival and a deadline; targets and true demand."""
+"""What a scenario draws for a task: a loss curve, its target, true demand and deadline window."""
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from coreenv.curves import Curve
 
-__all__ = ["Task", "TaskDraw"]
+__all__ = ["TaskDraw"]
 
 
 @dataclass(frozen=True)
@@ -26,30 +25,3 @@ class TaskDraw:
     target: float
     demand: int | None
     window: int
-
-
-@dataclass(frozen=True)
-class Task:
-    """A task in the system. Its progress (the cursor) lives in the state's slot arrays."""
-
-    uid: int
-    curve: Curve
-    target: float
-    demand: int | None
-    arrival: int
-    deadline: int
-    log_initial: float = field(init=False, repr=False)  # log L_0, for the features
-    log_target: float = field(init=False, repr=False)  # log epsilon
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "log_initial", math.log(self.curve.losses[0]))
-        object.__setattr__(self, "log_target", math.log(self.target))
-
-    def feasible(self, batches_per_step: int) -> bool | None:
-        """Independently feasible: one node every step from arrival reaches the target in time.
-
-        None when the demand is unknown.
-        """
-        if self.demand is None:
-            return None
-        return self.demand <= batches_per_step * (self.deadline - self.arrival)
