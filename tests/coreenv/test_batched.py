@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coreenv import BatchedCore, ConfigError, CoreEnv, EnvConfig, Estimate, InvalidActionError
+from coreenv import BatchedCore, CoreEnv, EnvConfig, Estimate, InvalidActionError
 from coreenv.curves import Curve, CurveSource
 from helpers import SMALL_CURVES, env_settings
 
@@ -378,13 +378,9 @@ class Float32(CurveSource):
         return Curve(np.linspace(2.0, 1.0, 30, dtype=np.float32), "f32")
 
 
-@pytest.mark.parametrize(
-    ("source", "message"), [(OnDemand(), "Lazy objects"), (Float32(), "float64")]
-)
-def test_sources_the_core_cannot_replay_are_refused(source, message):
-    core = BatchedCore(EnvConfig(task_set=source, arrival_prob=1.0), 2)
-    with pytest.raises(ConfigError, match=f"task set {source.name!r}.*{message}.*CoreEnv"):
-        core.reset(range(2))
+@pytest.mark.parametrize("source", [OnDemand(), Float32()])
+def test_curves_read_on_demand_or_in_float32_equal_core_envs(source):
+    play_both(EnvConfig(task_set=source, arrival_prob=0.3, arrival_horizon=60), range(4), 2)
 
 
 class AboveStart(CurveSource):

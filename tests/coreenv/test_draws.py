@@ -39,7 +39,7 @@ def test_bulk_draws_decline_ranges_that_draw_nothing_and_redraws():
 
 
 def episode_tasks(drawer, seed):
-    return drawer.draw(0, seed)
+    return drawer.draw(0, seeding.np_random(seed)[0])
 
 
 def env_tasks(config, seed):
@@ -70,6 +70,29 @@ def test_a_redraw_falls_back_to_the_generator_calls(monkeypatch):
     got = episode_tasks(drawer, 5)
     np.testing.assert_array_equal(got.target, expected.target)
     np.testing.assert_array_equal(got.deadline, expected.deadline)
+
+
+@pytest.mark.parametrize("bulk", [True, False])
+def test_the_bank_replay_draws_the_scenarios_tasks_and_leaves_the_generator_as_it_does(bulk):
+    config = EnvConfig(task_set="id", arrival_horizon=300, arrival_prob=0.1, num_slots=40)
+    env = CoreEnv(config)
+    drawer = EpisodeDrawer(config, env.scenario, env.source, 1)
+    drawer.bulk = bulk
+    for seed in (3, 4):
+        replayed, generator = drawer.draw(0, seeding.np_random(seed)[0]), seeding.np_random(seed)[0]
+        drawn = env.scenario.draw_episode(generator)
+        assert replayed.arrival.tolist() == [t + 1 for t, _ in drawn]
+        assert replayed.target.tolist() == [draw.target for _, draw in drawn]
+        assert replayed.crossing.tolist() == [draw.demand for _, draw in drawn]
+        rng = seeding.np_random(seed)[0]
+        drawer.draw(0, rng)
+        assert future(rng) == future(generator)
+
+
+def future(rng):
+    """What decides a generator's next draws: a buffered half counts only when flagged."""
+    state = rng.bit_generator.state
+    return state["state"], state["has_uint32"], state["uinteger"] * state["has_uint32"]
 
 
 def rising_bank():

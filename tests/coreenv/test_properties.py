@@ -39,21 +39,28 @@ def rollout(kwargs, seed, masked):
     trajectory, total_reward, total_successes = [], 0.0, 0
     while env.agents:
         actions = random_actions(env, observations, rng, masked)
+        before = env.view()
         step = env.step(actions)
         observations, rewards, _, _, infos = step
         trajectory.append(step)
-        served = [uid for uid in env._state.served if uid >= 0]
-        assert len(served) == len(set(served)), "a task was served by two nodes"
+        if rewards:
+            total_reward += next(iter(rewards.values()))
+            total_successes += next(iter(infos.values()))["successes"]
         c = env.metrics()
-        assert c["arrivals"] == c["successes"] + c["failures"] + env._state.in_system()
+        if not env.agents:
+            assert c["arrivals"] == c["successes"] + c["failures"]
+            continue
+        view = env.view()
+        stayed = view.uid[0] == before.uid[0]
+        grew = np.where(stayed & view.occupied[0], view.batches[0] - before.batches[0], 0)
+        assert grew.max(initial=0) <= env.config.batches_per_step, "a task was served twice"
+        in_system = view.occupied[0].sum() + view.waiting[0]
+        assert c["arrivals"] == c["successes"] + c["failures"] + in_system
         for agent, obs in observations.items():
             assert space.contains(obs), agent
             mask = obs["action_mask"]
             assert mask.dtype == np.int8 and mask[-1] == 1
-            assert np.array_equal(mask[:-1], env._state.occupied)
-        if rewards:
-            total_reward += next(iter(rewards.values()))
-            total_successes += next(iter(infos.values()))["successes"]
+            assert np.array_equal(mask[:-1], view.occupied[0])
     return env, trajectory, total_reward, total_successes
 
 

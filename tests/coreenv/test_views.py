@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from coreenv import BatchedCore, CoreEnv, EnvConfig, NoPredictorError, SchedulerView
-from coreenv.core.state import NEVER
+from coreenv.core.engine import NEVER
 from helpers import SMALL_CURVES, first_crossing
 
 CONFIG = EnvConfig(task_set=SMALL_CURVES, arrival_prob=0.3, arrival_horizon=40)
@@ -38,7 +38,7 @@ def test_prefix_reveals_only_the_losses_trained():
     env = played(CoreEnv(CONFIG), 12)
     view = env.view()
     slot = int(np.flatnonzero(view.occupied[0])[0])
-    losses = env._state.tasks[slot].curve.losses
+    losses = view.curves[0][view.uid[0, slot]]
     np.testing.assert_array_equal(view.prefix(0, slot), losses[: view.batches[0, slot] + 1])
     assert 0 < view.batches[0, slot] < len(losses) - 1  # some revealed, not all
     empty = np.flatnonzero(~view.occupied[0])

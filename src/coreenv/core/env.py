@@ -21,7 +21,7 @@ from coreenv.core.masks import action_indices, idle_reasons
 from coreenv.core.metrics import metrics
 from coreenv.core.observation import observation_space, state_space
 from coreenv.core.render import ansi_table, gantt
-from coreenv.core.scenarios import make_scenario
+from coreenv.core.scenarios import Scenario, make_scenario
 from coreenv.core.views import SchedulerView, new_episode_id
 from coreenv.curves import resolve_task_set
 from coreenv.errors import InvalidActionError
@@ -135,10 +135,8 @@ class CoreEnv(ParallelEnv):
             )
         self.render_mode = render_mode
         self.source = resolve_task_set(cfg.task_set)
+        self._predictor = None
         self.scenario = make_scenario(cfg, self.source)
-        self.max_steps = cfg.max_steps or self.scenario.step_bound()
-        self._drawer = EpisodeDrawer(cfg, self.scenario, self.source, 1)
-        self._lanes = Lanes(1, cfg, self._drawer.arrival_end, self.max_steps)
         self.predictor = predictor
 
         m, k = cfg.num_nodes, cfg.num_slots
@@ -329,6 +327,20 @@ class CoreEnv(ParallelEnv):
         """Attach or detach a predictor; mid-episode, the estimate features follow at once."""
         self._predictor = checked_predictor(predictor, self.config.estimate_quantiles)
         self._lanes.set_has_predictor(predictor is not None)
+
+    @property
+    def scenario(self) -> Scenario:
+        """What draws the episodes' tasks; one set here is drawn from at the next reset."""
+        return self._drawer.scenario
+
+    @scenario.setter
+    def scenario(self, scenario: Scenario) -> None:
+        cfg = self.config
+        self.max_steps = cfg.max_steps or scenario.step_bound()
+        self._drawer = EpisodeDrawer(cfg, scenario, self.source, 1)
+        self._lanes = Lanes(1, cfg, self._drawer.arrival_end, self.max_steps)
+        self._lanes.set_has_predictor(self._predictor is not None)
+        self.agents = []
 
     @property
     def decisions(self) -> Decisions:

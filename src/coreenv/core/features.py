@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from enum import IntEnum
 
 import numpy as np
@@ -17,7 +16,6 @@ __all__ = [
     "QUANTILES",
     "SlotFeature",
     "entering_rows",
-    "potential",
     "slot_width",
     "write_estimates",
 ]
@@ -71,7 +69,7 @@ def write_estimates(
     quantiles: np.ndarray | None,
     batch_scale: float,
 ) -> None:
-    """Write a predictor's answers into the slot-feature ``rows`` of ``table`` (both engines).
+    """Write a predictor's answers into the slot-feature ``rows`` of ``table``.
 
     Remaining batches (and quantiles) are divided by ``batch_scale`` (B · time_scale), at most
     OBS_BOUND; P(success) as it is.
@@ -82,25 +80,13 @@ def write_estimates(
         table[rows, QUANTILES:] = np.minimum(quantiles / batch_scale, OBS_BOUND)
 
 
-def potential(progress: Sequence[float] | np.ndarray) -> float | np.ndarray:
-    """Phi = the sum of the slots' log-progress, added left to right over the slots.
-
-    ``progress``: one episode's K values, or (B, K) for B episodes (then (B,) sums). A plain
-    left-to-right sum, not `math.fsum`, so both engines get the same float.
-    """
-    total = 0.0
-    for q in progress.T if isinstance(progress, np.ndarray) else progress:
-        total = total + q
-    return total
-
-
 def entering_rows(
     rows: np.ndarray,
     log_initial: np.ndarray | float,
     log_target: np.ndarray | float,
     estimate: float,
 ) -> None:
-    """Write the feature rows of tasks entering slots, in both engines.
+    """Write the feature rows of tasks entering slots (their records, `Lanes`).
 
     Occupied, their log target ``log(epsilon / L_0)``, every estimate column at ``estimate`` (0,
     or NO_PREDICTOR without a predictor), the rest 0 (nothing trained yet).
