@@ -142,6 +142,7 @@ def step(
     k = mask.shape[1] - 2
     width = task_ints.shape[2]
     trained = np.empty(lanes * nodes, np.int64)
+    won = np.empty(nodes, np.int64)
     num_trained = 0
     for b in range(lanes):
         if lane[b, ACTIVE] == 0:
@@ -153,7 +154,6 @@ def step(
             lane[b, FULL] += 1
         lane[b, WAITING_SUM] += lane[b, NUM_WAITING]
         # -- steps 2-3: served slots train; those reaching the target succeed and leave
-        won = np.empty(nodes, np.int64)
         num_won = 0
         for i in range(nodes):
             if not takes[b, i]:
@@ -319,23 +319,32 @@ def observe(
 
     A node's row: its one-hot id, then the state vector (the global features t / horizon, at
     most OBS_BOUND; waiting / K; nodes beyond the occupied slots / M; then the K slot blocks of
-    ``table`` (B·K, F)). An inactive lane's rows are 0.
+    ``table`` (B·K, F)). An inactive lane's rows are 0. Written entry by entry: slices cost
+    more than the copies here.
     """
     k = table.shape[0] // lane.shape[0]
-    width = table.shape[1]
-    obs = np.zeros((lanes.size, nodes, nodes + GLOBALS + k * width), np.float32)
+    size = k * table.shape[1]
+    blocks = table.reshape(-1)  # lane b's slot blocks are blocks[b * size : (b + 1) * size]
+    width = nodes + GLOBALS + size
+    obs = np.empty((lanes.size, nodes, width), np.float32)
+    flat = obs.reshape(-1)
     for r in range(lanes.size):
         b = lanes[r]
+        first = r * nodes * width  # node 0's row
         if lane[b, ACTIVE] == 0:
+            flat[first : first + nodes * width] = 0.0
             continue
-        state = obs[r, 0, nodes:]
-        state[0] = min(lane[b, T] / horizon, OBS_BOUND)
-        state[1] = lane[b, NUM_WAITING] / k
-        state[2] = max(nodes - lane[b, NUM_OCCUPIED], 0) / nodes
-        for s in range(k):
-            state[GLOBALS + s * width : GLOBALS + (s + 1) * width] = table[b * k + s]
-        for i in range(1, nodes):
-            obs[r, i, nodes:] = state
+        flat[first : first + nodes] = 0.0
+        flat[first + nodes] = min(lane[b, T] / horizon, OBS_BOUND)
+        flat[first + nodes + 1] = lane[b, NUM_WAITING] / k
+        flat[first + nodes + 2] = max(nodes - lane[b, NUM_OCCUPIED], 0) / nodes
+        start = b * size - first - nodes - GLOBALS
+        for c in range(first + nodes + GLOBALS, first + width):
+            flat[c] = blocks[start + c]
+        for i in range(1, nodes):  # the same row, a float32 copy
+            row = first + i * width
+            for c in range(width):
+                flat[row + c] = flat[first + c]
         for i in range(nodes):
-            obs[r, i, i] = 1.0
+            flat[first + i * width + i] = 1.0
     return obs
