@@ -179,15 +179,7 @@ class BatchedCore:
             if self.config.invalid_action == "raise" and lanes.lane[:, engine.STEP_CONFLICTS].any():
                 self._raise_invalid(np.asarray(actions), chosen)
             lanes.reveal(chosen, takes, self.drawer.store.logs)
-        obs, ready = engine.step(
-            chosen,
-            takes,
-            claim,
-            *lanes.arrays,
-            self.drawer.store.logs,
-            lanes.settings,
-            lanes.scales,
-        )
+        obs, ready = lanes.step(chosen, takes, claim, self.drawer.store.logs)
         if self.predictor is not None and ready.size:
             self._update_estimates(ready)
             obs = self._observe()

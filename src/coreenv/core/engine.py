@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["claims", "clear_slot", "observe", "step"]
+__all__ = ["claims", "clear_slot", "observe", "observe_into", "step"]
 
 NEVER = 2**62  # the deadline of an empty slot, the arrival of the padding after the last task
 EMPTY = -1  # the task number of an empty slot
@@ -94,6 +94,8 @@ def step(
     chosen: np.ndarray,
     takes: np.ndarray,
     claim: bool,
+    obs: np.ndarray,
+    ready: np.ndarray,
     lane: np.ndarray,
     returns: np.ndarray,
     slot_ints: np.ndarray,
@@ -105,13 +107,16 @@ def step(
     logs: np.ndarray,
     settings: np.ndarray,
     scales: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> int:
     """Advance every active lane by one step, in place, and observe every lane.
 
     Args:
         chosen: (B, M) node actions, as `claims` reads them.
         takes: (B, M) bool, `claims` of ``chosen``: made here if ``claim``, else given.
         claim: whether to make ``takes``.
+        obs: (B, M, D) float32, where every lane's node observations are written (`observe`).
+        ready: (B·M,) int64, where the flat slots to re-estimate are written: trained without
+            success, still holding that task, with a ready prefix; lanes in order, then nodes.
         lane: `Lanes.lane`; each lane's successes, conflicts and end are written into it.
         returns: `Lanes.returns`; each lane's reward is written into it.
         slot_ints: `Lanes.slot_ints`.
@@ -125,9 +130,7 @@ def step(
         scales: `Lanes.scales`.
 
     Returns:
-        (B, M, D) float32, every lane's node observations (`observe`), and the flat slots to
-        re-estimate: trained without success, still holding that task, with a ready prefix;
-        lanes in order, then nodes.
+        How many slots ``ready`` holds. (Arrays made here would cost more to hand back.)
     """
     if claim:
         claims(chosen, mask, lane, takes)
@@ -141,7 +144,6 @@ def step(
     lanes, nodes = chosen.shape
     k = mask.shape[1] - 2
     width = task_ints.shape[2]
-    trained = np.empty(lanes * nodes, np.int64)
     won = np.empty(nodes, np.int64)
     num_trained = 0
     for b in range(lanes):
@@ -181,7 +183,7 @@ def step(
                 won[num_won] = j
                 num_won += 1
             else:
-                trained[num_trained] = j
+                ready[num_trained] = j
                 num_trained += 1
         for j in won[:num_won]:  # they leave before deadlines are looked at
             clear_slot(j, lane, slot_ints, slot_floats, table, mask)
@@ -239,13 +241,13 @@ def step(
             lane[b, ENDED] = TERMINATED
         elif now >= settings[MAX_STEPS]:
             lane[b, ENDED] = TRUNCATED
-    ready = np.empty(num_trained, np.int64)
     num_ready = 0
-    for j in trained[:num_trained]:
+    for j in ready[:num_trained]:
         if mask[j // k, j % k] and slot_ints[CURSOR, j] >= min_prefix:
             ready[num_ready] = j
             num_ready += 1
-    return observe(np.arange(lanes), lane, table, nodes, scales[HORIZON]), ready[:num_ready]
+    observe_into(obs, np.arange(lanes), lane, table, scales[HORIZON])
+    return num_ready
 
 
 @njit(cache=True)
@@ -315,18 +317,28 @@ def _fill(
 def observe(
     lanes: np.ndarray, lane: np.ndarray, table: np.ndarray, nodes: int, horizon: float
 ) -> np.ndarray:
-    """(L, M, D) float32: the node observations of each of ``lanes`` (`CoreEnv`'s layout).
+    """(L, M, D) float32: the node observations of each of ``lanes`` (`observe_into`)."""
+    k = table.shape[0] // lane.shape[0]
+    obs = np.empty((lanes.size, nodes, nodes + GLOBALS + k * table.shape[1]), np.float32)
+    observe_into(obs, lanes, lane, table, horizon)
+    return obs
+
+
+@njit(cache=True)
+def observe_into(
+    obs: np.ndarray, lanes: np.ndarray, lane: np.ndarray, table: np.ndarray, horizon: float
+) -> None:
+    """Write into ``obs`` (L, M, D) the node observations of each of ``lanes`` (`CoreEnv`'s).
 
     A node's row: its one-hot id, then the state vector (the global features t / horizon, at
     most OBS_BOUND; waiting / K; nodes beyond the occupied slots / M; then the K slot blocks of
     ``table`` (B·K, F)). An inactive lane's rows are 0. Written entry by entry: slices cost
     more than the copies here.
     """
+    nodes, width = obs.shape[1], obs.shape[2]
     k = table.shape[0] // lane.shape[0]
     size = k * table.shape[1]
     blocks = table.reshape(-1)  # lane b's slot blocks are blocks[b * size : (b + 1) * size]
-    width = nodes + GLOBALS + size
-    obs = np.empty((lanes.size, nodes, width), np.float32)
     flat = obs.reshape(-1)
     for r in range(lanes.size):
         b = lanes[r]
@@ -347,4 +359,3 @@ def observe(
                 flat[row + c] = flat[first + c]
         for i in range(nodes):
             flat[first + i * width + i] = 1.0
-    return obs

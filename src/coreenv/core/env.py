@@ -183,6 +183,11 @@ class CoreEnv(ParallelEnv):
         if seed is not None or self.np_random is None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         self._lanes.start(0, self._drawer.draw(0, self.np_random))
+        self._claims_first = (
+            self.config.invalid_action == "raise"
+            or self._drawer.live
+            or self.render_mode is not None
+        )
         self._masks_version = -1
         self._served[:] = engine.EMPTY
         self._history = []
@@ -208,34 +213,23 @@ class CoreEnv(ParallelEnv):
             unknown = sorted(set(actions) - self._agent_set)
             raise ValueError(f"actions name unknown agents {unknown}; agents are {self.agents}.")
         lanes, chosen, takes, logs = self._lanes, self._chosen, self._takes, self._drawer.store.logs
-        agents, k = self.possible_agents, self.config.num_slots
+        agents, k, held = self.possible_agents, self.config.num_slots, self._decisions.held
         action_indices(actions, agents, k, chosen[0])
-        lane, held = lanes.lane[0], self.decisions.held
-        # claims first where something happens between them and the step
-        claim = not (self._raises or self._drawer.live or self.render_mode is not None)
+        claim = not self._claims_first
         reward, successes, elapsed, invalid = 0.0, 0, 0, {}
         while True:
             if not claim:
-                engine.claims(chosen, lanes.mask, lanes.lane, takes)
-                if self._raises and lane[engine.STEP_CONFLICTS]:
-                    reasons = idle_reasons(actions, agents, k, chosen[0], takes[0])
-                    text = "; ".join(f"{agent}: {why}" for agent, why in reasons.items())
-                    raise InvalidActionError(f"invalid actions at t={lane[engine.T]}: {text}.")
-                lanes.reveal(chosen, takes, logs)
-                uids = lanes.slot_ints[engine.INDEX, np.minimum(chosen[0], k - 1)]
-                self._served = np.where(takes[0], uids, engine.EMPTY)
-            obs, ready = engine.step(
-                chosen, takes, claim, *lanes.arrays, logs, lanes.settings, lanes.scales
-            )
+                self._claim_and_train(actions, logs)
+            obs, ready = lanes.step(chosen, takes, claim, logs)
             if self._predictor is not None and ready.size:
                 lanes.estimate(ready, self._predictor, self.config)
                 obs = None
-            if not elapsed and lane[engine.STEP_CONFLICTS]:
+            won, conflicts, ended = lanes.lane[0, engine.STEP_SUCCESSES : engine.ENDED + 1].tolist()
+            if conflicts and not elapsed:
                 invalid = idle_reasons(actions, agents, k, chosen[0], takes[0])
-            reward += lanes.returns[0, engine.REWARD]
-            successes += int(lane[engine.STEP_SUCCESSES])
+            reward += lanes.returns.item(0, engine.REWARD)
+            successes += won
             elapsed += 1
-            ended = lane[engine.ENDED]
             if self.render_mode is not None:
                 self._history.append(self._served)
                 if self.render_mode == "human":
@@ -253,7 +247,6 @@ class CoreEnv(ParallelEnv):
                 info["elapsed"] = elapsed
         for agent, why in invalid.items():
             infos[agent]["invalid_action"] = why
-        terminated, truncated = ended == engine.TERMINATED, ended == engine.TRUNCATED
         if ended:
             summary = self.metrics()
             for info in infos.values():
@@ -261,11 +254,27 @@ class CoreEnv(ParallelEnv):
             self.agents = []
         return (
             observations,
-            dict.fromkeys(agents, float(reward)),
-            dict.fromkeys(agents, bool(terminated)),
-            dict.fromkeys(agents, bool(truncated)),
+            dict.fromkeys(agents, reward),
+            dict.fromkeys(agents, ended == engine.TERMINATED),
+            dict.fromkeys(agents, ended == engine.TRUNCATED),
             infos,
         )
+
+    def _claim_and_train(self, actions: dict[str, Any], logs: np.ndarray) -> None:
+        """Claims made before the step, for what comes between them and it.
+
+        That is an invalid action to raise on, live runs to train, or who served whom to record
+        for rendering.
+        """
+        lanes, chosen, takes, k = self._lanes, self._chosen, self._takes, self.config.num_slots
+        engine.claims(chosen, lanes.mask, lanes.lane, takes)
+        if self.config.invalid_action == "raise" and lanes.lane[0, engine.STEP_CONFLICTS]:
+            reasons = idle_reasons(actions, self.possible_agents, k, chosen[0], takes[0])
+            text = "; ".join(f"{agent}: {why}" for agent, why in reasons.items())
+            raise InvalidActionError(f"invalid actions at t={self.t}: {text}.")
+        lanes.reveal(chosen, takes, logs)
+        uids = lanes.slot_ints[engine.INDEX, np.minimum(chosen[0], k - 1)]
+        self._served = np.where(takes[0], uids, engine.EMPTY)
 
     def state(self) -> np.ndarray:
         """The global view: global features and every slot block, without a node id."""
@@ -403,10 +412,6 @@ class CoreEnv(ParallelEnv):
             self._masks[:] = self._lanes.mask[0, :-1]
             self._masks_version = version
         return self._masks.copy()
-
-    @property
-    def _raises(self) -> bool:
-        return self.config.invalid_action == "raise"
 
     def _slot_table(self) -> np.ndarray:
         """(1, K, F) float32 the slot table as observed (what `DecisionEvents` reads)."""

@@ -55,11 +55,15 @@ class Lanes:
             record layout, ints exact as floats).
         curves: ``curves[lane][i]`` is task i's losses (an array, or a live run's losses).
         settings, scales: the config's step settings for `engine.step` (int64, float64).
+        obs_shape: (B, M, D), the shape of the lanes' node observations.
     """
 
     def __init__(self, num_lanes: int, config: EnvConfig, arrival_end: int, max_steps: int):
         b, k, width = num_lanes, config.num_slots, slot_width(config)
+        m = config.num_nodes
         self.num_lanes, self.num_slots = b, k
+        self.obs_shape = (b, m, m + e.GLOBALS + k * width)
+        self.ready = np.empty(b * m, np.int64)  # where a step writes the slots to re-estimate
         self.lane = np.zeros((b, e.LANE_COLUMNS), np.int64)
         self.lane[:, [e.NEXT_ARRIVAL, e.WAITING_DEADLINE]] = e.NEVER
         self.returns = np.zeros((b, 2))
@@ -105,10 +109,20 @@ class Lanes:
         self.__dict__.update(state)
         self.occupied = self.mask[:, : self.num_slots].view(bool)
 
-    @property
-    def arrays(self) -> tuple:
-        """The state arrays `engine.step` takes, in its order (logs and settings apart)."""
-        return (
+    def step(
+        self, chosen: np.ndarray, takes: np.ndarray, claim: bool, logs: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """`engine.step` on every lane: their observations and the slots to re-estimate.
+
+        The observations are (B, M, D) float32; the flat slots a view, valid until the next step.
+        """
+        obs = np.empty(self.obs_shape, np.float32)
+        ready = e.step(
+            chosen,
+            takes,
+            claim,
+            obs,
+            self.ready,
             self.lane,
             self.returns,
             self.slot_ints,
@@ -117,7 +131,11 @@ class Lanes:
             self.mask,
             self.task_ints,
             self.records,
+            logs,
+            self.settings,
+            self.scales,
         )
+        return obs, self.ready[:ready]
 
     # -- episodes ---------------------------------------------------------------------------------
 
