@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -80,3 +81,28 @@ def test_compiled_and_plain_python_runs_give_the_same_episodes_bit_for_bit():
         check=True,
     )
     assert json.loads(plain.stdout) == _recorded(300)
+
+
+def test_without_a_writable_cache_folder_the_engine_caches_in_the_temporary_directory(tmp_path):
+    """A read-only install where numba finds no cache folder (numba#1771): emulated by leaving
+    numba only the folder a user names, and naming none."""
+    script = (
+        "import numba.core.caching as caching; "
+        "caching.CacheImpl._locator_classes = [caching.UserProvidedCacheLocator]; "
+        "import coreenv; env = coreenv.CoreEnv(); env.reset(seed=0); env.step({}); "
+        "import numba; print(numba.config.CACHE_DIR)"
+    )
+    environ = {
+        k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT")
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**environ, "TMPDIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    folder = run.stdout.strip()
+    assert folder.startswith(str(tmp_path)) and any(
+        p.suffix == ".nbi" for p in Path(folder).rglob("*")
+    )

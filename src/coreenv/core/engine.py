@@ -11,8 +11,13 @@ returns the slots to re-estimate.
 
 from __future__ import annotations
 
+import getpass
+import os
+import tempfile
+from collections.abc import Callable
+
+import numba
 import numpy as np
-from numba import njit
 
 __all__ = ["claims", "clear_slot", "observe", "observe_into", "step"]
 
@@ -56,6 +61,23 @@ BATCH_SCALE, TIME_SCALE, BETA, HORIZON = range(4)
 LOG_LOSS_COL, TIME_LEFT_COL, BATCHES_COL, PROGRESS_COL, READY_COL = 1, 3, 4, 5, 6
 GLOBALS = 3  # features.GLOBAL_FEATURES: the state vector's first entries
 
+
+
+def compiled(function: Callable) -> Callable:
+    """``numba.njit`` with its cache on disk, so that a later process starts at once.
+
+    Numba caches beside the source, else in the user's cache folder; where neither is writable
+    (a read-only install without a home, numba#1771) it would refuse to compile, so the cache
+    goes to a folder of this user's in the temporary directory instead.
+    """
+    try:
+        return numba.njit(cache=True)(function)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        folder = f"coreenv-numba-{getpass.getuser()}"
+        numba.config.CACHE_DIR = os.path.join(tempfile.gettempdir(), folder)
+        return numba.njit(cache=True)(function)
+
+
 EMPTY_INTS = np.array([0, NEVER, 0, 0, 0, NEVER, EMPTY], np.int64)
 """An empty slot's ints: it trains nothing (cursor and last 0), meets no crossing, points at the
 curve store's sentinel (offset 0, log 0) and never expires."""
@@ -63,7 +85,7 @@ EMPTY_FLOATS = np.array([0.5, 0.0, -1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
 """An empty slot's floats: with the sentinel they give log-progress 0."""
 
 
-@njit(cache=True)
+@compiled
 def claims(chosen: np.ndarray, mask: np.ndarray, lane: np.ndarray, takes: np.ndarray) -> None:
     """Which nodes train the slot they chose (design §2 step 1), into ``takes`` (B, M) bool.
 
@@ -89,7 +111,7 @@ def claims(chosen: np.ndarray, mask: np.ndarray, lane: np.ndarray, takes: np.nda
         lane[b, STEP_CONFLICTS] = conflicts
 
 
-@njit(cache=True)
+@compiled
 def step(
     chosen: np.ndarray,
     takes: np.ndarray,
@@ -250,7 +272,7 @@ def step(
     return num_ready
 
 
-@njit(cache=True)
+@compiled
 def clear_slot(
     j: int,
     lane: np.ndarray,
@@ -270,7 +292,7 @@ def clear_slot(
     table[j, :] = 0.0
 
 
-@njit(cache=True)
+@compiled
 def _pick(waiting: np.ndarray, deadline: np.ndarray, edf: bool) -> int:
     """The waiting task admitted next: first arrived, or earliest deadline (then first arrived)."""
     best, best_deadline = -1, NEVER + 1
@@ -283,7 +305,7 @@ def _pick(waiting: np.ndarray, deadline: np.ndarray, edf: bool) -> int:
     return best
 
 
-@njit(cache=True)
+@compiled
 def _fill(
     b: int,
     now: int,
@@ -313,7 +335,7 @@ def _fill(
     lane[b, VERSION] += 1
 
 
-@njit(cache=True)
+@compiled
 def observe(
     lanes: np.ndarray, lane: np.ndarray, table: np.ndarray, nodes: int, horizon: float
 ) -> np.ndarray:
@@ -324,7 +346,7 @@ def observe(
     return obs
 
 
-@njit(cache=True)
+@compiled
 def observe_into(
     obs: np.ndarray, lanes: np.ndarray, lane: np.ndarray, table: np.ndarray, horizon: float
 ) -> None:
