@@ -26,7 +26,7 @@ import numpy as np
 import coreenv
 from mara_agents.schedulers import FIFO
 
-TARGETS = {"env.step alone": 1.0, "batched B=256": 10.0}  # issue 12's targets, ratio to CartPole
+TARGETS = {"env.step alone": 1.5, "batched B=256": 40.0, "batched B=1024": 60.0}  # issue 32's
 
 
 def cartpole_steps_per_second(steps: int) -> float:

@@ -27,7 +27,7 @@ def test_bench_env_prints_every_ratio(capsys):
     for figure in ["env.step alone", "FIFO acting", "batched B=4, matching", "batched B=4, random"]:
         line = next(line for line in out.splitlines() if figure in line)
         assert "ratio" in line, line
-    assert "(target >= 1)" in out
+    assert "(target >= 1.5)" in out
 
 
 @pytest.mark.parametrize(
