@@ -17,7 +17,6 @@ import numpy as np
 from coreenv import (
     METRIC_KEYS,
     BatchedCore,
-    ConfigError,
     CoreEnv,
     Decisions,
     EnvConfig,
@@ -67,28 +66,23 @@ def run_episodes(scheduler: Scheduler, episodes: Sequence[tuple[EnvConfig, int]]
     """The metrics of each ``(config, seed)`` episode, in order, with the scheduler's predictor.
 
     A batched scheduler plays all the episodes in lockstep (whatever their configs, as long as
-    they share the observation layout); others, and configs whose curves `BatchedCore` cannot
-    replay (``task_set="live"``), play one episode after another. Each config gets the quantile
-    levels the scheduler reads (`observed_config`).
+    they share the observation layout); others play one episode after another. Each config gets
+    the quantile levels the scheduler reads (`observed_config`).
     """
     predictor = predictor_for(scheduler)
     decisions = decisions_of(scheduler)
     episodes = [(observed_config(scheduler, config), seed) for config, seed in episodes]
     rows: list[dict] = [{} for _ in episodes]
-    alone = range(len(episodes))
     if acts_in_batches(scheduler):
-        cores, alone = [], []
+        cores = []
         for config, members in _by_config(episodes):
             core = BatchedCore(config, len(members), predictor)
-            try:
-                core.reset([episodes[i][1] for i in members])
-            except ConfigError:
-                alone.extend(members)
-                continue
+            core.reset([episodes[i][1] for i in members])
             cores.append((core, members))
         _run_lockstep(scheduler, cores, rows)
+        return rows
     envs: list[CoreEnv] = []
-    for index in sorted(alone):
+    for index in range(len(episodes)):
         config, seed = episodes[index]
         env = next((env for env in envs if env.config == config), None)
         if env is None:

@@ -232,19 +232,9 @@ class BatchedCore:
         """
         if self._seeds is None:
             raise RuntimeError("BatchedCore.view before reset: call reset(seeds) first.")
-        obs, action_mask = self._shown
-        return SchedulerView(
-            configs=(self.config,) * self.num_envs,
-            obs=obs,
-            action_mask=action_mask,
-            t=self.t.copy(),
-            waiting=self.lanes.lane[:, engine.NUM_WAITING].copy(),
-            **self.lanes.view_fields(),
-            estimates=self.lanes.estimates() if self.predictor is not None else None,
-            episode=self.episodes.copy(),
-            seed=self.seeds.copy(),
-            curves=list(self.lanes.curves),
-            remaining=self.lanes.remaining() if clairvoyant else None,
+        estimates = self.predictor is not None
+        return self.lanes.view(
+            self.config, self._shown, self.episodes, self.seeds, estimates, clairvoyant
         )
 
     def metrics(self) -> list[dict[str, float] | None]:

@@ -62,7 +62,6 @@ LOG_LOSS_COL, TIME_LEFT_COL, BATCHES_COL, PROGRESS_COL, READY_COL = 1, 3, 4, 5, 
 GLOBALS = 3  # features.GLOBAL_FEATURES: the state vector's first entries
 
 
-
 def compiled(function: Callable) -> Callable:
     """``numba.njit`` with its cache on disk, so that a later process starts at once.
 

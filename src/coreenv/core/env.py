@@ -390,19 +390,11 @@ class CoreEnv(ParallelEnv):
         """
         if not self.agents:
             raise RuntimeError("the episode is over (or never started): call reset() first.")
-        lanes, seed = self._lanes, self._seed
-        return SchedulerView(
-            configs=(self.config,),
-            obs=self._shown[None],
-            action_mask=lanes.mask[:, :-1].copy(),
-            t=lanes.lane[:, engine.T].copy(),
-            waiting=lanes.lane[:, engine.NUM_WAITING].copy(),
-            **lanes.view_fields(),
-            estimates=lanes.estimates() if self._predictor is not None else None,
-            episode=np.array([self._episode], np.int64),
-            seed=np.array([seed if seed is not None and 0 <= seed < 2**63 else -1], np.int64),
-            curves=list(lanes.curves),
-            remaining=lanes.remaining() if clairvoyant else None,
+        seed = self._seed if self._seed is not None and 0 <= self._seed < 2**63 else -1
+        shown = self._shown[None], self._lanes.mask[:, :-1].copy()
+        episodes, seeds = np.array([self._episode]), np.array([seed])
+        return self._lanes.view(
+            self.config, shown, episodes, seeds, self._predictor is not None, clairvoyant
         )
 
     def action_masks(self) -> np.ndarray:

@@ -26,6 +26,7 @@ from coreenv.core.features import (
     write_estimates,
 )
 from coreenv.core.metrics import Counters
+from coreenv.core.views import SchedulerView
 from coreenv.predictor import Predictor, observed_estimates
 
 __all__ = ["Lanes"]
@@ -260,22 +261,41 @@ class Lanes:
         """(len(which), M, D) float32 node observations of lanes ``which`` (`engine.observe`)."""
         return e.observe(which, self.lane, self.table, num_nodes, self.scales[e.HORIZON])
 
-    def estimates(self) -> np.ndarray:
-        """(B, K, 2) the predictor's remaining batches and P(success) of every slot."""
-        raw = self.slot_floats[e.EST_REMAINING :].reshape(2, self.num_lanes, self.num_slots)
-        return np.stack(raw, axis=-1)
+    def view(
+        self,
+        config: EnvConfig,
+        shown: tuple[np.ndarray, np.ndarray],
+        episodes: np.ndarray,
+        seeds: np.ndarray,
+        estimates: bool,
+        clairvoyant: bool,
+    ) -> SchedulerView:
+        """Every lane's episode as a `SchedulerView` (E = B), what both shells give.
 
-    def view_fields(self) -> dict[str, np.ndarray]:
-        """(B, K) copies of what `SchedulerView` shows of the slots (estimates apart)."""
+        ``shown``: the (B, M, D) observations and (B, K + 1) masks last shown; ``episodes`` and
+        ``seeds``: (B,) each episode's number and seed (-1: none); ``estimates``: whether a
+        predictor is attached; ``clairvoyant``: add the hidden truth (for the oracle and tests).
+        """
         ints = self.slot_ints.reshape(-1, self.num_lanes, self.num_slots)
-        return {
-            "occupied": self.occupied.copy(),
-            "uid": ints[e.INDEX].copy(),
-            "arrival": ints[e.ARRIVAL].copy(),
-            "deadline": ints[e.DEADLINE].copy(),
-            "batches": ints[e.CURSOR].copy(),
-            "target": self.slot_floats[e.TARGET].reshape(self.num_lanes, -1).copy(),
-        }
+        raw = self.slot_floats[e.EST_REMAINING :].reshape(2, self.num_lanes, self.num_slots)
+        return SchedulerView(
+            configs=(config,) * self.num_lanes,
+            obs=shown[0],
+            action_mask=shown[1],
+            t=self.lane[:, e.T].copy(),
+            waiting=self.lane[:, e.NUM_WAITING].copy(),
+            occupied=self.occupied.copy(),
+            uid=ints[e.INDEX].copy(),
+            arrival=ints[e.ARRIVAL].copy(),
+            deadline=ints[e.DEADLINE].copy(),
+            batches=ints[e.CURSOR].copy(),
+            target=self.slot_floats[e.TARGET].reshape(self.num_lanes, -1).copy(),
+            estimates=np.stack(raw, axis=-1) if estimates else None,
+            episode=episodes.copy(),
+            seed=seeds.copy(),
+            curves=list(self.curves),
+            remaining=self.remaining() if clairvoyant else None,
+        )
 
     def remaining(self) -> np.ndarray:
         """(B, K) true remaining batches of each slot's task (-1 if unknowable, 0 if empty)."""
