@@ -137,7 +137,7 @@ def test_training_benchmark_prints_both_setups_and_refuses_bad_sizes(capsys):
         [*tiny, "--envs", "4", "--reference-envs", "2", "--threads", "1", "--held-episodes", "2"]
     )
     out = capsys.readouterr().out
-    assert "| sequential | 2 |" in out and "| batched | 4 |" in out and "| 1.0x |" in out
+    assert "| recipe's lanes | 2 |" in out and "| more lanes | 4 |" in out and "| 1.0x |" in out
     assert "| held decisions | 2 |" in out
     with pytest.raises(SystemExit):
         script.main([*tiny, "--envs", "0"])

@@ -9,6 +9,7 @@ from mara_agents.training.imitation import (
     imitate,
     warm_start,
 )
+from mara_agents.training.lanes import SeedCounter, occupied, rollout_lanes
 from mara_agents.training.ppo import PPOConfig, PPOTrainer, Rollout
 from mara_agents.training.recipe import (
     MARA_PPO,
@@ -19,7 +20,6 @@ from mara_agents.training.recipe import (
     train_mara,
 )
 from mara_agents.training.returns import Advantages, ValueNorm, gae
-from mara_agents.training.vec_env import VecCoreEnv, VecObservation, VecStep
 
 __all__ = [
     "MARA_PPO",
@@ -38,12 +38,12 @@ __all__ = [
     "PPOTrainer",
     "Rollout",
     "ValueNorm",
-    "VecCoreEnv",
-    "VecObservation",
-    "VecStep",
+    "SeedCounter",
     "demonstrations",
     "gae",
     "imitate",
+    "occupied",
+    "rollout_lanes",
     "train_mara",
     "warm_start",
 ]

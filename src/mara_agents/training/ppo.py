@@ -16,10 +16,11 @@ from typing import Protocol
 import numpy as np
 import torch
 
+from coreenv import BatchedCore
 from mara_agents.checks import require
 from mara_agents.policy.mat import MAT
+from mara_agents.training.lanes import occupied
 from mara_agents.training.returns import ValueNorm, gae
-from mara_agents.training.vec_env import VecCoreEnv
 
 __all__ = ["EpochSettings", "PPOBatch", "PPOConfig", "PPOTrainer", "Rollout", "ppo_epochs"]
 
@@ -162,7 +163,7 @@ def ppo_epochs(
 
 
 class PPOTrainer:
-    """Collects rollouts from a `VecCoreEnv` with a `MAT` and improves it by PPO.
+    """Collects rollouts from `rollout_lanes` with a `MAT` and improves it by PPO.
 
     The first ``critic_warmup`` updates of `iterate` train only the value head.
     ``state_dict`` captures everything (network, optimiser, value statistics, sampling generator,
@@ -172,7 +173,7 @@ class PPOTrainer:
     def __init__(
         self,
         model: MAT,
-        envs: VecCoreEnv,
+        envs: BatchedCore,
         config: PPOConfig,
         device: str = "cpu",
         critic_warmup: int = 0,
@@ -188,8 +189,9 @@ class PPOTrainer:
         )
         self.value_norm = ValueNorm()
         self.generator = torch.Generator(device=device).manual_seed(config.seed)
-        first = envs.reset()
-        self.obs, self.occupied = first.obs, first.occupied
+        shown = envs.view()  # what the started lanes show
+        self.obs, self.occupied = shown.obs, occupied(shown.action_mask)
+        self.finished: list[dict] = []  # metrics of the episodes ended since the last update
         self.updates = 0
         self.env_steps = 0
 
@@ -204,13 +206,14 @@ class PPOTrainer:
                 obs_t, torch.from_numpy(self.occupied).to(d), generator=self.generator
             )
             step = self.envs.step(out.actions.cpu().numpy())
-            self.obs, self.occupied = step.obs, step.occupied
+            self.obs, self.occupied = step.obs, occupied(step.action_mask)
+            self.finished += [metrics for _, _, metrics in step.finished]
             obs.append(obs_t)
             masks.append(out.masks)
             actions.append(out.actions)
             log_probs.append(out.log_probs)
             values.append(self.value_norm.denormalize(out.values))
-            rewards.append(torch.from_numpy(step.rewards).to(d))
+            rewards.append(torch.from_numpy(step.rewards.astype(np.float32)).to(d))
             terminated.append(torch.from_numpy(step.terminated).to(d))
             truncated.append(torch.from_numpy(step.truncated).to(d))
             final = torch.zeros_like(out.values)
@@ -276,7 +279,8 @@ class PPOTrainer:
         ``completion``: the mean completion rate of the episodes its rollout ended (NaN if none).
         """
         stats = self.update(self.collect(), train_policy=self.updates >= self.critic_warmup)
-        finished = [m["completion_rate"] for m in self.envs.take_finished()]
+        finished = [m["completion_rate"] for m in self.finished]
+        self.finished = []
         stats["completion"] = float(np.mean(finished)) if finished else float("nan")
         return stats
 
@@ -284,7 +288,7 @@ class PPOTrainer:
         """Everything needed to continue exactly (the environments' predictor is not included)."""
         predictor, self.envs.predictor = self.envs.predictor, None
         try:
-            envs = pickle.dumps((self.envs, self.obs, self.occupied))
+            envs = pickle.dumps((self.envs, self.obs, self.occupied, self.finished))
         finally:
             self.envs.predictor = predictor
         return {
@@ -307,5 +311,5 @@ class PPOTrainer:
         vars(self.value_norm).update(state["value_norm"])
         self.generator.set_state(state["generator"])
         self.updates, self.env_steps = state["updates"], state["env_steps"]
-        self.envs, self.obs, self.occupied = pickle.loads(state["envs"])
+        self.envs, self.obs, self.occupied, self.finished = pickle.loads(state["envs"])
         self.envs.predictor = predictor

@@ -37,8 +37,8 @@ from mara_agents.schedulers.mara import MARA, VARIANTS
 from mara_agents.training.grouped import GroupedConfig, GroupedTrainer
 from mara_agents.training.held_ppo import HeldPPOConfig, HeldPPOTrainer
 from mara_agents.training.imitation import ImitationConfig, warm_start
+from mara_agents.training.lanes import rollout_lanes
 from mara_agents.training.ppo import PPOConfig, PPOTrainer
-from mara_agents.training.vec_env import VecCoreEnv
 
 __all__ = [
     "ALGORITHMS",
@@ -277,7 +277,7 @@ def make_trainer(
         return GroupedTrainer(model, predictor, config.grouped, env, config.env_seed, config.device)
     if config.algorithm == "held_ppo":
         return HeldPPOTrainer(model, predictor, config.held, env, config.env_seed, config.device)
-    envs = VecCoreEnv(config.ppo.envs, config.env_seed, predictor, **env)
+    envs = rollout_lanes(config.ppo.envs, config.env_seed, predictor, **env)
     return PPOTrainer(model, envs, config.ppo, config.device, config.critic_warmup)
 
 

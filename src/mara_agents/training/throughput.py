@@ -1,7 +1,6 @@
 """How many environment steps per second PPO training sees: rollouts alone, and with the update.
 
-`benchmarks/bench_training.py` prints these for the batched core against one `CoreEnv` per
-episode (the sequential path), measured in the same run.
+`benchmarks/bench_training.py` prints these for two lane counts, measured in the same run.
 """
 
 from __future__ import annotations
@@ -15,9 +14,9 @@ from coreenv import Predictor
 from mara_agents import seeds
 from mara_agents.policy.mat import MAT, MATConfig
 from mara_agents.training.held_ppo import HeldPPOConfig, HeldPPOTrainer
+from mara_agents.training.lanes import rollout_lanes
 from mara_agents.training.ppo import PPOConfig, PPOTrainer, ppo_epochs
 from mara_agents.training.recipe import TRAINING_ENV
-from mara_agents.training.vec_env import VecCoreEnv
 
 __all__ = ["Throughput", "held_throughput", "training_throughput"]
 
@@ -37,18 +36,15 @@ class Throughput:
 def training_throughput(
     predictor: Predictor | None,
     ppo: PPOConfig,
-    batched: bool,
     updates: int = 2,
     shaping_beta: float = 1.0,
 ) -> Throughput:
     """Time ``updates`` PPO iterations of a fresh MAT on the training environment.
 
     One untimed iteration first, so one-off costs (allocation, the first predictor calls of a
-    fresh cache region) are not counted; the rollouts' episodes are the same for both backends.
+    fresh cache region) are not counted; ``ppo.envs`` lanes roll out.
     """
-    envs = VecCoreEnv(
-        ppo.envs, seeds.RL, predictor, batched=batched, shaping_beta=shaping_beta, **TRAINING_ENV
-    )
+    envs = rollout_lanes(ppo.envs, seeds.RL, predictor, shaping_beta=shaping_beta, **TRAINING_ENV)
     trainer = PPOTrainer(_fresh_mat(), envs, ppo)
     trainer.update(trainer.collect())
     collecting = updating = 0.0

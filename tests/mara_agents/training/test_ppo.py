@@ -6,29 +6,34 @@ torch = pytest.importorskip("torch")
 
 from helpers import TINY_TRAINING_ENV  # noqa: E402
 from mara_agents.policy import MAT, MATConfig  # noqa: E402
-from mara_agents.training import MARA_PPO, PPOConfig, PPOTrainer, VecCoreEnv  # noqa: E402
+from mara_agents.training import (  # noqa: E402
+    MARA_PPO,
+    PPOConfig,
+    PPOTrainer,
+    occupied,
+    rollout_lanes,
+)
 
 TINY_ENV = TINY_TRAINING_ENV
 
 
 def trainer(seed=0):
     torch.manual_seed(seed)
-    envs = VecCoreEnv(8, seed=seed, **TINY_ENV)
+    envs = rollout_lanes(8, seed=seed, **TINY_ENV)
     config = PPOConfig(envs=8, rollout=32, lr=3e-3, entropy=0.0, seed=seed)
     return PPOTrainer(MAT(MATConfig(num_nodes=2, num_slots=3)), envs, config)
 
 
 def shaped_return(model, steps=100):
     """Total shaped reward of ``model`` on fixed episodes with fixed sampling noise (paired)."""
-    envs = VecCoreEnv(16, seed=10_000, **TINY_ENV)
+    envs = rollout_lanes(16, seed=10_000, **TINY_ENV)
     generator = torch.Generator().manual_seed(0)
-    step = envs.reset()
+    step = envs.view()
     total = 0.0
     with torch.no_grad():
         for _ in range(steps):
-            out = model.act(
-                torch.from_numpy(step.obs), torch.from_numpy(step.occupied), generator=generator
-            )
+            allowed = torch.from_numpy(occupied(step.action_mask))
+            out = model.act(torch.from_numpy(step.obs), allowed, generator=generator)
             step = envs.step(out.actions.numpy())
             total += step.rewards.sum()
     return total
@@ -102,16 +107,15 @@ def test_the_shipped_recipe_keeps_its_values():
 def test_a_truncated_episode_bootstraps_from_the_state_it_was_cut_in():
     ppo = trainer()
     cut_at = 10  # every episode is cut at step 10 (max_steps), none terminates before
-    ppo.envs = VecCoreEnv(8, seed=0, max_steps=cut_at, **TINY_ENV)
-    first = ppo.envs.reset()
-    ppo.obs, ppo.occupied = first.obs, first.occupied
+    ppo.envs = rollout_lanes(8, seed=0, max_steps=cut_at, **TINY_ENV)
+    first = ppo.envs.view()
+    ppo.obs, ppo.occupied = first.obs, occupied(first.action_mask)
     rollout = ppo.collect()
     ends = cut_at - 1  # the step index at which the episodes are cut
     assert not rollout.terminated.any()
     assert rollout.truncated[ends].all() and rollout.truncated.sum() == 8 * (32 // cut_at)
     # replay the same actions in a twin vector env to find the states the episodes were cut in
-    twin = VecCoreEnv(8, seed=0, max_steps=cut_at, **TINY_ENV)
-    twin.reset()
+    twin = rollout_lanes(8, seed=0, max_steps=cut_at, **TINY_ENV)
     for t in range(ends + 1):
         step = twin.step(rollout.actions[t].numpy())
     with torch.no_grad():
