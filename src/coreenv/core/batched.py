@@ -21,7 +21,7 @@ from gymnasium.utils import seeding
 from coreenv.config import EnvConfig, make_config
 from coreenv.core import engine
 from coreenv.core.episodes import EpisodeDrawer
-from coreenv.core.features import GLOBAL_FEATURES, slot_width
+from coreenv.core.features import observation_size
 from coreenv.core.lanes import Lanes
 from coreenv.core.masks import idle_reasons
 from coreenv.core.metrics import metrics
@@ -119,9 +119,8 @@ class BatchedCore:
         self.lanes = Lanes(b, cfg, self.drawer.arrival_end, self.max_steps)
         self.predictor = predictor
         self.agents = [f"node_{i}" for i in range(cfg.num_nodes)]
-        m, k = cfg.num_nodes, cfg.num_slots
-        self.obs_dim = m + len(GLOBAL_FEATURES) + k * slot_width(cfg)
-        self._takes = np.zeros((b, m), bool)
+        self.obs_dim = observation_size(cfg)
+        self._takes = np.zeros((b, cfg.num_nodes), bool)
 
     # -- public API -------------------------------------------------------------------------------
 

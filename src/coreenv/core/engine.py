@@ -19,6 +19,8 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
+from coreenv.core.features import table_start
+
 __all__ = ["claims", "clear_slot", "observe", "observe_into", "step"]
 
 NEVER = 2**62  # the deadline of an empty slot, the arrival of the padding after the last task
@@ -59,7 +61,7 @@ BATCHES, MIN_PREFIX, EDF, GUARD, ARRIVAL_END, MAX_STEPS = range(6)
 BATCH_SCALE, TIME_SCALE, BETA, HORIZON = range(4)
 # columns of a slot's feature row (features.SlotFeature)
 LOG_LOSS_COL, TIME_LEFT_COL, BATCHES_COL, PROGRESS_COL, READY_COL = 1, 3, 4, 5, 6
-GLOBALS = 3  # features.GLOBAL_FEATURES: the state vector's first entries
+GLOBALS = table_start(0)  # the global features: the state vector's first entries
 
 
 def compiled(function: Callable) -> Callable:

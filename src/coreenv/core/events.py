@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coreenv.core.features import GLOBAL_FEATURES, SlotFeature
+from coreenv.core.features import SlotFeature, table_start
 from coreenv.errors import ConfigError
 
 __all__ = [
@@ -91,7 +91,7 @@ def make_decisions(decisions: Decisions | str | None) -> Decisions:
 
 def slot_tables(obs: np.ndarray, num_nodes: int, slot_width: int) -> np.ndarray:
     """(B, K, F) slot tables of (B, M, D) node observations (node 0's: every node sees them)."""
-    start = num_nodes + len(GLOBAL_FEATURES)
+    start = table_start(num_nodes)
     return obs[:, 0, start:].reshape(obs.shape[0], -1, slot_width)
 
 

@@ -16,7 +16,9 @@ __all__ = [
     "QUANTILES",
     "SlotFeature",
     "entering_rows",
+    "observation_size",
     "slot_width",
+    "table_start",
     "write_estimates",
 ]
 
@@ -59,6 +61,19 @@ ESTIMATES = slice(int(SlotFeature.EST_REMAINING), None)
 def slot_width(config: EnvConfig) -> int:
     """F, the columns of a slot block: the `SlotFeature`s, then one per quantile level."""
     return len(SlotFeature) + len(config.estimate_quantiles)
+
+
+def table_start(num_nodes: int) -> int:
+    """Where the slot blocks of a node's observation start: after its one-hot id and the globals.
+
+    ``table_start(0)``: where they start in the state vector, which has no id.
+    """
+    return num_nodes + len(GLOBAL_FEATURES)
+
+
+def observation_size(config: EnvConfig) -> int:
+    """D, the length of a node's observation: one-hot id, globals, then K slot blocks."""
+    return table_start(config.num_nodes) + config.num_slots * slot_width(config)
 
 
 def write_estimates(

@@ -22,6 +22,7 @@ from coreenv.core.features import (
     NO_PREDICTOR,
     SlotFeature,
     entering_rows,
+    observation_size,
     slot_width,
     write_estimates,
 )
@@ -61,10 +62,9 @@ class Lanes:
 
     def __init__(self, num_lanes: int, config: EnvConfig, arrival_end: int, max_steps: int):
         b, k, width = num_lanes, config.num_slots, slot_width(config)
-        m = config.num_nodes
         self.num_lanes, self.num_slots = b, k
-        self.obs_shape = (b, m, m + e.GLOBALS + k * width)
-        self.ready = np.empty(b * m, np.int64)  # where a step writes the slots to re-estimate
+        self.obs_shape = (b, config.num_nodes, observation_size(config))
+        self.ready = np.empty(b * config.num_nodes, np.int64)  # the slots a step re-estimates
         self.lane = np.zeros((b, e.LANE_COLUMNS), np.int64)
         self.lane[:, [e.NEXT_ARRIVAL, e.WAITING_DEADLINE]] = e.NEVER
         self.returns = np.zeros((b, 2))

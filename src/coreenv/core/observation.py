@@ -9,20 +9,20 @@ import numpy as np
 from gymnasium import spaces
 
 from coreenv.config import EnvConfig
-from coreenv.core.features import GLOBAL_FEATURES, OBS_BOUND, slot_width
+from coreenv.core.features import OBS_BOUND, observation_size
 
 __all__ = ["observation_space", "state_space"]
 
 
 def state_space(config: EnvConfig) -> spaces.Box:
     """Box of `CoreEnv.state`: the global features, then the K slot blocks."""
-    size = len(GLOBAL_FEATURES) + config.num_slots * slot_width(config)
+    size = observation_size(config) - config.num_nodes
     return spaces.Box(-OBS_BOUND, OBS_BOUND, (size,), np.float32)
 
 
 def observation_space(config: EnvConfig) -> spaces.Dict:
     """A node's observation: ``{"observation": Box, "action_mask": Box of int8 {0, 1}}``."""
-    size = config.num_nodes + state_space(config).shape[0]
+    size = observation_size(config)
     return spaces.Dict(
         {
             "observation": spaces.Box(-OBS_BOUND, OBS_BOUND, (size,), np.float32),
