@@ -99,16 +99,11 @@ class Lanes:
                 config.arrival_horizon,
             ]
         )
-        self.batch_scale = float(self.scales[e.BATCH_SCALE])
-        self.occupied = self.mask[:, :k].view(bool)
 
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "occupied"}
-
-    def __setstate__(self, state: dict) -> None:
-        """Unpickling copies arrays: make the mask's view again."""
-        self.__dict__.update(state)
-        self.occupied = self.mask[:, : self.num_slots].view(bool)
+    @property
+    def occupied(self) -> np.ndarray:
+        """(B, K) bool, which slots hold a task: a view of the mask."""
+        return self.mask[:, : self.num_slots].view(bool)
 
     def step(
         self, chosen: np.ndarray, takes: np.ndarray, claim: bool, logs: np.ndarray
@@ -251,7 +246,8 @@ class Lanes:
         quantiles: np.ndarray | None,
     ) -> None:
         """Slots ``flat`` have new predictor estimates (and quantiles, (len(flat), Q))."""
-        write_estimates(self.table, flat, remaining, p_success, quantiles, self.batch_scale)
+        scale = self.scales[e.BATCH_SCALE]
+        write_estimates(self.table, flat, remaining, p_success, quantiles, scale)
         self.slot_floats[e.EST_REMAINING, flat] = remaining
         self.slot_floats[e.EST_P, flat] = p_success
 
