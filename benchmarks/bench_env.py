@@ -8,9 +8,12 @@ are comparable across machines. Measured, interleaved and best of ``--repeats`` 
 * `coreenv.BatchedCore` lane-steps per second for each lane count of ``--lanes``, its actions
   computed from the masks (each node takes the next occupied slot: a matching without conflicts,
   as FIFO's) and random unmasked ones (conflicts and empty slots included); only ``step`` is
-  timed, after ``--warmup`` steps that let the lanes' episodes drift out of phase.
+  timed, after ``--warmup`` steps that let the lanes' episodes drift out of phase;
+* `coreenv.CoreVectorEnv` in the event decision form over ``--event-lanes`` lanes, the same
+  matching acting: environment steps per second (each lane's ``elapsed`` summed).
 
     python benchmarks/bench_env.py [--steps 50000] [--repeats 3] [--lanes 64 256 1024]
+        [--event-lanes 32]
 """
 
 from __future__ import annotations
@@ -114,6 +117,23 @@ def batched_lane_steps_per_second(
     return lanes * steps / elapsed
 
 
+def event_steps_per_second(lanes: int, steps: int, num_nodes: int, num_slots: int) -> float:
+    """Environment steps per second of `CoreVectorEnv`'s event form, ``steps`` decisions timed."""
+    envs = coreenv.CoreVectorEnv(
+        lanes, num_nodes=num_nodes, num_slots=num_slots, decisions="events"
+    )
+    envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    played, elapsed = 0, 0.0
+    for _ in range(steps):
+        actions = matching(envs.action_masks()[:, : num_slots + 1].astype(np.int8), num_nodes, rng)
+        start = time.perf_counter()
+        _, _, _, _, infos = envs.step(actions)
+        elapsed += time.perf_counter() - start
+        played += int(infos["elapsed"].sum())
+    return played / elapsed
+
+
 class Parser(argparse.ArgumentParser):
     """Bad arguments end the run with one line naming the problem (no usage block)."""
 
@@ -147,6 +167,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--batched-steps", type=positive_int, default=1500, help="timed BatchedCore steps per run"
     )
     parser.add_argument(
+        "--event-lanes", type=positive_int, default=32, help="CoreVectorEnv lanes, event form"
+    )
+    parser.add_argument(
         "--warmup", type=int, default=1200, help="untimed BatchedCore steps first (>= 0)"
     )
     args = parser.parse_args(argv)
@@ -170,6 +193,9 @@ def measure(args: argparse.Namespace) -> dict[str, float]:
             runs[f"batched B={lanes}, {name}"] = lambda b=lanes, p=policy: (
                 batched_lane_steps_per_second(b, args.batched_steps, args.warmup, p, m, k)
             )
+    runs[f"vector events B={args.event_lanes}"] = lambda: event_steps_per_second(
+        args.event_lanes, args.batched_steps, m, k
+    )
     best = dict.fromkeys(runs, 0.0)
     for _ in range(args.repeats):  # interleaved, so every figure sees the same machine load
         for name, run in runs.items():
@@ -183,7 +209,7 @@ def report(best: dict[str, float], args: argparse.Namespace) -> str:
     for name, rate in best.items():
         if name == "CartPole-v1":
             continue
-        unit = "lane-steps/s" if name.startswith("batched") else "steps/s"
+        unit = "steps/s" if name.startswith(("env", "FIFO")) else "lane-steps/s"
         target = TARGETS.get(name.split(",")[0])
         wanted = f"  (target >= {target:g})" if target is not None else ""
         label = f"coreenv M={args.num_nodes} K={args.num_slots}, {name}:"

@@ -17,7 +17,6 @@ from gymnasium.vector.utils import batch_space
 
 from coreenv.config import EnvConfig, make_config
 from coreenv.core.batched import BatchedCore
-from coreenv.core.env_lanes import EnvLanes
 from coreenv.core.events import Decisions, make_decisions
 from coreenv.core.features import OBS_BOUND
 from coreenv.core.observation import state_space
@@ -66,9 +65,8 @@ class CoreVectorEnv(VectorEnv):
         predictor: fills the estimate features; one call per step for all lanes.
         view: ``"state"``, the global state `CoreEnv.state` (one controller), or ``"nodes"``,
             the (M, D) observations `CoreEnv` gives its nodes (node id first), for MARL code.
-        decisions: when the nodes decide (`coreenv.Decisions`): every step (default: the
-            batched engine), or at events (lanes of `CoreEnv`s of that form, `EnvLanes`; each
-            step's infos then carry ``elapsed``, the steps each lane played).
+        decisions: when the nodes decide (`coreenv.Decisions`): every step (default), or at
+            events (each step's infos then carry ``elapsed``, the steps each lane played).
 
     Action: (N, M) integers, one slot per node (``K`` idles), ``MultiDiscrete([K + 1] * M)`` per
     lane; invalid ones follow ``config.invalid_action``. Reward: the team reward. Auto-reset:
@@ -94,10 +92,7 @@ class CoreVectorEnv(VectorEnv):
             raise ConfigError(f"view must be one of {VIEWS}, got {view!r}.")
         self.config = cfg = make_config(config, **overrides)
         self.decisions = make_decisions(decisions)
-        if self.decisions.held:
-            self.core: BatchedCore | EnvLanes = EnvLanes(cfg, num_envs, predictor, self.decisions)
-        else:
-            self.core = BatchedCore(cfg, num_envs, predictor)
+        self.core = BatchedCore(cfg, num_envs, predictor, self.decisions)
         self.num_envs = self.core.num_envs
         self.view = view
         m, k = cfg.num_nodes, cfg.num_slots

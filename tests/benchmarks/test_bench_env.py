@@ -17,6 +17,8 @@ TINY = [
     "20",
     "--warmup",
     "5",
+    "--event-lanes",
+    "3",
 ]
 
 
@@ -24,7 +26,8 @@ def test_bench_env_prints_every_ratio(capsys):
     bench_env.main(TINY)
     out = capsys.readouterr().out
     assert "CartPole-v1" in out
-    for figure in ["env.step alone", "FIFO acting", "batched B=4, matching", "batched B=4, random"]:
+    figures = ["env.step alone", "FIFO acting", "batched B=4, matching", "batched B=4, random"]
+    for figure in [*figures, "vector events B=3"]:
         line = next(line for line in out.splitlines() if figure in line)
         assert "ratio" in line, line
     assert "(target >= 1.5)" in out

@@ -1,5 +1,5 @@
 """BatchedCore against CoreEnv: lane by lane, bit for bit, at every step and across auto-resets,
-in what the nodes observe and in the SchedulerView schedulers read."""
+in what the nodes observe and in the SchedulerView schedulers read, in both decision forms."""
 
 import math
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coreenv import BatchedCore, CoreEnv, EnvConfig, Estimate, InvalidActionError
+from coreenv import BatchedCore, CoreEnv, Decisions, EnvConfig, Estimate, InvalidActionError
 from coreenv.curves import Curve, CurveSource
 from helpers import SMALL_CURVES, env_settings
 
@@ -40,8 +40,10 @@ class Lanes:
     """B `CoreEnv`s fed the same seeds as a BatchedCore: a lane takes the next seed when its
     episode ends, and has none left when the seeds run out."""
 
-    def __init__(self, config, predictor, seeds, num_lanes):
-        self.envs = [CoreEnv(config, predictor=predictor) for _ in range(num_lanes)]
+    def __init__(self, config, predictor, seeds, num_lanes, decisions=None):
+        self.envs = [
+            CoreEnv(config, predictor=predictor, decisions=decisions) for _ in range(num_lanes)
+        ]
         self.seeds = iter(seeds)
         self.current = [None] * num_lanes
         self.first = [self.start(lane) for lane in range(num_lanes)]
@@ -117,10 +119,12 @@ def random_actions(rng, mask, num_nodes):
     return np.array([rng.choice(a, num_nodes) for a in allowed], np.int64)
 
 
-def play_both(config, seeds, num_lanes, predictor=None, action_seed=0, max_steps=3000):
+def play_both(
+    config, seeds, num_lanes, predictor=None, action_seed=0, max_steps=3000, decisions=None
+):
     """Step a BatchedCore and B CoreEnvs with the same actions; compare everything each step."""
-    core = BatchedCore(config, num_lanes, predictor)
-    lanes = Lanes(config, predictor, seeds, num_lanes)
+    core = BatchedCore(config, num_lanes, predictor, decisions)
+    lanes = Lanes(config, predictor, seeds, num_lanes, decisions)
     view = core.reset(seeds)
     for lane in range(num_lanes):
         check_view(view, lane, lanes.first[lane], lanes.current[lane])
@@ -153,6 +157,10 @@ def play_both(config, seeds, num_lanes, predictor=None, action_seed=0, max_steps
             assert step.truncated[lane] == truncs["node_0"], msg
             invalid = sum("invalid_action" in infos[agent] for agent in infos)
             assert step.conflicts[lane] == invalid, msg
+            if core.decisions.held:
+                assert step.elapsed[lane] == info["elapsed"], msg
+            else:
+                assert step.elapsed is None
             if env.agents:
                 assert lane not in ended, msg
                 check_view(step, lane, (obs, mask), lanes.current[lane])
@@ -185,11 +193,16 @@ def configs(draw):
     st.booleans(),
     st.sampled_from([(), (), (0.5,), (0.1, 0.5, 0.9)]),
     st.integers(0, 2**16),
+    st.sampled_from([None, "events", Decisions("events", hold=3, feasibility=True)]),
 )
-def test_lanes_equal_core_envs_bit_for_bit(config, seeds, num_lanes, predict, levels, action_seed):
+def test_lanes_equal_core_envs_bit_for_bit(
+    config, seeds, num_lanes, predict, levels, action_seed, decisions
+):
+    """In the event form each lane holds its action until its own event, as `CoreEnv` does."""
     seeds = np.array(seeds, np.int64)  # numpy ints: the same episodes as CoreEnv's int seeds
     config = config.replace(estimate_quantiles=levels)
-    finished = play_both(config, seeds, num_lanes, Quantiles() if predict else None, action_seed)
+    predictor = Quantiles() if predict else None
+    finished = play_both(config, seeds, num_lanes, predictor, action_seed, decisions=decisions)
     assert finished == len(seeds)
 
 

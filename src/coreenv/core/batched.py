@@ -1,11 +1,12 @@
 """`BatchedCore`: B episodes ("lanes") of one `EnvConfig` stepped at once, as arrays.
 
 `CoreEnv` is one lane of the same engine, so lane by lane this gives what `CoreEnv` gives for the
-same seed and the same actions: observations, masks, rewards, successes, episode ends and
+same seed, decision form and actions: observations, masks, rewards, successes, episode ends and
 metrics. One compiled call (`engine.step`) advances every lane and observes it; Python loops over
 lanes run only for rare events (a lane's episode ending, an invalid action under "raise", live
-runs to train). Each lane's tasks are drawn when its episode starts (`EpisodeDrawer`); the
-lanes' state lives in `Lanes`.
+runs to train). In the event decision form a step holds each lane's action until its own event
+(`DecisionEvents`): the lanes still holding step on together while the others wait. Each lane's
+tasks are drawn when its episode starts (`EpisodeDrawer`); the lanes' state lives in `Lanes`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from gymnasium.utils import seeding
 from coreenv.config import EnvConfig, make_config
 from coreenv.core import engine
 from coreenv.core.episodes import EpisodeDrawer
-from coreenv.core.features import observation_size
+from coreenv.core.events import DecisionEvents, Decisions, make_decisions
+from coreenv.core.features import observation_size, slot_width
 from coreenv.core.lanes import Lanes
 from coreenv.core.masks import idle_reasons
 from coreenv.core.metrics import metrics
@@ -77,8 +79,8 @@ class BatchedStep(BatchedObservation):
             rows (``final_obs is obs`` when no episode ended).
         conflicts: (B,) int64 node actions turned into idling (conflicts, empty slots, range).
         finished: ``(lane, seed, metrics)`` of each episode that ended this step, in lane order.
-        elapsed: (B,) int64 steps each lane played (the event decision form, `EnvLanes`), or
-            None: one step each.
+        elapsed: (B,) int64 steps each lane played (0 if inactive) in the event decision form;
+            None in the every-step form (one step each).
     """
 
     rewards: np.ndarray
@@ -101,13 +103,19 @@ class BatchedCore:
             batch of estimates per step for all lanes (lanes in order, then nodes in order;
             `coreenv.predictor.observed_estimates`), as `CoreEnv` asks for one per step, so its
             answer for a task must not depend on the other tasks of the call.
+        decisions: when the nodes decide (`coreenv.Decisions`, a form's name or None: every
+            step); in the event form rewards and successes are summed over the held steps.
 
     Supports both scenarios and every task set, ``task_set="live"`` included (its runs train
     while served, one lane after another).
     """
 
     def __init__(
-        self, config: EnvConfig, num_envs: int, predictor: Predictor | None = None
+        self,
+        config: EnvConfig,
+        num_envs: int,
+        predictor: Predictor | None = None,
+        decisions: Decisions | str | None = None,
     ) -> None:
         self.config = cfg = make_config(config)
         self.num_envs = b = checked_lanes(num_envs)
@@ -121,6 +129,8 @@ class BatchedCore:
         self.agents = [f"node_{i}" for i in range(cfg.num_nodes)]
         self.obs_dim = observation_size(cfg)
         self._takes = np.zeros((b, cfg.num_nodes), bool)
+        self.decisions = held = make_decisions(decisions)
+        self._events = DecisionEvents(cfg.num_nodes, slot_width(cfg), held.hold, held.feasibility)
 
     # -- public API -------------------------------------------------------------------------------
 
@@ -158,6 +168,9 @@ class BatchedCore:
         self.seeds = np.full(b, -1, np.int64)
         self.episodes = np.full(b, -1, np.int64)
         self._start(np.arange(b))
+        if self.decisions.held:
+            self._events.restart()
+            self._events.due_tables(self._tables())
         self._shown = self._observe(), self._masks()
         return BatchedObservation(*self._shown, self.active, self.seeds.copy())
 
@@ -171,23 +184,16 @@ class BatchedCore:
         if self._seeds is None:
             raise RuntimeError("BatchedCore.step before reset: call reset(seeds) first.")
         chosen = self._checked_actions(actions)
-        lanes, takes = self.lanes, self._takes
-        claim = self.config.invalid_action != "raise" and not self.drawer.live
-        if not claim:  # claims first: nothing may change before an error, live runs train
-            engine.claims(chosen, lanes.mask, lanes.lane, takes)
-            if self.config.invalid_action == "raise" and lanes.lane[:, engine.STEP_CONFLICTS].any():
-                self._raise_invalid(np.asarray(actions), chosen)
-            lanes.reveal(chosen, takes, self.drawer.store.logs)
-        obs, ready = lanes.step(chosen, takes, claim, self.drawer.store.logs)
-        if self.predictor is not None and ready.size:
-            self._update_estimates(ready)
-            obs = self._observe()
-        lane = lanes.lane
-        ended = lane[:, engine.ENDED]
-        terminated, truncated = ended == engine.TERMINATED, ended == engine.TRUNCATED
+        obs = self._advance(chosen, actions)
+        lane = self.lanes.lane
+        ended = lane[:, engine.ENDED].copy()
         successes = lane[:, engine.STEP_SUCCESSES].copy()
         conflicts = lane[:, engine.STEP_CONFLICTS].copy()
-        rewards = lanes.returns[:, engine.REWARD].copy()
+        rewards = self.lanes.returns[:, engine.REWARD].copy()
+        elapsed = None
+        if self.decisions.held:
+            elapsed = self._hold(chosen, actions, obs, ended, successes, rewards)
+        terminated, truncated = ended == engine.TERMINATED, ended == engine.TRUNCATED
         final_obs = obs
         finished = []
         if ended.any():
@@ -196,6 +202,9 @@ class BatchedCore:
             self._start(done)
             obs = obs.copy()
             obs[done] = self._observe(done)
+            if self.decisions.held:
+                restarted = np.ones(done.size, bool)
+                self._events.due_tables(self._tables(done), restarted, done)
         self._shown = obs, self._masks()
         return BatchedStep(
             *self._shown,
@@ -208,6 +217,7 @@ class BatchedCore:
             final_obs,
             conflicts,
             finished,
+            elapsed,
         )
 
     def __setstate__(self, state: dict) -> None:
@@ -243,12 +253,59 @@ class BatchedCore:
     def _metrics(self, lane: int) -> dict[str, float]:
         return metrics(self.lanes.counters(lane), self.config.num_nodes)
 
-    def _update_estimates(self, ready: np.ndarray) -> None:
-        """Re-estimate the tasks in flat slots ``ready``: one predictor call for all lanes.
+    def _advance(self, chosen: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """One step of every active lane: (B, M, D) observations, estimates updated."""
+        lanes, takes = self.lanes, self._takes
+        claim = self.config.invalid_action != "raise" and not self.drawer.live
+        if not claim:  # claims first: nothing may change before an error, live runs train
+            engine.claims(chosen, lanes.mask, lanes.lane, takes)
+            if self.config.invalid_action == "raise" and lanes.lane[:, engine.STEP_CONFLICTS].any():
+                self._raise_invalid(np.asarray(actions), chosen)
+            lanes.reveal(chosen, takes, self.drawer.store.logs)
+        obs, ready = lanes.step(chosen, takes, claim, self.drawer.store.logs)
+        if self.predictor is not None and ready.size:
+            # lanes in order, then nodes: the order `CoreEnv`'s single lane gives
+            lanes.estimate(ready, self.predictor, self.config)
+            obs = self._observe()
+        return obs
 
-        Lanes in order, then nodes: the order `CoreEnv`'s single lane gives.
+    def _hold(
+        self,
+        chosen: np.ndarray,
+        actions: np.ndarray,
+        obs: np.ndarray,
+        ended: np.ndarray,
+        successes: np.ndarray,
+        rewards: np.ndarray,
+    ) -> np.ndarray:
+        """The event form after a step's first step: (B,) steps each lane played, in all.
+
+        Each lane holds ``chosen`` until its event, its end or ``hold`` steps (`CoreEnv.step`'s
+        loop, lane by lane): the lanes still holding step together while the others are set
+        inactive, so they wait. ``obs``, ``ended``, ``successes`` and ``rewards`` are updated in
+        place, each lane's from its own last step.
         """
-        self.lanes.estimate(ready, self.predictor, self.config)
+        lane, returns = self.lanes.lane, self.lanes.returns
+        active = np.flatnonzero(lane[:, engine.ACTIVE])
+        elapsed = np.zeros(self.num_envs, np.int64)
+        elapsed[active] = 1
+        playing = active[ended[active] == engine.RUNNING]
+        playing = playing[~self._events.due_tables(self._tables(playing), lanes=playing)]
+        while playing.size:
+            waiting = np.setdiff1d(active, playing)
+            lane[waiting, engine.ACTIVE] = 0
+            try:
+                played = self._advance(chosen, actions)
+            finally:
+                lane[waiting, engine.ACTIVE] = 1
+            obs[playing] = played[playing]
+            ended[playing] = lane[playing, engine.ENDED]
+            successes[playing] += lane[playing, engine.STEP_SUCCESSES]
+            rewards[playing] += returns[playing, engine.REWARD]
+            elapsed[playing] += 1
+            playing = playing[ended[playing] == engine.RUNNING]
+            playing = playing[~self._events.due_tables(self._tables(playing), lanes=playing)]
+        return elapsed
 
     # -- actions ----------------------------------------------------------------------------------
 
@@ -294,6 +351,12 @@ class BatchedCore:
     def _masks(self) -> np.ndarray:
         """(B, K + 1) int8: each lane's action mask (occupied slots, then idle)."""
         return self.lanes.mask[:, :-1].copy()
+
+    def _tables(self, lanes: np.ndarray | None = None) -> np.ndarray:
+        """(L, K, F) float32 the slot tables of ``lanes`` (default all) as observed."""
+        cfg = self.config
+        tables = self.lanes.table.reshape(self.num_envs, cfg.num_slots, -1)
+        return (tables if lanes is None else tables[lanes]).astype(np.float32)
 
     def _observe(self, lanes: np.ndarray | None = None) -> np.ndarray:
         """(len(lanes), M, D) float32: what `CoreEnv` gives each lane's nodes."""

@@ -132,21 +132,30 @@ class DecisionEvents:
         """(B,) bool from (B, M, D) node observations: `due_tables` on their slot tables."""
         return self.due_tables(slot_tables(obs, self.num_nodes, self.width), restarted)
 
-    def due_tables(self, tables: np.ndarray, restarted: np.ndarray | None = None) -> np.ndarray:
-        """(B,) bool: lanes that decide now, from (B, K, F) slot tables; ``restarted`` lanes do.
+    def due_tables(
+        self,
+        tables: np.ndarray,
+        restarted: np.ndarray | None = None,
+        lanes: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """(L,) bool: lanes that decide now, from (L, K, F) slot tables; ``restarted`` lanes do.
 
-        Call once per step, before acting: it remembers this step's tables for the next call.
+        Call once per step a lane plays, before acting: it remembers this step's tables for the
+        next call. ``lanes`` names the L lanes of ``tables`` among the B the first call saw (a
+        lane that did not step is left out); None: all of them.
         """
         if self.last is None:
             due = np.ones(tables.shape[0], bool)
-            self.since = np.zeros(tables.shape[0], np.int64)
-        else:
-            due = table_changed(tables, self.last, self.feasibility)
-            due |= self.since + 1 >= self.hold
-            if restarted is not None:
-                due |= restarted
-        self.last = tables.copy()
-        self.since = np.where(due, 0, self.since + 1)
+            self.last, self.since = tables.copy(), np.zeros(tables.shape[0], np.int64)
+            return due
+        rows = slice(None) if lanes is None else lanes
+        since = self.since[rows]
+        due = table_changed(tables, self.last[rows], self.feasibility)
+        due |= since + 1 >= self.hold
+        if restarted is not None:
+            due |= restarted
+        self.last[rows] = tables
+        self.since[rows] = np.where(due, 0, since + 1)
         return due
 
     def restart(self) -> None:
