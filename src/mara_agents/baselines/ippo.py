@@ -55,14 +55,6 @@ class IPPOConfig(BaselineRun):
     """Lane i's episodes play ``env_seed + i + j·envs`` (training seeds)."""
     lr: float = 2.5e-4
     """Adam's learning rate (CleanRL's)."""
-    minibatches: int = 4
-    """Minibatches per pass over a rollout."""
-    clip: float = 0.2
-    """ε of the clipped policy objective."""
-    value_coef: float = 0.5
-    """Weight of the value loss."""
-    max_grad_norm: float = 0.5
-    """Gradients are rescaled to at most this norm."""
     hidden: int = 128
     """Width of the two hidden layers of the actor and of the critic."""
     live: bool = False
@@ -74,9 +66,7 @@ class IPPOConfig(BaselineRun):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        require(self, ">= 1", ("minibatches", "hidden", "hold"))
-        require(self, "> 0", ("clip", "max_grad_norm"))
-        require(self, ">= 0", ("value_coef",))
+        require(self, ">= 1", ("hidden", "hold"))
         if self.decisions not in DECISION_FORMS:
             raise ValueError(
                 f"IPPOConfig.decisions must be one of {DECISION_FORMS}, got {self.decisions!r}."

@@ -74,8 +74,6 @@ sequential event form (their choice: docs/rl.md, *Shipped policies*)."""
 class MaskablePPOConfig(BaselineRun):
     """One from-scratch MaskablePPO run (`BaselineRun`; SB3's PPO settings where they apply)."""
 
-    batch_size: int = 1024
-    """Minibatch size."""
     hidden: tuple[int, ...] = (256, 256)
     """Hidden widths of the policy and value MLPs (``policy="mlp"``)."""
     form: str = "joint"
@@ -89,7 +87,7 @@ class MaskablePPOConfig(BaselineRun):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        require(self, ">= 1", ("batch_size", "hold"))
+        require(self, ">= 1", ("hold",))
         for name, choices in (("form", FORMS), ("policy", POLICIES), ("decisions", DECISION_FORMS)):
             if getattr(self, name) not in choices:
                 raise ValueError(
@@ -107,6 +105,11 @@ class MaskablePPOConfig(BaselineRun):
     def decision_form(self) -> Decisions:
         """The `coreenv.Decisions` the run trains (and its policy plays) in."""
         return Decisions(at=self.decisions, hold=self.hold)
+
+    @property
+    def batch_size(self) -> int:
+        """SB3's minibatch size: an update's envs × n_steps steps in ``minibatches`` parts."""
+        return -(-self.envs * self.n_steps // self.minibatches)
 
 
 class MaskablePPOScheduler(Scheduler):
@@ -274,6 +277,9 @@ def _new_model(config: MaskablePPOConfig, envs: VecEnv) -> MaskablePPO:
         gamma=config.gamma,
         gae_lambda=config.gae_lambda,
         ent_coef=config.entropy,
+        clip_range=config.clip,
+        vf_coef=config.value_coef,
+        max_grad_norm=config.max_grad_norm,
         policy_kwargs=policy_kwargs,
         seed=config.seed,
         device="cpu",

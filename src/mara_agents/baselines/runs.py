@@ -14,6 +14,7 @@ from mara_agents.checks import require
 from mara_agents.evaluation import completion_rates
 from mara_agents.schedulers.base import Scheduler
 from mara_agents.training import TRAINING_ENV
+from mara_agents.training.settings import ActorCriticSettings
 
 __all__ = ["LOG", "OBSERVED", "BaselineRun", "judge", "record"]
 
@@ -24,9 +25,12 @@ OBSERVED = "wls"
 """The predictor whose estimates the baselines observe (LARA's: cheap, and never silent -1s)."""
 
 
-@dataclass(frozen=True)
-class BaselineRun:
-    """The settings every baseline run has; each algorithm's config adds its own."""
+@dataclass(frozen=True, kw_only=True)
+class BaselineRun(ActorCriticSettings):
+    """The settings every baseline run has; each algorithm's config adds its own.
+
+    The PPO settings are `ActorCriticSettings` (SB3's PPO defaults where they apply).
+    """
 
     work: Path
     """Folder of the state to resume from, the best policy and ``history.json``."""
@@ -44,17 +48,10 @@ class BaselineRun:
     envs: int = 32
     """Lanes of the vector environment."""
     n_steps: int = 128
-    """Steps per lane between updates (an update learns from envs × n_steps steps)."""
-    epochs: int = 4
-    """Passes over each rollout."""
-    lr: float = 3e-4
-    """Adam's learning rate."""
-    entropy: float = 0.01
-    """Weight of the entropy bonus."""
+    """Steps per lane between updates (an update learns from envs × n_steps steps, in
+    ``minibatches`` minibatches)."""
     gamma: float = 0.999
     """Discount: close to 1, since a completion counts the same late or early."""
-    gae_lambda: float = 0.95
-    """GAE's λ."""
     eval_every: int = 200_000
     """The learner's steps (as ``max_steps``) between evaluations (and saves)."""
     eval_episodes: int = 100
@@ -65,15 +62,12 @@ class BaselineRun:
     """`EnvConfig` fields of the training and selection episodes."""
 
     def __post_init__(self) -> None:
-        require(self, ">= 1", ("max_steps", "envs", "n_steps", "epochs"))
-        require(self, ">= 1", ("eval_every", "eval_episodes"))
-        require(self, "> 0", ("minutes", "lr"))
-        require(self, ">= 0", ("entropy", "seed", "env_seed", "selection_seed"))
-        for name in ("gamma", "gae_lambda"):
-            if not 0.0 < getattr(self, name) <= 1.0:
-                raise ValueError(
-                    f"{type(self).__name__}.{name} must be in (0, 1], got {getattr(self, name)!r}."
-                )
+        super().__post_init__()
+        require(self, ">= 1", ("max_steps", "envs", "n_steps", "eval_every", "eval_episodes"))
+        require(self, "> 0", ("minutes",))
+        require(self, ">= 0", ("env_seed", "selection_seed"))
+        if not 0.0 < self.gamma <= 1.0:
+            raise ValueError(f"{type(self).__name__}.gamma must be in (0, 1], got {self.gamma!r}.")
 
 
 def judge(scheduler: Scheduler, run: BaselineRun, steps: int, minutes: float) -> dict:

@@ -2,7 +2,7 @@ r"""Train an RL baseline from scratch: MaskablePPO (one controller) or IPPO (the
 
     coreenv train-baseline --algorithm maskable_ppo --seed 1 --max-steps 2000000 --minutes 60
     coreenv train-baseline --form sequential --decisions events --policy slot_set --envs 8 \
-        --n-steps 512 --batch-size 256 --work results/baselines/ppo_slots/seed_1
+        --n-steps 512 --minibatches 16 --work results/baselines/ppo_slots/seed_1
     coreenv train-baseline --algorithm ippo --seed 1 --work results/baselines/ippo/seed_1
     coreenv train-baseline --algorithm ippo --live --decisions events --work results/ippo_live
 
@@ -45,14 +45,13 @@ OPTIONS = {
     "gae_lambda": "GAE's lambda, in (0, 1]",
     "eval_every": "learner steps between evaluations and saves",
     "eval_episodes": "fixed selection episodes per evaluation",
-    "batch_size": "maskable_ppo: minibatch size",
     "form": "maskable_ppo: action form, joint (every node in one action) or sequential",
     "policy": "maskable_ppo: policy network, mlp or slot_set (sequential form)",
     "decisions": "when nodes decide, step (every step) or events",
     "hold": "most steps a joint action is held at events",
-    "minibatches": "ippo: minibatches per pass",
-    "clip": "ippo: epsilon of the clipped objective",
-    "value_coef": "ippo: weight of the value loss",
+    "minibatches": "minibatches per pass over an update's steps",
+    "clip": "epsilon of the clipped objective",
+    "value_coef": "weight of the value loss",
     "hidden": "ippo: width of the hidden layers",
     "live": "ippo: nodes choose in turn under live masks, seeing the slots taken before them",
 }

@@ -31,13 +31,14 @@ from coreenv import BatchedCore, Predictor, make_config
 from mara_agents.checks import require
 from mara_agents.policy.mat import MAT
 from mara_agents.training.episodes import play_episodes
+from mara_agents.training.settings import ClippedSettings
 
 __all__ = ["Decisions", "GroupedConfig", "GroupedTrainer", "leave_one_out"]
 
 
 @dataclass(frozen=True)
-class GroupedConfig:
-    """Settings of `GroupedTrainer`."""
+class GroupedConfig(ClippedSettings):
+    """Settings of `GroupedTrainer` (`ClippedSettings`: no critic, so no value loss or GAE)."""
 
     workloads: int = 16
     """Distinct episode seeds per update."""
@@ -47,25 +48,15 @@ class GroupedConfig:
     """The most steps a decision is held (1: a decision every step)."""
     feasibility: bool = False
     """Also decide again when a task's estimated P(success) crosses 0.5."""
-    epochs: int = 4
-    """Passes over each update's decisions."""
-    minibatches: int = 4
-    """Minibatches per pass."""
     lr: float = 1e-4
     """Adam's learning rate."""
-    clip: float = 0.2
-    """ε of the clipped ratio of each node's action probability."""
     anchor: float = 0.05
     """Weight of KL(π ‖ π₀) to the starting policy, per node and decision."""
-    max_grad_norm: float = 0.5
-    """Gradients are rescaled to at most this norm."""
-    seed: int = 0
-    """Seeds the sampling of actions and the minibatch order."""
 
     def __post_init__(self) -> None:
-        require(self, ">= 1", ("workloads", "hold", "epochs", "minibatches"))
+        super().__post_init__()
+        require(self, ">= 1", ("workloads", "hold"))
         require(self, ">= 2", ("group",))
-        require(self, "> 0", ("lr", "clip", "max_grad_norm"))
         require(self, ">= 0", ("anchor",))
 
 

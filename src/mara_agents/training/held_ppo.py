@@ -28,13 +28,17 @@ from mara_agents.policy.mat import MAT
 from mara_agents.training.episodes import PlayedEpisodes, play_episodes, segment_rewards
 from mara_agents.training.ppo import PPOBatch, ppo_epochs
 from mara_agents.training.returns import ValueNorm, gae
+from mara_agents.training.settings import ActorCriticSettings
 
 __all__ = ["HeldPPOConfig", "HeldPPOTrainer", "decision_advantages"]
 
 
 @dataclass(frozen=True)
-class HeldPPOConfig:
-    """Settings of `HeldPPOTrainer` (defaults: MAT's published ones where they apply)."""
+class HeldPPOConfig(ActorCriticSettings):
+    """Settings of `HeldPPOTrainer` (`ActorCriticSettings`; MAT's published ones where they apply).
+
+    γ is 1: each decision's reward is the sum of the steps it was held.
+    """
 
     episodes: int = 128
     """Whole episodes per update, each with its own seed (≈ 160,000 steps at p = 0.04)."""
@@ -42,38 +46,23 @@ class HeldPPOConfig:
     """The most steps a decision is held (1: a decision every step)."""
     feasibility: bool = False
     """Also decide again when a task's estimated P(success) crosses 0.5."""
-    epochs: int = 4
-    """Passes over each update's decisions."""
     minibatches: int = 16
     """Minibatches per pass (≈ 1,700 decisions each at p = 0.04)."""
     lr: float = 5e-4
     """Adam's learning rate (MAT's)."""
-    clip: float = 0.2
-    """ε of the clipped ratio of each node's action probability (MAT's)."""
     value_clip: float = 0.2
     """Clip of the value update around the sampled values, on normalised targets."""
-    entropy: float = 0.01
-    """Weight of the entropy bonus (MAT's)."""
     value_coef: float = 1.0
     """Weight of the value loss (MAT's)."""
-    max_grad_norm: float = 0.5
-    """Gradients are rescaled to at most this norm."""
-    gae_lambda: float = 0.95
-    """GAE's λ, per decision (MAT's value, per step there)."""
     anneal: int = 0
     """Environment steps over which the learning rate and the entropy weight fall linearly to 0,
     so a run keeps what it learned (0: both constant, MAT's)."""
-    seed: int = 0
-    """Seeds the sampling of actions and the minibatch order."""
 
     def __post_init__(self) -> None:
-        require(self, ">= 1", ("episodes", "hold", "epochs", "minibatches"))
-        require(self, "> 0", ("lr", "clip", "value_clip", "max_grad_norm"))
-        require(self, ">= 0", ("entropy", "value_coef", "anneal"))
-        if not 0.0 <= self.gae_lambda <= 1.0:
-            raise ValueError(
-                f"HeldPPOConfig.gae_lambda must be in [0, 1], got {self.gae_lambda!r}."
-            )
+        super().__post_init__()
+        require(self, ">= 1", ("episodes", "hold"))
+        require(self, "> 0", ("value_clip",))
+        require(self, ">= 0", ("anneal",))
 
 
 def decision_advantages(

@@ -21,48 +21,36 @@ from mara_agents.checks import require
 from mara_agents.policy.mat import MAT
 from mara_agents.training.lanes import occupied
 from mara_agents.training.returns import ValueNorm, gae
+from mara_agents.training.settings import ActorCriticSettings
 
 __all__ = ["EpochSettings", "PPOBatch", "PPOConfig", "PPOTrainer", "Rollout", "ppo_epochs"]
 
 
 @dataclass(frozen=True)
-class PPOConfig:
-    """PPO settings; the defaults are generic PPO ones (MAT's where they apply, docs/mara.md).
+class PPOConfig(ActorCriticSettings):
+    """PPO settings (`ActorCriticSettings`): generic PPO defaults, MAT's where they apply.
 
-    The recipe the shipped MARA checkpoints trained with is `mara_agents.training.MARA_PPO`.
+    The defaults are discussed in docs/mara.md. The recipe the shipped MARA checkpoints
+    trained with is `mara_agents.training.MARA_PPO`.
     """
 
     envs: int = 32
     """E: environments stepped together."""
     rollout: int = 128
     """T: steps per environment between updates (an update learns from E × T steps)."""
-    epochs: int = 4
-    """Passes over each rollout."""
-    minibatches: int = 4
-    """Minibatches per pass (E × T must divide into them)."""
     lr: float = 5e-4
     """Adam's learning rate (policy and value; the critic warm-up optimiser too)."""
-    clip: float = 0.2
-    """ε of the clipped policy objective: ratios outside [1 − ε, 1 + ε] get no gradient."""
     value_clip: float = 0.2
     """Clip of the value update around the rollout's values, on normalised targets."""
-    entropy: float = 0.01
-    """Weight of the entropy bonus."""
     value_coef: float = 1.0
     """Weight of the value loss."""
-    max_grad_norm: float = 0.5
-    """Gradients are rescaled to at most this norm."""
     gamma: float = 1.0
     """γ, the discount (1: the shaped return still counts completions, design §2)."""
-    gae_lambda: float = 0.95
-    """GAE's λ, the bias–variance trade-off of the advantage."""
-    seed: int = 0
-    """Seeds the sampling of actions and the minibatch order."""
 
     def __post_init__(self) -> None:
-        require(self, ">= 1", ("envs", "rollout", "epochs", "minibatches"))
-        require(self, "> 0", ("lr", "clip", "value_clip", "max_grad_norm"))
-        require(self, ">= 0", ("entropy", "value_coef"))
+        super().__post_init__()
+        require(self, ">= 1", ("envs", "rollout"))
+        require(self, "> 0", ("value_clip",))
         if (self.envs * self.rollout) % self.minibatches:
             raise ValueError(
                 f"PPOConfig: envs × rollout ({self.envs * self.rollout}) must divide into "
@@ -70,8 +58,6 @@ class PPOConfig:
             )
         if not 0.0 < self.gamma <= 1.0:
             raise ValueError(f"PPOConfig.gamma must be in (0, 1], got {self.gamma!r}.")
-        if not 0.0 <= self.gae_lambda <= 1.0:
-            raise ValueError(f"PPOConfig.gae_lambda must be in [0, 1], got {self.gae_lambda!r}.")
 
 
 @dataclass

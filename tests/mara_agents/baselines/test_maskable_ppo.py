@@ -25,7 +25,7 @@ ENV = {"task_set": SMALL_CURVES, "num_nodes": 2, "num_slots": 3, "arrival_horizo
 
 
 def config(work, **fields):
-    fields = {"envs": 4, "n_steps": 32, "batch_size": 64, "eval_every": 128, **fields}
+    fields = {"envs": 4, "n_steps": 32, "minibatches": 2, "eval_every": 128, **fields}
     return MaskablePPOConfig(work=work, **{"eval_episodes": 3, "env": ENV, **fields})
 
 
