@@ -36,7 +36,7 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     args = parser.parse_args(argv)
     try:
         return SweepConfig.checked(
-            loads=(args.load,),
+            arrival_probs=(args.load,),
             task_sets=args.task_sets,
             methods=args.methods,
             episodes=args.episodes,

@@ -2,7 +2,7 @@
 
     python plot_margins.py results/<run name> [--method my_scheduler:ShortestHopeful]
 
-Reads the last run's rows (``run.json``, ``rows.jsonl``); for each task set and load, the mean
+Reads the last run's rows (``run.json``, ``rows.jsonl``); for each task set and p, the mean
 per-episode difference in completion rate (points, paired by episode seed) with its standard
 error. Writes ``margins.png``.
 """
@@ -24,7 +24,7 @@ from mara_agents.sweep import read_rows  # noqa: E402
 
 
 def run_rates(out: Path) -> tuple[list[str], dict[tuple, dict[int, float]]]:
-    """The last run's methods, and completion rate per (method, task set, load) and seed.
+    """The last run's methods, and completion rate per (method, task set, p) and seed.
 
     ``rows.jsonl`` may also hold rows of earlier runs (other code); ``run.json`` names this run's.
     """
@@ -32,7 +32,7 @@ def run_rates(out: Path) -> tuple[list[str], dict[tuple, dict[int, float]]]:
     rates: dict[tuple, dict[int, float]] = defaultdict(dict)
     for r in read_rows(out / "rows.jsonl"):  # tolerates a line cut short by an interruption
         if r.get("fingerprint") in run["fingerprints"] and r["method"] in run["methods"]:
-            rates[(r["method"], r["task_set"], r["load"])][r["seed"]] = r["completion_rate"]
+            rates[(r["method"], r["task_set"], r["arrival_prob"])][r["seed"]] = r["completion_rate"]
     return run["methods"], rates
 
 

@@ -61,7 +61,7 @@ def test_user_scheduler_as_module_class(tmp_path, capsys):
         ("--methods", "magic", r"unknown method 'magic': use one of \[.*'fifo'"),
         ("--task-sets", "ood_rl", r"task set 'ood_rl'.*Valid names: \[.*'rl_ood'"),
         ("--task-sets", "runs.csv", r"bank_from_csv"),
-        ("--loads", "1.5", r"loads must lie in \(0, 1\], got \[1.5\]"),
+        ("--loads", "1.5", r"--loads: arrival probabilities must lie in \(0, 1\], got \[1.5\]"),
         ("--methods", "no_such_module:Cls", r"cannot import scheduler.*current directory"),
     ],
 )

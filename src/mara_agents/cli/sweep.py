@@ -44,7 +44,7 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
         "--loads",
         type=float,
         nargs="+",
-        default=list(DEFAULTS["loads"]),
+        default=list(DEFAULTS["arrival_probs"]),
         help="arrival probabilities p to sweep, each in (0, 1]",
     )
     add(
@@ -85,9 +85,12 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     )
     add("--quick", action="store_true", help=f"{QUICK_EPISODES} episodes per cell: a smoke run")
     args = parser.parse_args(argv)
+    bad = [p for p in args.loads if not 0.0 < p <= 1.0]
+    if bad:
+        parser.error(f"argument --loads: arrival probabilities must lie in (0, 1], got {bad}")
     try:
         config = SweepConfig.checked(
-            loads=args.loads,
+            arrival_probs=args.loads,
             task_sets=args.task_sets,
             methods=args.methods,
             seeds=args.seeds,

@@ -30,19 +30,21 @@ ABLATIONS = {
 
 def ablation_table(rows: list[dict], config: SweepConfig) -> str:
     """Completion rate (%) per method and task set at the sweep's one load, mean ± SE."""
-    if len(config.loads) != 1:
-        raise ValueError(f"an ablation runs at one load, got loads {config.loads}.")
-    load = config.loads[0]
+    if len(config.arrival_probs) != 1:
+        raise ValueError(
+            f"an ablation runs at one arrival probability, got {config.arrival_probs}."
+        )
+    (arrival_prob,) = config.arrival_probs
     data = cells(rows)
     lines = [
-        f"Ablations at p = {load:g}: completion rate (%), mean ± standard error "
+        f"Ablations at p = {arrival_prob:g}: completion rate (%), mean ± standard error "
         f"({config.episodes} episodes per cell)",
         "",
         "| method | " + " | ".join(config.task_sets) + " | mean |",
         "|---" * (len(config.task_sets) + 2) + "|",
     ]
     for method in config.names:
-        rates = [data[(t, load, method)]["completion_rate"] for t in config.task_sets]
+        rates = [data[(t, arrival_prob, method)]["completion_rate"] for t in config.task_sets]
         text = [f"{100 * r.mean():.1f} ± {100 * r.std() / np.sqrt(len(r)):.1f}" for r in rates]
         mean = 100 * np.mean([r.mean() for r in rates])
         label = ABLATIONS.get(method, method)

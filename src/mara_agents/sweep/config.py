@@ -23,12 +23,13 @@ QUICK_EPISODES = 4
 
 @dataclass(frozen=True)
 class SweepConfig:
-    """The grid of a sweep (task sets × loads × methods × seed groups × episodes) and where it runs.
+    """The grid of a sweep and where it runs.
 
-    Cheap checks run at construction; `checked` also builds every method and task set.
+    The grid: task sets × arrival probabilities p × methods × seed groups × episodes. Cheap
+    checks run at construction; `checked` also builds every method and task set.
     """
 
-    loads: tuple[float, ...] = (0.04, 0.05, 0.06, 0.07)
+    arrival_probs: tuple[float, ...] = (0.04, 0.05, 0.06, 0.07)
     """Arrival probabilities p, each in (0, 1]."""
     task_sets: tuple[str, ...] = ("id", "rl_ood", "vit_ood")
     """Task-set names or bank paths (`coreenv.curves.TASK_SETS`)."""
@@ -52,11 +53,11 @@ class SweepConfig:
     strict: bool = False
     """Raise at the first invalid action instead of idling the node and counting it."""
     env: Mapping[str, Any] = field(default_factory=dict)
-    """Other `EnvConfig` fields of every episode, e.g. ``{"num_nodes": 8}`` (task set, load and
-    invalid-action policy are the sweep's own axes)."""
+    """Other `EnvConfig` fields of every episode, e.g. ``{"num_nodes": 8}`` (task set, arrival
+    probability and invalid-action policy are the sweep's own axes)."""
 
     def __post_init__(self) -> None:
-        for name in ("loads", "task_sets", "methods", "seeds"):
+        for name in ("arrival_probs", "task_sets", "methods", "seeds"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
             if not getattr(self, name):
                 raise ValueError(f"SweepConfig.{name} is empty.")
@@ -66,7 +67,7 @@ class SweepConfig:
                 f"episodes={self.episodes}, workers={self.workers}, seeds={self.seeds}."
             )
         for name, values in [("methods", self.names)] + [
-            (name, getattr(self, name)) for name in ("task_sets", "loads", "seeds")
+            (name, getattr(self, name)) for name in ("task_sets", "arrival_probs", "seeds")
         ]:
             if len(set(values)) != len(values):
                 raise ValueError(f"SweepConfig.{name} has duplicates: {values}.")
@@ -75,9 +76,9 @@ class SweepConfig:
                 f"SweepConfig.episodes must be <= {SEED_GROUP_SIZE} (seed groups would overlap); "
                 f"use more seeds instead, got {self.episodes}."
             )
-        bad = [load for load in self.loads if not 0.0 < load <= 1.0]
+        bad = [p for p in self.arrival_probs if not 0.0 < p <= 1.0]
         if bad:
-            raise ValueError(f"SweepConfig.loads must lie in (0, 1], got {bad}.")
+            raise ValueError(f"SweepConfig.arrival_probs must lie in (0, 1], got {bad}.")
         if self.backend not in BACKENDS:
             raise ValueError(
                 f"SweepConfig.backend must be one of {BACKENDS}, got {self.backend!r}."
@@ -85,7 +86,7 @@ class SweepConfig:
         axes = sorted(set(self.env) & {"task_set", "arrival_prob", "invalid_action"})
         if axes:
             raise ValueError(
-                f"SweepConfig.env sets {axes}: use task_sets, loads and strict instead."
+                f"SweepConfig.env sets {axes}: use task_sets, arrival_probs and strict instead."
             )
         try:
             EnvConfig(**self.env)
@@ -102,7 +103,7 @@ class SweepConfig:
             config = cls(**fields)
         except ValueError as e:
             raise SweepInputError(str(e)) from e
-        validate(config.methods, config.task_sets, config.loads)
+        validate(config.methods, config.task_sets, config.arrival_probs)
         return config
 
     @property
@@ -118,7 +119,14 @@ class SweepConfig:
     @property
     def run_name(self) -> str:
         """A folder name that differs between runs of different grids (CleanRL-style)."""
-        grid = [self.names, self.task_sets, self.loads, self.seeds, self.episodes, self.strict]
+        grid = [
+            self.names,
+            self.task_sets,
+            self.arrival_probs,
+            self.seeds,
+            self.episodes,
+            self.strict,
+        ]
         if self.env:
             grid.append(sorted(self.env.items()))
         digest = hashlib.sha256(json.dumps(grid).encode()).hexdigest()[:8]

@@ -1,7 +1,7 @@
 """The per-episode unit of the load sweep (design §5), importable by local and Ray workers alike.
 
-A `Job` names one episode (method, task set, load, seed); `run_job` plays it and returns one
-result row. Every row carries the fingerprint of what produced it (`fingerprint.py`).
+A `Job` names one episode (method, task set, arrival probability, seed); `run_job` plays it and
+returns one result row. Every row carries the fingerprint of what produced it (`fingerprint.py`).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class Job:
 
     method: str
     task_set: str
-    load: float
+    arrival_prob: float
     seed: int
     strict: bool = False
     fingerprint: str = ""
@@ -59,19 +59,25 @@ class Job:
     @property
     def key(self) -> tuple:
         """Identifies the episode among rows already written (a row of other code is not it)."""
-        return (self.method, self.task_set, self.load, self.seed, self.fingerprint)
+        return (self.method, self.task_set, self.arrival_prob, self.seed, self.fingerprint)
 
 
 def row_key(row: dict) -> tuple:
     """The `Job.key` of a written row (rows from before fingerprints match no job)."""
-    return (row["method"], row["task_set"], row["load"], row["seed"], row.get("fingerprint", ""))
+    return (
+        row["method"],
+        row["task_set"],
+        row["arrival_prob"],
+        row["seed"],
+        row.get("fingerprint", ""),
+    )
 
 
 def env_config(job: Job) -> EnvConfig:
-    """The environment of a job: the default regime with the job's task set, load and ``env``."""
+    """The environment of a job: the default regime with the job's task set, p and ``env``."""
     return EnvConfig(
         task_set=job.task_set,
-        arrival_prob=job.load,
+        arrival_prob=job.arrival_prob,
         invalid_action="raise" if job.strict else "idle",
         **dict(job.env),
     )
@@ -101,7 +107,7 @@ def run_jobs_together(jobs: list[Job], factory: Callable[[], Any] | None = None)
     try:
         rows = run_episodes(scheduler, [(env_config(job), job.seed) for job in jobs])
     except InvalidActionError as e:
-        cells = sorted({f"{job.task_set} at p = {job.load:g}" for job in jobs})
+        cells = sorted({f"{job.task_set} at p = {job.arrival_prob:g}" for job in jobs})
         seed = f", episode seed {jobs[0].seed}" if len(jobs) == 1 else ""
         raise InvalidActionError(f"{method} on {', '.join(cells)}{seed}: {e}") from e
     seconds = round((time.perf_counter() - start) / len(jobs), 3)

@@ -107,7 +107,7 @@ DEFAULT_METHODS = ("fifo", "edf", "random", "lara", "mara", "oracle")
 
 
 class SweepInputError(ValueError):
-    """A method, task set or load of a sweep is not valid; the message lists the valid choices."""
+    """A method, task set or arrival probability of a sweep is not valid; the message says why."""
 
 
 def make_scheduler(method: str) -> Scheduler:
@@ -209,8 +209,10 @@ def load_checkpoint(path: str | os.PathLike, predictors: dict | None = None) -> 
     )
 
 
-def validate(methods: Iterable[Any], task_sets: Iterable[str], loads: Iterable[float]) -> None:
-    """Check every method, task set and load of a sweep before any work; raise `SweepInputError`.
+def validate(
+    methods: Iterable[Any], task_sets: Iterable[str], arrival_probs: Iterable[float]
+) -> None:
+    """Check a sweep's methods, task sets and arrival probabilities first; raise `SweepInputError`.
 
     Methods are anything `method_factory` takes; each is built once and checked.
     """
@@ -228,6 +230,8 @@ def validate(methods: Iterable[Any], task_sets: Iterable[str], loads: Iterable[f
             raise SweepInputError(
                 f"task set {task_set!r}: {e} Valid names: {sorted(TASK_SETS)}."
             ) from e
-    for load in loads:
-        if not 0.0 < load <= 1.0:
-            raise SweepInputError(f"load {load!r} is not an arrival probability in (0, 1].")
+    for arrival_prob in arrival_probs:
+        if not 0.0 < arrival_prob <= 1.0:
+            raise SweepInputError(
+                f"arrival_prob {arrival_prob!r} is not an arrival probability in (0, 1]."
+            )

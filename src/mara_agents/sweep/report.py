@@ -62,8 +62,8 @@ def cells(rows: list[dict]) -> dict[tuple, dict[str, np.ndarray]]:
     for r in rows:
         for key, value in r.items():
             numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if numeric and key != "load":
-                grouped[(r["task_set"], r["load"], r["method"])][key].append(value)
+            if numeric and key != "arrival_prob":
+                grouped[(r["task_set"], r["arrival_prob"], r["method"])][key].append(value)
     return {
         cell: {k: np.array(v, float) for k, v in metrics.items()}
         for cell, metrics in grouped.items()
@@ -83,13 +83,13 @@ def completion_tables(data: dict, config: SweepConfig) -> str:
             f"**{task_set}**: completion rate (%), mean [95% CI] over episodes",
             "",
             "| method | "
-            + " | ".join(f"p = {p:g}" for p in config.loads)
+            + " | ".join(f"p = {p:g}" for p in config.arrival_probs)
             + " | mean | vs LARA | P(> LARA) |",
-            "|---" * (len(config.loads) + 4) + "|",
+            "|---" * (len(config.arrival_probs) + 4) + "|",
         ]
-        lara = [data.get((task_set, p, "lara")) for p in config.loads]
+        lara = [data.get((task_set, p, "lara")) for p in config.arrival_probs]
         for method in config.names:
-            found = [data.get((task_set, p, method)) for p in config.loads]
+            found = [data.get((task_set, p, method)) for p in config.arrival_probs]
             rates = [c["completion_rate"] for c in found if c is not None]
             text = [
                 mean_interval(c["completion_rate"]).scaled(100).text() if c else "–" for c in found
@@ -115,11 +115,11 @@ def _iqm_table(data: dict, config: SweepConfig, task_set: str) -> list[str]:
     lines = [
         f"**{task_set}**: interquartile mean of completion (%)",
         "",
-        "| method | " + " | ".join(f"p = {p:g}" for p in config.loads) + " |",
-        "|---" * (len(config.loads) + 1) + "|",
+        "| method | " + " | ".join(f"p = {p:g}" for p in config.arrival_probs) + " |",
+        "|---" * (len(config.arrival_probs) + 1) + "|",
     ]
     for method in config.names:
-        found = [data.get((task_set, p, method)) for p in config.loads]
+        found = [data.get((task_set, p, method)) for p in config.arrival_probs]
         text = [f"{100 * iqm(c['completion_rate']):.1f}" if c else "–" for c in found]
         lines.append(f"| {method} | " + " | ".join(text) + " |")
     return lines
@@ -142,19 +142,19 @@ def margin_table(rows: list[dict], config: SweepConfig) -> str:
     """
     rates = defaultdict(dict)
     for r in rows:
-        rates[(r["method"], r["task_set"], r["load"])][r["seed"]] = r["completion_rate"]
+        rates[(r["method"], r["task_set"], r["arrival_prob"])][r["seed"]] = r["completion_rate"]
     learned = [m for m in config.names if m not in (*CLASSIC, "random", "oracle")]
     lines = [
         "Margin over the best of FIFO, EDF and LARA (points, paired by seed, 95% CI) and share "
         "of Oracle",
         "",
-        "| method | task set | " + " | ".join(f"p = {p:g}" for p in config.loads) + " |",
-        "|---" * (len(config.loads) + 2) + "|",
+        "| method | task set | " + " | ".join(f"p = {p:g}" for p in config.arrival_probs) + " |",
+        "|---" * (len(config.arrival_probs) + 2) + "|",
     ]
     for method in learned:
         for task_set in config.task_sets:
             text = []
-            for p in config.loads:
+            for p in config.arrival_probs:
                 mine, oracle = rates[(method, task_set, p)], rates[("oracle", task_set, p)]
                 classic = [rates[(c, task_set, p)] for c in CLASSIC]
                 seeds = sorted(set(mine).intersection(oracle, *classic))
@@ -225,14 +225,14 @@ def save_cells(data: dict, path: Path) -> None:
         writer.writerow(
             [
                 "task_set",
-                "load",
+                "arrival_prob",
                 "method",
                 "episodes",
                 *(f"{m}_{s}" for m in metrics for s in ("mean", "std", "se")),
                 *(f"completion_rate_{s}" for s in ("ci_low", "ci_high", "iqm")),
             ]
         )
-        for (task_set, load, method), values in sorted(data.items()):
+        for (task_set, arrival_prob, method), values in sorted(data.items()):
             stats = []
             for m in metrics:
                 v = values[m][~np.isnan(values[m])]
@@ -242,7 +242,7 @@ def save_cells(data: dict, path: Path) -> None:
             rates = values["completion_rate"]
             interval = mean_interval(rates)
             stats += [interval.low, interval.high, iqm(rates)]
-            writer.writerow([task_set, load, method, len(rates), *stats])
+            writer.writerow([task_set, arrival_prob, method, len(rates), *stats])
 
 
 def plot(data: dict, config: SweepConfig, path: Path) -> None:
@@ -266,7 +266,7 @@ def plot(data: dict, config: SweepConfig, path: Path) -> None:
         for method in config.names:
             points = [
                 (p, data[(task_set, p, method)]["completion_rate"])
-                for p in config.loads
+                for p in config.arrival_probs
                 if (task_set, p, method) in data
             ]
             if points:
@@ -294,7 +294,7 @@ def row_differences(before: list[dict], after: list[dict]) -> list[str]:
     """
 
     def by_episode(rows: list[dict]) -> dict[tuple, dict]:
-        return {(r["method"], r["task_set"], r["load"], r["seed"]): r for r in rows}
+        return {(r["method"], r["task_set"], r["arrival_prob"], r["seed"]): r for r in rows}
 
     a, b = by_episode(before), by_episode(after)
     lines = [f"only in the first: {key}" for key in sorted(a.keys() - b.keys())]
@@ -316,21 +316,21 @@ def paired_differences(before: list[dict], after: list[dict], metric: str) -> li
     values: dict[tuple, dict] = defaultdict(dict)
     for which, rows in (("before", before), ("after", after)):
         for r in rows:
-            values[(r["method"], r["task_set"], r["load"])].setdefault(which, {})[r["seed"]] = r[
-                metric
-            ]
+            values[(r["method"], r["task_set"], r["arrival_prob"])].setdefault(which, {})[
+                r["seed"]
+            ] = r[metric]
     lines = [
-        f"| method | task set | load | episodes | {metric}: after − before | better | worse |",
+        f"| method | task set | p | episodes | {metric}: after − before | better | worse |",
         "|---|---|---|---|---|---|---|",
     ]
-    for (method, task_set, load), both in sorted(values.items()):
+    for (method, task_set, arrival_prob), both in sorted(values.items()):
         seeds = sorted(set(both.get("before", {})) & set(both.get("after", {})))
         if not seeds:
             continue
         diff = np.array([both["after"][s] - both["before"][s] for s in seeds], float)
         se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
         lines.append(
-            f"| {method} | {task_set} | {load:g} | {len(diff)} | {diff.mean():+.4f} ± {se:.4f} | "
-            f"{np.mean(diff > 0):.0%} | {np.mean(diff < 0):.0%} |"
+            f"| {method} | {task_set} | {arrival_prob:g} | {len(diff)} | "
+            f"{diff.mean():+.4f} ± {se:.4f} | {np.mean(diff > 0):.0%} | {np.mean(diff < 0):.0%} |"
         )
     return lines

@@ -35,12 +35,12 @@ def plan(config: SweepConfig) -> list[Job]:
     env = tuple(sorted(config.env.items()))
     jobs = []
     for task_set in config.task_sets:
-        for load in config.loads:
+        for arrival_prob in config.arrival_probs:
             for method in config.names:
                 for base in config.seeds:
                     for i in range(config.episodes):
                         seed = episode_seed(base, i)
-                        job = Job(method, task_set, load, seed, config.strict, env=env)
+                        job = Job(method, task_set, arrival_prob, seed, config.strict, env=env)
                         jobs.append(replace(job, fingerprint=job_fingerprint(digests[method], job)))
     return jobs
 
@@ -52,9 +52,12 @@ def read_rows(path: Path) -> list[dict]:
     rows = []
     for line in path.read_text().splitlines():
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except json.JSONDecodeError:
             continue
+        if "load" in row:  # written before the arrival probability had one name (0.2.0)
+            row["arrival_prob"] = row.pop("load")
+        rows.append(row)
     return rows
 
 
@@ -76,7 +79,7 @@ def run_sweep(config: SweepConfig, stream: TextIO | None = None) -> list[dict]:
     settings = {
         "methods": config.names,
         "task_sets": config.task_sets,
-        "loads": config.loads,
+        "arrival_probs": config.arrival_probs,
         "seeds": config.seeds,
         "episodes": config.episodes,
         "strict": config.strict,

@@ -47,7 +47,10 @@ def test_help_imports_no_command_and_not_torch():
         (["swep"], "coreenv: error: argument COMMAND: invalid choice: 'swep' (choose from 'sweep'"),
         ([], "coreenv: error: the following arguments are required: COMMAND\n"),
         (["sweep", "--backend", "no"], "coreenv sweep: error: argument --backend: invalid choice"),
-        (["sweep", "--loads", "2.5"], "coreenv sweep: error: SweepConfig.loads must lie in (0, 1]"),
+        (
+            ["sweep", "--loads", "2.5"],
+            "coreenv sweep: error: argument --loads: arrival probabilities must lie in (0, 1]",
+        ),
         (["sweep", "--workers", "two"], "coreenv sweep: error: argument --workers: invalid int"),
         (["stress", "--episodes", "0"], "coreenv stress: error: --episodes must be >= 1."),
         (["stress", "--methods", "magic"], "coreenv stress: error: unknown method 'magic'"),

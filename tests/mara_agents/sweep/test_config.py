@@ -21,9 +21,12 @@ def test_run_names_differ_between_runs_of_different_settings():
         ({"methods": ["fifo", "fifo"]}, "methods has duplicates"),
         ({"seeds": [0, 0]}, "seeds has duplicates"),
         ({"episodes": 10_001}, "seed groups would overlap"),
-        ({"loads": [0.0]}, r"loads must lie in \(0, 1\]"),
+        ({"arrival_probs": [0.0]}, r"arrival_probs must lie in \(0, 1\]"),
         ({"methods": [FIFO, FIFO()]}, r"methods has duplicates: \('fifo', 'fifo'\)"),
-        ({"env": {"arrival_prob": 0.1}}, r"env sets \['arrival_prob'\]: use task_sets, loads"),
+        (
+            {"env": {"arrival_prob": 0.1}},
+            r"env sets \['arrival_prob'\]: use task_sets, arrival_probs",
+        ),
         ({"env": {"num_gpus": 8}}, "SweepConfig.env: .*num_gpus"),
     ],
 )

@@ -6,18 +6,18 @@ from mara_agents.sweep import SweepInputError, validate
 
 
 @pytest.mark.parametrize(
-    ("methods", "task_sets", "loads", "message"),
+    ("methods", "task_sets", "arrival_probs", "message"),
     [
         (["fifo", "magic"], ["id"], [0.04], "unknown method 'magic'"),
         (["fifo"], ["ood_rl"], [0.04], "Valid names"),
-        (["fifo"], ["id"], [0.0], "load 0.0"),
+        (["fifo"], ["id"], [0.0], "arrival_prob 0.0"),
         (["ppo_sb3"], ["id"], [0.04], "'ppo_sb3' was retired .* use ppo_slots"),
         (["ippo"], ["id"], [0.04], "'ippo' was retired .* use ippo_live"),
     ],
 )
-def test_validate_names_the_bad_input(methods, task_sets, loads, message):
+def test_validate_names_the_bad_input(methods, task_sets, arrival_probs, message):
     with pytest.raises(SweepInputError, match=message):
-        validate(methods, task_sets, loads)
+        validate(methods, task_sets, arrival_probs)
 
 
 def test_a_policy_file_loads_as_its_scheduler_by_format(tmp_path):

@@ -10,11 +10,11 @@ def test_margin_is_over_the_best_classic_baseline_paired_by_seed():
     rates = {"fifo": [0.2, 0.4], "edf": [0.1, 0.1], "lara": [0.35, 0.35], "mara": [0.5, 0.4]}
     rates["oracle"] = [0.8, 0.8]
     rows = [
-        dict(method=m, task_set="id", load=0.04, seed=s, completion_rate=r[s])
+        dict(method=m, task_set="id", arrival_prob=0.04, seed=s, completion_rate=r[s])
         for m, r in rates.items()
         for s in (0, 1)
     ]
-    config = SweepConfig(task_sets=["id"], loads=[0.04], methods=list(rates))
+    config = SweepConfig(task_sets=["id"], arrival_probs=[0.04], methods=list(rates))
     table = margin_table(rows, config)
     # LARA is best on average (FIFO wins one seed); per-seed gains 15 and 5 points: resampled
     # means of two are 5, 10 or 15, so the 95% percentile interval spans [5, 15]
@@ -27,8 +27,10 @@ def test_report_of_a_method_without_rows_says_so_instead_of_crashing():
     from mara_agents.sweep.report import report
 
     metrics = dict.fromkeys(METRIC_KEYS, 0.0) | {"completion_rate": 0.5, "seconds": 0.1}
-    rows = [dict(method="fifo", task_set="id", load=0.04, seed=0, **metrics)]
-    text = report(rows, SweepConfig(task_sets=["id"], loads=[0.04], methods=["fifo", "lara"]))
+    rows = [dict(method="fifo", task_set="id", arrival_prob=0.04, seed=0, **metrics)]
+    text = report(
+        rows, SweepConfig(task_sets=["id"], arrival_probs=[0.04], methods=["fifo", "lara"])
+    )
     assert "| lara | – |" in text and "WARNING" not in text
 
 
@@ -38,13 +40,13 @@ def test_completion_tables_give_intervals_iqm_and_the_paired_comparison_with_lar
 
     rates = {"lara": [0.4, 0.5, 0.6, 0.5], "mara": [0.5, 0.5, 0.7, 0.6]}
     rows = [
-        dict(method=m, task_set="id", load=p, seed=s, completion_rate=r[s] + lift)
+        dict(method=m, task_set="id", arrival_prob=p, seed=s, completion_rate=r[s] + lift)
         for m, r in rates.items()
         for p, lift in ((0.04, 0.0), (0.1, 0.1))
         for s in range(4)
     ]
     rows.reverse()  # pairing goes by seed, not by row order
-    config = SweepConfig(task_sets=["id"], loads=[0.04, 0.1], methods=["lara", "mara"])
+    config = SweepConfig(task_sets=["id"], arrival_probs=[0.04, 0.1], methods=["lara", "mara"])
     text = completion_tables(cells(rows), config)
     assert "| p = 0.04 | p = 0.1 | mean | vs LARA | P(> LARA) |" in text
     # mara beats lara on 3 of 4 seeds and ties one, at both loads: 0.875; gain +7.5 points

@@ -24,7 +24,7 @@ def test_a_sweep_of_objects_and_settings_runs_in_memory(tmp_path, monkeypatch):
     config = SweepConfig(
         methods=[FIFO, Idle(), "lara"],
         task_sets=["synthetic"],
-        loads=[0.04],
+        arrival_probs=[0.04],
         episodes=2,
         workers=2,
         env={"num_nodes": 2, "num_slots": 4},
