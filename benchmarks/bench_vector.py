@@ -57,7 +57,7 @@ def steps_per_second(
     """Training steps per second of a fresh MaskablePPO on ``env`` (the first update untimed)."""
     c = BASELINE
     batch = min(batch_size or c.batch_size, n_steps * getattr(env, "num_envs", 1))
-    policy_kwargs = policy_kwargs or {"net_arch": list(c.hidden)}
+    policy_kwargs = policy_kwargs or {"net_arch": [c.hidden] * 2}
     model = MaskablePPO(
         policy, env, n_steps=n_steps, batch_size=batch, n_epochs=c.epochs, seed=0,
         policy_kwargs=policy_kwargs, device="cpu",

@@ -74,8 +74,9 @@ sequential event form (their choice: docs/rl.md, *Shipped policies*)."""
 class MaskablePPOConfig(BaselineRun):
     """One from-scratch MaskablePPO run (`BaselineRun`; SB3's PPO settings where they apply)."""
 
-    hidden: tuple[int, ...] = (256, 256)
-    """Hidden widths of the policy and value MLPs (``policy="mlp"``)."""
+    hidden: int = 256
+    """Width of the two hidden layers of the policy MLP and of the value MLP (``policy="mlp"``;
+    SB3's own default is 64)."""
     form: str = "joint"
     """The action form, one of `FORMS`."""
     policy: str = "mlp"
@@ -87,7 +88,7 @@ class MaskablePPOConfig(BaselineRun):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        require(self, ">= 1", ("hold",))
+        require(self, ">= 1", ("hold", "hidden"))
         for name, choices in (("form", FORMS), ("policy", POLICIES), ("decisions", DECISION_FORMS)):
             if getattr(self, name) not in choices:
                 raise ValueError(
@@ -266,7 +267,7 @@ def _new_model(config: MaskablePPOConfig, envs: VecEnv) -> MaskablePPO:
     if config.policy == "slot_set":
         policy, policy_kwargs = SlotSetPolicy, slot_set_kwargs(make_config(None, **config.env))
     else:
-        policy, policy_kwargs = "MlpPolicy", {"net_arch": list(config.hidden)}
+        policy, policy_kwargs = "MlpPolicy", {"net_arch": [config.hidden] * 2}
     model = MaskablePPO(
         policy,
         envs,

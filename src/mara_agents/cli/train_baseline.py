@@ -52,7 +52,7 @@ OPTIONS = {
     "minibatches": "minibatches per pass over an update's steps",
     "clip": "epsilon of the clipped objective",
     "value_coef": "weight of the value loss",
-    "hidden": "ippo: width of the hidden layers",
+    "hidden": "width of the two hidden layers (maskable_ppo: policy mlp)",
     "live": "ippo: nodes choose in turn under live masks, seeing the slots taken before them",
 }
 """The config fields the command sets, each as ``--field-name``, with its help."""

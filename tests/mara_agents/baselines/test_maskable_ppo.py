@@ -91,9 +91,16 @@ SEQUENTIAL = {"form": "sequential", "decisions": "events", "hold": 6}
 def test_a_sequential_run_declares_its_decision_form_and_plays_as_it_trained(tmp_path, policy):
     """The saved model plays in its form: lockstep rows equal its own sequential episodes."""
     torch.set_num_threads(1)
-    train_maskable_ppo(config(tmp_path, max_steps=128, policy=policy, **SEQUENTIAL), lambda _: None)
+    run = config(tmp_path, max_steps=128, policy=policy, hidden=16, **SEQUENTIAL)
+    train_maskable_ppo(run, lambda _: None)
     scheduler = load_scheduler(tmp_path / "model.zip")
     assert isinstance(scheduler, SequentialPPOScheduler)
+    widths = {
+        m.out_features
+        for m in scheduler.model.policy.mlp_extractor.modules()
+        if isinstance(m, torch.nn.Linear)
+    }
+    assert (widths == {16}) == (policy == "mlp")  # the MLP's two layers of ``hidden`` units
     assert scheduler.decisions == Decisions(at="events", hold=6)
     lockstep = completion_rates(scheduler, 3, 900_000, **ENV)
     episodes = [(make_config(None, **ENV), 900_000 + i) for i in range(3)]
