@@ -217,13 +217,16 @@ def coreenv_executable() -> str:
     return found
 
 
-def run_python(code: str, **environ: str) -> str:
+def run_python(code: str, timeout: float | None = None, **environ: str) -> str:
     """Run ``code`` in a fresh interpreter (extra environment variables in ``environ``).
 
-    Returns its stdout; a failure shows its stderr. For what a test must see from a clean start:
+    Returns its stdout; a failure shows its stderr, running past ``timeout`` seconds fails.
+    For what a test must see from a clean start:
     which modules an import loads, or whether a result is the same in another process.
     """
     env = {**os.environ, **environ}
-    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=timeout
+    )
     assert run.returncode == 0, run.stderr
     return run.stdout

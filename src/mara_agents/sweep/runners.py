@@ -175,13 +175,34 @@ def _run_local(
         return
     pool = ProcessPoolExecutor(workers)
     try:
-        futures = [
-            pool.submit(run_jobs_together, unit, factories[unit[0].method]) for unit in units
-        ]
+        with _one_torch_thread():  # the workers are forked as the jobs are submitted
+            futures = [
+                pool.submit(run_jobs_together, unit, factories[unit[0].method]) for unit in units
+            ]
         for future in as_completed(futures):
             yield from future.result()
     finally:  # on an error or Ctrl-C, stop at once instead of finishing the queue
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextlib.contextmanager
+def _one_torch_thread() -> Iterator[None]:
+    """Torch on one thread while worker processes are forked, then as it was.
+
+    A worker forked while torch runs a pool of threads (the methods' checks used it) can hang in
+    its first torch call; on one thread it does not, and one per worker is what the workers
+    should use anyway.
+    """
+    torch = sys.modules.get("torch")  # never imported here: a sweep without torch stays so
+    if torch is None:
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def _run_ray(

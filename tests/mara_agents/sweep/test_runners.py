@@ -3,6 +3,7 @@
 import io
 from dataclasses import replace
 
+from helpers import run_python
 from mara_agents.schedulers import FIFO
 from mara_agents.sweep import SweepConfig, report, run_sweep
 
@@ -42,3 +43,19 @@ def test_a_sweep_of_objects_and_settings_runs_in_memory(tmp_path, monkeypatch):
     rates = {(r["method"], r["seed"]): r["completion_rate"] for r in rows}
     assert len(by_name) == 2
     assert all(rates["fifo", r["seed"]] == r["completion_rate"] for r in by_name)
+
+
+def test_workers_forked_after_torch_ran_on_threads_do_not_hang():
+    """A torch method's episodes in worker processes, after the parent used torch's threads."""
+    code = (
+        "import torch\n"
+        "torch.set_num_threads(2)\n"
+        "torch.ones(512, 512) @ torch.ones(512, 512)\n"
+        "from mara_agents.sweep import SweepConfig, run_sweep\n"
+        "config = SweepConfig(methods=['ppo_mlp'], task_sets=['id'], arrival_probs=[0.04, 0.05],"
+        " episodes=1, workers=2)\n"
+        "rows = run_sweep(config)\n"
+        "print(len(rows), torch.get_num_threads())\n"
+    )
+    last = run_python(code, timeout=120).splitlines()[-1]
+    assert last.split() == ["2", "2"]  # every row, and the parent's threads as they were
