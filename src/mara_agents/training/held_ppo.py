@@ -28,14 +28,14 @@ from mara_agents.policy.mat import MAT
 from mara_agents.training.episodes import PlayedEpisodes, play_episodes, segment_rewards
 from mara_agents.training.ppo import PPOBatch, ppo_epochs
 from mara_agents.training.returns import ValueNorm, gae
-from mara_agents.training.settings import ActorCriticSettings
+from mara_agents.training.settings import MATSettings
 
 __all__ = ["HeldPPOConfig", "HeldPPOTrainer", "decision_advantages"]
 
 
 @dataclass(frozen=True)
-class HeldPPOConfig(ActorCriticSettings):
-    """Settings of `HeldPPOTrainer` (`ActorCriticSettings`; MAT's published ones where they apply).
+class HeldPPOConfig(MATSettings):
+    """Settings of `HeldPPOTrainer` (`MATSettings`: MAT's published ones where they apply).
 
     γ is 1: each decision's reward is the sum of the steps it was held.
     """
@@ -48,12 +48,6 @@ class HeldPPOConfig(ActorCriticSettings):
     """Also decide again when a task's estimated P(success) crosses 0.5."""
     minibatches: int = 16
     """Minibatches per pass (≈ 1,700 decisions each at p = 0.04)."""
-    lr: float = 5e-4
-    """Adam's learning rate (MAT's)."""
-    value_clip: float = 0.2
-    """Clip of the value update around the sampled values, on normalised targets."""
-    value_coef: float = 1.0
-    """Weight of the value loss (MAT's)."""
     anneal: int = 0
     """Environment steps over which the learning rate and the entropy weight fall linearly to 0,
     so a run keeps what it learned (0: both constant, MAT's)."""
@@ -61,7 +55,6 @@ class HeldPPOConfig(ActorCriticSettings):
     def __post_init__(self) -> None:
         super().__post_init__()
         require(self, ">= 1", ("episodes", "hold"))
-        require(self, "> 0", ("value_clip",))
         require(self, ">= 0", ("anneal",))
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pickle
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 import torch
@@ -21,14 +20,14 @@ from mara_agents.checks import require
 from mara_agents.policy.mat import MAT
 from mara_agents.training.lanes import occupied
 from mara_agents.training.returns import ValueNorm, gae
-from mara_agents.training.settings import ActorCriticSettings
+from mara_agents.training.settings import MATSettings
 
-__all__ = ["EpochSettings", "PPOBatch", "PPOConfig", "PPOTrainer", "Rollout", "ppo_epochs"]
+__all__ = ["PPOBatch", "PPOConfig", "PPOTrainer", "Rollout", "ppo_epochs"]
 
 
 @dataclass(frozen=True)
-class PPOConfig(ActorCriticSettings):
-    """PPO settings (`ActorCriticSettings`): generic PPO defaults, MAT's where they apply.
+class PPOConfig(MATSettings):
+    """PPO settings (`MATSettings`): generic PPO defaults, MAT's where they apply.
 
     The defaults are discussed in docs/mara.md. The recipe the shipped MARA checkpoints
     trained with is `mara_agents.training.MARA_PPO`.
@@ -38,19 +37,12 @@ class PPOConfig(ActorCriticSettings):
     """E: environments stepped together."""
     rollout: int = 128
     """T: steps per environment between updates (an update learns from E × T steps)."""
-    lr: float = 5e-4
-    """Adam's learning rate (policy and value; the critic warm-up optimiser too)."""
-    value_clip: float = 0.2
-    """Clip of the value update around the rollout's values, on normalised targets."""
-    value_coef: float = 1.0
-    """Weight of the value loss."""
     gamma: float = 1.0
     """γ, the discount (1: the shaped return still counts completions, design §2)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         require(self, ">= 1", ("envs", "rollout"))
-        require(self, "> 0", ("value_clip",))
         if (self.envs * self.rollout) % self.minibatches:
             raise ValueError(
                 f"PPOConfig: envs × rollout ({self.envs * self.rollout}) must divide into "
@@ -75,18 +67,6 @@ class Rollout:
     final_values: torch.Tensor  # (T, E, M) on the reward scale, where truncated (else 0)
 
 
-class EpochSettings(Protocol):
-    """The settings `ppo_epochs` reads (`PPOConfig` and `HeldPPOConfig` both have them)."""
-
-    epochs: int
-    minibatches: int
-    clip: float
-    value_clip: float
-    entropy: float
-    value_coef: float
-    max_grad_norm: float
-
-
 @dataclass(frozen=True)
 class PPOBatch:
     """What PPO's epochs learn from, flattened to (N, …) rows (one row per decision)."""
@@ -104,7 +84,7 @@ def ppo_epochs(
     model: MAT,
     optimizer: torch.optim.Optimizer,
     batch: PPOBatch,
-    config: EpochSettings,
+    config: MATSettings,
     generator: torch.Generator,
     train_policy: bool = True,
 ) -> dict[str, float]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from mara_agents.checks import require
 
-__all__ = ["ActorCriticSettings", "ClippedSettings"]
+__all__ = ["ActorCriticSettings", "ClippedSettings", "MATSettings"]
 
 
 @dataclass(frozen=True)
@@ -55,3 +55,22 @@ class ActorCriticSettings(ClippedSettings):
             raise ValueError(
                 f"{type(self).__name__}.gae_lambda must be in [0, 1], got {self.gae_lambda!r}."
             )
+
+
+@dataclass(frozen=True)
+class MATSettings(ActorCriticSettings):
+    """`ActorCriticSettings` of the MAT trainers: MAT's defaults and a clipped value loss.
+
+    `mara_agents.training.ppo.ppo_epochs` reads these, for both of MAT's PPO trainers.
+    """
+
+    lr: float = 5e-4
+    """Adam's learning rate (MAT's)."""
+    value_clip: float = 0.2
+    """Clip of the value update around the values sampled with, on normalised targets."""
+    value_coef: float = 1.0
+    """Weight of the value loss (MAT's)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        require(self, "> 0", ("value_clip",))
