@@ -117,6 +117,12 @@ def test_train_mara_passes_epochs_and_minibatches_to_the_rl_stage():
     assert (held.epochs, held.minibatches) == (10, 8)
 
 
+def test_train_mara_symlog_sets_the_network_to_read_symlog():
+    argv = ["--scratch", "--algorithm", "held_ppo", "--symlog"]
+    assert train_mara.config_from(train_mara.parse_args(argv)).mat.symlog
+    assert not train_mara.config_from(train_mara.parse_args([])).mat.symlog
+
+
 def test_train_mara_defaults_are_the_library_recipe():
     config = train_mara.config_from(train_mara.parse_args([]))
     shipped = MARATrainConfig(work=Path("results/mara/mara"), out=VARIANTS["mara"].path)

@@ -355,30 +355,24 @@ def observe_into(
 
     A node's row: its one-hot id, then the state vector (the global features t / horizon, at
     most OBS_BOUND; waiting / K; nodes beyond the occupied slots / M; then the K slot blocks of
-    ``table`` (B·K, F)). An inactive lane's rows are 0. Written entry by entry: slices cost
-    more than the copies here.
+    ``table`` (B·K, F)). An inactive lane's rows are 0. Each lane's row is made once in a
+    float32 buffer and copied to its nodes.
     """
-    nodes, width = obs.shape[1], obs.shape[2]
+    nodes = obs.shape[1]
     k = table.shape[0] // lane.shape[0]
     size = k * table.shape[1]
     blocks = table.reshape(-1)  # lane b's slot blocks are blocks[b * size : (b + 1) * size]
-    flat = obs.reshape(-1)
+    row = np.empty(obs.shape[2], np.float32)  # a lane's row before its node's one-hot
+    row[:nodes] = 0.0
     for r in range(lanes.size):
         b = lanes[r]
-        first = r * nodes * width  # node 0's row
         if lane[b, ACTIVE] == 0:
-            flat[first : first + nodes * width] = 0.0
+            obs[r] = 0.0
             continue
-        flat[first : first + nodes] = 0.0
-        flat[first + nodes] = min(lane[b, T] / horizon, OBS_BOUND)
-        flat[first + nodes + 1] = lane[b, NUM_WAITING] / k
-        flat[first + nodes + 2] = max(nodes - lane[b, NUM_OCCUPIED], 0) / nodes
-        start = b * size - first - nodes - GLOBALS
-        for c in range(first + nodes + GLOBALS, first + width):
-            flat[c] = blocks[start + c]
-        for i in range(1, nodes):  # the same row, a float32 copy
-            row = first + i * width
-            for c in range(width):
-                flat[row + c] = flat[first + c]
+        row[nodes] = min(lane[b, T] / horizon, OBS_BOUND)
+        row[nodes + 1] = lane[b, NUM_WAITING] / k
+        row[nodes + 2] = max(nodes - lane[b, NUM_OCCUPIED], 0) / nodes
+        row[nodes + GLOBALS :] = blocks[b * size : (b + 1) * size]
         for i in range(nodes):
-            flat[first + i * width + i] = 1.0
+            obs[r, i] = row
+            obs[r, i, i] = 1.0

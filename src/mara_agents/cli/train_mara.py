@@ -187,6 +187,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="levels of the predictor's quantiles the policy reads (default: none)",
     )
     parser.add_argument(
+        "--symlog",
+        action="store_true",
+        help="the policy reads sign(x)·log(1 + |x|) of its observations (MATConfig.symlog)",
+    )
+    parser.add_argument(
         "--seed", type=int, default=RUN["seed"], help="initial weights and the RL stage's sampling"
     )
     parser.add_argument(
@@ -257,7 +262,9 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
         task_set=args.task_set,
         quantiles=tuple(args.quantiles),
         mat=dataclasses.replace(
-            RUN["mat"], slot_features=RUN["mat"].slot_features + len(args.quantiles)
+            RUN["mat"],
+            slot_features=RUN["mat"].slot_features + len(args.quantiles),
+            symlog=args.symlog,
         ),
         critic_warmup=critic_warmup,
         eval_every=args.eval_every,

@@ -26,9 +26,14 @@ from torch.nn import functional as F
 
 from mara_agents.checks import require
 
-__all__ = ["MAT", "ActionScores", "MATConfig", "PolicyOutput"]
+__all__ = ["MAT", "ActionScores", "MATConfig", "PolicyOutput", "symlog"]
 
 NEG = -1e9  # logit of a masked action
+
+
+def symlog(x: torch.Tensor) -> torch.Tensor:
+    """``sign(x)·log(1 + |x|)``: about x near 0, logarithmic far out (DreamerV3's input squash)."""
+    return torch.sign(x) * torch.log1p(x.abs())
 
 
 class SelfAttention(nn.Module):
@@ -152,6 +157,10 @@ class MATConfig:
     """Attention heads; must divide ``dim``."""
     blocks: int = 1
     """Transformer blocks in the encoder and in the decoder each."""
+    symlog: bool = False
+    """Read every observed feature as ``sign(x)·log(1 + |x|)`` (`symlog`). The remaining-batch
+    estimates reach OBS_BOUND (1000: WLS's "never") while the other features lie within about
+    ±4, so read raw they dominate the input LayerNorm and the slot keys (docs/mara.md)."""
 
     def __post_init__(self) -> None:
         require(self, ">= 1", ("num_nodes", "num_slots", "slot_features", "dim", "heads", "blocks"))
@@ -199,6 +208,15 @@ class MAT(nn.Module):
         self.encoder = Encoder(c.obs_dim, c.dim, c.heads, c.blocks)
         self.decoder = Decoder(c.num_slots, c.slot_features, c.dim, c.heads, c.blocks)
 
+    def read(self, obs: torch.Tensor) -> tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor]:
+        """The encoder's output (rep, values) and the slot keys (B, K, dim) of observations."""
+        obs = self.inputs(obs)
+        return self.encoder(obs), self.decoder.slot_key(self.slot_table(obs))
+
+    def inputs(self, obs: torch.Tensor) -> torch.Tensor:
+        """What the network reads of observations: ``symlog`` of them with ``config.symlog``."""
+        return symlog(obs) if self.config.symlog else obs
+
     def slot_table(self, obs: torch.Tensor) -> torch.Tensor:
         """The slot blocks of the observation (B, M, obs_dim) -> (B, K, F), shared by all nodes."""
         c = self.config
@@ -231,8 +249,7 @@ class MAT(nn.Module):
             generator: the sampling noise.
         """
         b, m, k = obs.shape[0], self.config.num_nodes, self.config.num_slots
-        rep, values = self.encoder(obs)
-        keys = self.decoder.slot_key(self.slot_table(obs))  # (B, K, dim)
+        (rep, values), keys = self.read(obs)  # keys (B, K, dim)
         actions = torch.full((b, m), k, dtype=torch.long, device=obs.device)
         log_probs = torch.zeros(b, m, device=obs.device)
         masks = torch.zeros(b, m, k + 1, dtype=torch.bool, device=obs.device)
@@ -281,11 +298,10 @@ class MAT(nn.Module):
         Node i's distribution is conditioned on the given actions of nodes 0 … i − 1; the KL
         anchor of `mara_agents.training.grouped` compares two policies on these.
         """
-        rep, values = self.encoder(obs)
-        keys = self.decoder.slot_key(self.slot_table(obs))
+        (rep, values), keys = self.read(obs)
         logits = self.decoder(self.shifted(actions), rep, keys).masked_fill(~masks, NEG)
         return logits - logits.logsumexp(dim=-1, keepdim=True), values
 
     def values(self, obs: torch.Tensor) -> torch.Tensor:
         """Per-node values (B, M) of observations (B, M, obs_dim): the encoder's value head."""
-        return self.encoder(obs)[1]
+        return self.encoder(self.inputs(obs))[1]

@@ -74,3 +74,17 @@ def test_nodes_left_without_a_free_slot_idle_with_probability_one():
 def test_bad_mat_config_is_refused_naming_the_field(field, value, message):
     with pytest.raises(ValueError, match=f"MATConfig.{message}"):
         MATConfig(**{field: value})
+
+
+def test_a_symlog_policy_reads_symlog_of_its_observations():
+    torch.manual_seed(0)
+    plain, squashed = MAT(MATConfig()), MAT(MATConfig(symlog=True))
+    squashed.load_state_dict(plain.state_dict())  # the same weights
+    obs = 300 * torch.randn((8, 4, plain.config.obs_dim), generator=torch.Generator().manual_seed(2))
+    occupied = torch.ones((8, 8), dtype=torch.bool)
+    read = torch.sign(obs) * torch.log1p(obs.abs())
+    out = squashed.act(obs, occupied, deterministic=True)
+    assert torch.equal(out.actions, plain.act(read, occupied, deterministic=True).actions)
+    torch.testing.assert_close(squashed.values(obs), plain.values(read))
+    scores = squashed.score_actions(obs, out.actions, out.masks)
+    torch.testing.assert_close(scores.log_probs, out.log_probs, atol=1e-5, rtol=1e-5)

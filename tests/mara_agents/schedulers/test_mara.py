@@ -98,6 +98,15 @@ def test_quantile_levels_travel_with_the_checkpoint(tmp_path):
     assert MARA.pretrained("mara_wls").observation_quantiles == ()  # shipped before quantiles
 
 
+def test_the_symlog_setting_travels_with_the_checkpoint(tmp_path):
+    torch.manual_seed(0)
+    MARA(MAT(MATConfig(symlog=True)), WLSPredictor()).save(
+        tmp_path / "s.pt", predictor="wls", shaping_beta=1.0
+    )
+    assert MARA.pretrained("s", path=tmp_path / "s.pt").policy.config.symlog
+    assert not MARA.pretrained("mara_wls").policy.config.symlog  # shipped before symlog
+
+
 def test_a_layout_the_policy_did_not_learn_is_refused():
     with pytest.raises(ValueError, match="reads 9 columns per slot; 3 quantile levels"):
         MARA(MAT(MATConfig()), SpreadWLS(), quantiles=LEVELS)
