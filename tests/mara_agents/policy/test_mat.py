@@ -80,7 +80,8 @@ def test_a_symlog_policy_reads_symlog_of_its_observations():
     torch.manual_seed(0)
     plain, squashed = MAT(MATConfig()), MAT(MATConfig(symlog=True))
     squashed.load_state_dict(plain.state_dict())  # the same weights
-    obs = 300 * torch.randn((8, 4, plain.config.obs_dim), generator=torch.Generator().manual_seed(2))
+    noise = torch.Generator().manual_seed(2)
+    obs = 300 * torch.randn((8, 4, plain.config.obs_dim), generator=noise)
     occupied = torch.ones((8, 8), dtype=torch.bool)
     read = torch.sign(obs) * torch.log1p(obs.abs())
     out = squashed.act(obs, occupied, deterministic=True)
