@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coreenv import CoreEnv, Decisions, EnvConfig, make_config
-from mara_agents.schedulers.base import Scheduler, predictor_for
+from coreenv import Decisions, EnvConfig, make_config
+from mara_agents.schedulers.base import Scheduler
+from mara_agents.training.observed import play_decisions
 
 __all__ = ["DecisionRewards", "ShapingScale", "decision_rewards", "lambda_sums", "shaping_scale"]
 
@@ -52,16 +53,12 @@ def decision_rewards(
     scheduler: Scheduler, config: EnvConfig, seed: int, decisions: Decisions
 ) -> DecisionRewards:
     """Play one episode with ``scheduler`` deciding at ``decisions``; split each reward."""
-    shaped = make_config(config, shaping_beta=1.0)
-    env = CoreEnv(shaped, predictor=predictor_for(scheduler), decisions=decisions)
-    observations, infos = env.reset(seed=seed)
-    scheduler.reset(env)
     successes, shaping = [], []
-    while env.agents:
-        observations, rewards, _, _, infos = env.step(scheduler.act(observations, infos))
-        info, reward = next(iter(infos.values())), next(iter(rewards.values()))
+    shaped = make_config(config, shaping_beta=1.0)
+    for decision in play_decisions(scheduler, shaped, seed, decisions):
+        info = next(iter(decision.infos.values()))
         successes.append(info["successes"])
-        shaping.append(reward - info["successes"])
+        shaping.append(next(iter(decision.rewards.values())) - info["successes"])
     return DecisionRewards(np.array(successes, float), np.array(shaping))
 
 

@@ -1,0 +1,62 @@
+"""The scale of every observed feature at a scheduler's decisions (docs/mara.md).
+
+    python benchmarks/feature_scale.py                           # MARA-WLS, 20 episodes
+    python benchmarks/feature_scale.py --method mara --episodes 50
+
+The method plays ``--episodes`` training-seed episodes (from ``--seed``) in the event form, with
+the predictor it declares; at each decision the global features and the features of the
+occupied slots are gathered (`mara_agents.training.observed.feature_scales`). The table gives
+each one's range, median, 99th percentile and the share of its values at ±OBS_BOUND.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from coreenv import Decisions, make_config
+from coreenv.core.features import OBS_BOUND
+from coreenv.curves import TASK_SETS
+from mara_agents.sweep import SweepInputError, make_scheduler, validate
+from mara_agents.training.observed import feature_scales
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--method", default="mara_wls")
+    parser.add_argument("--episodes", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=900_000, help="first episode (training seeds)")
+    parser.add_argument("--task-set", default="id_train", choices=sorted(TASK_SETS))
+    parser.add_argument("--load", type=float, default=0.04, help="arrival probability p")
+    parser.add_argument("--hold", type=int, default=8, help="most steps a decision is held")
+    args = parser.parse_args(argv)
+    if args.episodes < 1 or args.hold < 1:
+        parser.error(f"--episodes and --hold must be >= 1, got {args.episodes}, {args.hold}.")
+    try:
+        validate([args.method], [args.task_set], [args.load])
+    except SweepInputError as e:
+        parser.error(str(e))
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    config = make_config(None, task_set=args.task_set, arrival_prob=args.load)
+    seeds = range(args.seed, args.seed + args.episodes)
+    scales = feature_scales(
+        make_scheduler(args.method), config, seeds, Decisions(at="events", hold=args.hold)
+    )
+    print(
+        f"{args.method}: {args.episodes} episodes of {args.task_set} at p = {args.load} from seed "
+        f"{args.seed}, decisions at events (hold {args.hold}); slot features of occupied slots\n"
+    )
+    print(f"| feature | min | median | 99th percentile | max | share at ±{OBS_BOUND:g} |")
+    print("|---|---|---|---|---|---|")
+    for s in scales:
+        print(
+            f"| {s.name} | {s.low:.3g} | {s.median:.3g} | {s.p99:.3g} | {s.high:.3g} "
+            f"| {100 * s.at_bound:.1f}% |"
+        )
+
+
+if __name__ == "__main__":
+    main()
