@@ -27,7 +27,7 @@ from coreenv.core.events import (
     slot_tables,
     table_changed,
 )
-from coreenv.core.features import GLOBAL_FEATURES, slot_width
+from coreenv.core.features import GLOBAL_FEATURES, OBS_BOUND, slot_width, table_start
 from coreenv.core.masks import live_mask
 from coreenv.core.metrics import METRIC_KEYS
 from coreenv.core_v1 import env, parallel_env, raw_env
@@ -49,6 +49,7 @@ __all__ = [
     "ENV_ID",
     "SEQUENTIAL_ENV_ID",
     "GLOBAL_FEATURES",
+    "OBS_BOUND",
     "METRIC_KEYS",
     "NO_PREDICTOR",
     "BankError",
@@ -86,6 +87,7 @@ __all__ = [
     "raw_env",
     "slot_tables",
     "slot_width",
+    "table_start",
     "table_changed",
 ]
 

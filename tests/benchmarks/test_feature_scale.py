@@ -2,8 +2,7 @@
 
 import pytest
 
-from coreenv import Decisions, SlotFeature, make_config
-from coreenv.core.features import OBS_BOUND
+from coreenv import OBS_BOUND, Decisions, SlotFeature, make_config
 from helpers import load_script
 from mara_agents.schedulers import LARA
 from mara_agents.training.observed import feature_scales, play_decisions

@@ -15,13 +15,14 @@ import numpy as np
 
 from coreenv import (
     GLOBAL_FEATURES,
+    OBS_BOUND,
     CoreEnv,
     Decisions,
     EnvConfig,
     SlotFeature,
     slot_width,
+    table_start,
 )
-from coreenv.core.features import OBS_BOUND, table_start
 from mara_agents.schedulers.base import Scheduler, predictor_for
 
 __all__ = ["Decision", "FeatureScale", "feature_scales", "play_decisions"]
