@@ -44,6 +44,7 @@ import torch
 
 from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import CommandParser
+from mara_agents.policy.mat import ENCODERS
 from mara_agents.predictors import PREDICTORS
 from mara_agents.schedulers.mara import VARIANTS
 from mara_agents.training import MARA_PPO, ImitationConfig, MARATrainConfig, train_mara
@@ -192,6 +193,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="the policy reads sign(x)·log(1 + |x|) of its observations (MATConfig.symlog)",
     )
     parser.add_argument(
+        "--encoder",
+        choices=ENCODERS,
+        default=RUN["mat"].encoder,
+        help="how a node token reads the slot table (MATConfig.encoder)",
+    )
+    parser.add_argument(
         "--seed", type=int, default=RUN["seed"], help="initial weights and the RL stage's sampling"
     )
     parser.add_argument(
@@ -265,6 +272,7 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
             RUN["mat"],
             slot_features=RUN["mat"].slot_features + len(args.quantiles),
             symlog=args.symlog,
+            encoder=args.encoder,
         ),
         critic_warmup=critic_warmup,
         eval_every=args.eval_every,

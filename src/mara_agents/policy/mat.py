@@ -24,11 +24,13 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from coreenv import SlotFeature
 from mara_agents.checks import require
 
-__all__ = ["MAT", "ActionScores", "MATConfig", "PolicyOutput", "symlog"]
+__all__ = ["ENCODERS", "MAT", "ActionScores", "MATConfig", "PolicyOutput", "symlog"]
 
 NEG = -1e9  # logit of a masked action
+ENCODERS = ("flat", "slots")  # MATConfig.encoder
 
 
 def symlog(x: torch.Tensor) -> torch.Tensor:
@@ -73,21 +75,58 @@ class EncodeBlock(nn.Module):
         return self.norm2(x + self.mlp(x))
 
 
+class SlotPool(nn.Module):
+    """Node observations -> node tokens whose slot part is the occupied slots' mean encoding.
+
+    Every slot block is encoded by one shared MLP and the occupied ones are averaged, so the
+    token does not depend on which slot a task sits in (`MATConfig.encoder` ``"slots"``), as the
+    slot-set baseline's context (`mara_agents.baselines.slot_set`).
+    """
+
+    def __init__(self, config: MATConfig) -> None:
+        super().__init__()
+        self.config = config
+        dim, head = config.dim, config.num_nodes + config.global_features
+        self.slot = nn.Sequential(
+            nn.Linear(config.slot_features, dim), nn.GELU(), nn.Linear(dim, dim), nn.GELU()
+        )
+        self.token = nn.Linear(head + dim, dim)
+
+    def forward(self, obs: torch.Tensor, occupied: torch.Tensor) -> torch.Tensor:
+        """Obs (B, M, obs_dim), occupied (B, K) bool -> tokens (B, M, dim) before the blocks."""
+        c = self.config
+        head = c.num_nodes + c.global_features
+        encoded = self.slot(obs[:, 0, head:].reshape(obs.shape[0], c.num_slots, c.slot_features))
+        weights = occupied.to(encoded.dtype)[..., None]
+        pooled = (encoded * weights).sum(1) / weights.sum(1).clamp(min=1.0)  # (B, dim)
+        pooled = pooled[:, None].expand(-1, obs.shape[1], -1)
+        return F.gelu(self.token(torch.cat([obs[..., :head], pooled], dim=-1)))
+
+
 class Encoder(nn.Module):
     """Node observations -> representations (B, M, dim) and per-node values (B, M)."""
 
-    def __init__(self, obs_dim: int, dim: int, heads: int, blocks: int) -> None:
+    def __init__(self, config: MATConfig) -> None:
         super().__init__()
-        self.embed = nn.Sequential(nn.LayerNorm(obs_dim), nn.Linear(obs_dim, dim), nn.GELU())
+        obs_dim, dim, heads, blocks = config.obs_dim, config.dim, config.heads, config.blocks
+        self.pools = config.encoder == "slots"
+        self.embed = (
+            SlotPool(config)
+            if self.pools
+            else nn.Sequential(nn.LayerNorm(obs_dim), nn.Linear(obs_dim, dim), nn.GELU())
+        )
         self.norm = nn.LayerNorm(dim)
         self.blocks = nn.Sequential(*(EncodeBlock(dim, heads) for _ in range(blocks)))
         self.value = nn.Sequential(
             nn.Linear(dim, dim), nn.GELU(), nn.LayerNorm(dim), nn.Linear(dim, 1)
         )
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Obs (B, M, obs_dim) -> (rep (B, M, dim), values (B, M))."""
-        rep = self.blocks(self.norm(self.embed(obs)))
+    def forward(
+        self, obs: torch.Tensor, occupied: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Obs (B, M, obs_dim), occupied (B, K) -> (rep (B, M, dim), values (B, M))."""
+        tokens = self.embed(obs, occupied) if self.pools else self.embed(obs)
+        rep = self.blocks(self.norm(tokens))
         return rep, self.value(rep).squeeze(-1)
 
 
@@ -161,6 +200,10 @@ class MATConfig:
     """Read every observed feature as ``sign(x)·log(1 + |x|)`` (`symlog`). The remaining-batch
     estimates reach OBS_BOUND (1000: WLS's "never") while the other features lie within about
     ±4, so read raw they dominate the input LayerNorm and the slot keys (docs/mara.md)."""
+    encoder: str = "flat"
+    """How a node token reads the slot table: ``"flat"``, MAT's, one linear layer over the whole
+    observation (a slot's meaning learnt per position); ``"slots"``, the mean of the occupied
+    slots' encodings by one shared MLP beside the node id and global features (`SlotPool`)."""
 
     def __post_init__(self) -> None:
         require(self, ">= 1", ("num_nodes", "num_slots", "slot_features", "dim", "heads", "blocks"))
@@ -168,6 +211,8 @@ class MATConfig:
             raise ValueError(
                 f"MATConfig.global_features must be >= 0, got {self.global_features!r}."
             )
+        if self.encoder not in ENCODERS:
+            raise ValueError(f"MATConfig.encoder must be one of {ENCODERS}, got {self.encoder!r}.")
         if self.dim % self.heads:
             raise ValueError(
                 f"MATConfig.dim ({self.dim}) must be divisible by MATConfig.heads ({self.heads})."
@@ -205,17 +250,14 @@ class MAT(nn.Module):
         super().__init__()
         self.config = config
         c = config
-        self.encoder = Encoder(c.obs_dim, c.dim, c.heads, c.blocks)
+        self.encoder = Encoder(c)
         self.decoder = Decoder(c.num_slots, c.slot_features, c.dim, c.heads, c.blocks)
 
     def read(self, obs: torch.Tensor) -> tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor]:
         """The encoder's output (rep, values) and the slot keys (B, K, dim) of observations."""
-        obs = self.inputs(obs)
-        return self.encoder(obs), self.decoder.slot_key(self.slot_table(obs))
-
-    def inputs(self, obs: torch.Tensor) -> torch.Tensor:
-        """What the network reads of observations: ``symlog`` of them with ``config.symlog``."""
-        return symlog(obs) if self.config.symlog else obs
+        occupied = self.slot_table(obs)[..., int(SlotFeature.OCCUPIED)] > 0.5
+        obs = symlog(obs) if self.config.symlog else obs
+        return self.encoder(obs, occupied), self.decoder.slot_key(self.slot_table(obs))
 
     def slot_table(self, obs: torch.Tensor) -> torch.Tensor:
         """The slot blocks of the observation (B, M, obs_dim) -> (B, K, F), shared by all nodes."""
@@ -304,4 +346,4 @@ class MAT(nn.Module):
 
     def values(self, obs: torch.Tensor) -> torch.Tensor:
         """Per-node values (B, M) of observations (B, M, obs_dim): the encoder's value head."""
-        return self.encoder(self.inputs(obs))[1]
+        return self.read(obs)[0][1]

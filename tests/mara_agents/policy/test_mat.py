@@ -69,6 +69,7 @@ def test_nodes_left_without_a_free_slot_idle_with_probability_one():
         ("blocks", 0, "blocks must be >= 1, got 0"),
         ("global_features", -1, "global_features must be >= 0, got -1"),
         ("heads", 3, r"dim \(64\) must be divisible by MATConfig.heads \(3\)"),
+        ("encoder", "set", r"encoder must be one of \('flat', 'slots'\), got 'set'"),
     ],
 )
 def test_bad_mat_config_is_refused_naming_the_field(field, value, message):
@@ -89,3 +90,51 @@ def test_a_symlog_policy_reads_symlog_of_its_observations():
     torch.testing.assert_close(squashed.values(obs), plain.values(read))
     scores = squashed.score_actions(obs, out.actions, out.masks)
     torch.testing.assert_close(scores.log_probs, out.log_probs, atol=1e-5, rtol=1e-5)
+
+
+def slot_observations(batch: int, config: MATConfig, seed: int) -> torch.Tensor:
+    """Random node observations whose slots are occupied at random (the same table per node)."""
+    noise = torch.Generator().manual_seed(seed)
+    head = config.num_nodes + config.global_features
+    table = torch.randn((batch, config.num_slots, config.slot_features), generator=noise)
+    table[..., 0] = (torch.rand((batch, config.num_slots), generator=noise) < 0.6).float()
+    obs = torch.randn((batch, config.num_nodes, config.obs_dim), generator=noise)
+    obs[..., head:] = table.reshape(batch, 1, -1)
+    return obs
+
+
+def test_a_slot_encoder_policy_does_not_care_in_which_slot_a_task_sits():
+    torch.manual_seed(0)
+    policy = MAT(MATConfig(encoder="slots", symlog=True))
+    c = policy.config
+    obs = slot_observations(16, c, seed=3)
+    order = torch.randperm(c.num_slots, generator=torch.Generator().manual_seed(4))
+    head = c.num_nodes + c.global_features
+    moved = obs.clone()
+    table = obs[..., head:].reshape(16, c.num_nodes, c.num_slots, c.slot_features)
+    moved[..., head:] = table[:, :, order].reshape(16, c.num_nodes, -1)
+    idle = torch.full((16, c.num_nodes), c.num_slots)
+    masks = torch.ones((16, c.num_nodes, c.num_slots + 1), dtype=torch.bool)
+    log_policy, values = policy.log_policy(obs, idle, masks)
+    moved_policy, moved_values = policy.log_policy(moved, idle, masks)
+    torch.testing.assert_close(moved_values, values)
+    torch.testing.assert_close(moved_policy[..., :-1], log_policy[..., :-1][..., order])
+    torch.testing.assert_close(moved_policy[..., -1], log_policy[..., -1])
+
+
+def test_a_slot_encoder_reads_only_the_occupied_slots_into_the_node_tokens():
+    torch.manual_seed(0)
+    policy = MAT(MATConfig(encoder="slots"))
+    c = policy.config
+    obs = slot_observations(16, c, seed=5)
+    head = c.num_nodes + c.global_features
+    table = obs[..., head:].reshape(16, c.num_nodes, c.num_slots, c.slot_features)
+    empty = table[..., 0] == 0
+    assert empty.any() and not empty.all()
+    changed = table.clone()
+    changed[..., 1:] += 7.0 * empty[..., None]  # rewrite every feature of the empty slots
+    other = obs.clone()
+    other[..., head:] = changed.reshape(16, c.num_nodes, -1)
+    torch.testing.assert_close(policy.values(other), policy.values(obs))
+    flat = MAT(MATConfig())
+    assert not torch.allclose(flat.values(other), flat.values(obs))
