@@ -25,9 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.preprocessing import get_flattened_obs_dim
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 
 from coreenv import (
@@ -43,6 +46,7 @@ from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.baselines.sb3_env import SB3VecEnv
 from mara_agents.baselines.slot_set import SlotSetPolicy, slot_set_kwargs
 from mara_agents.checks import require
+from mara_agents.policy.mat import symlog
 from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.base import Scheduler
 from mara_agents.schedulers.variants import CHECKPOINTS
@@ -51,6 +55,7 @@ __all__ = [
     "FORMS",
     "POLICIES",
     "SHIPPED",
+    "SymlogFlatten",
     "MaskablePPOConfig",
     "MaskablePPOScheduler",
     "SequentialPPOScheduler",
@@ -60,8 +65,11 @@ __all__ = [
 
 FORMS = ("joint", "sequential")
 """`MaskablePPOConfig.form`: every node's slot in one action, or one node's choice per step."""
-POLICIES = ("mlp", "slot_set")
-"""`MaskablePPOConfig.policy`: SB3's MLP, or the slot-set policy (sequential form only)."""
+POLICIES = ("mlp", "symlog_mlp", "slot_set")
+"""`MaskablePPOConfig.policy`: SB3's MLP, the same MLP reading ``sign(x)·log(1 + |x|)`` of the
+observations (`SymlogFlatten`), or the slot-set policy (sequential form only)."""
+JOINT_POLICIES = (("mlp", "step"), ("symlog_mlp", "step"))
+"""The (policy, decisions) pairs the joint form trains: an MLP deciding every step."""
 _DECISIONS = "coreenv_decisions"
 """The saved model's attribute naming the decision form it was trained in."""
 
@@ -75,8 +83,8 @@ class MaskablePPOConfig(BaselineRun):
     """One from-scratch MaskablePPO run (`BaselineRun`; SB3's PPO settings where they apply)."""
 
     hidden: int = 256
-    """Width of the two hidden layers of the policy MLP and of the value MLP (``policy="mlp"``;
-    SB3's own default is 64)."""
+    """Width of the two hidden layers of the policy MLP and of the value MLP (``policy="mlp"`` or
+    ``"symlog_mlp"``; SB3's own default is 64)."""
     form: str = "joint"
     """The action form, one of `FORMS`."""
     policy: str = "mlp"
@@ -95,7 +103,7 @@ class MaskablePPOConfig(BaselineRun):
                     f"MaskablePPOConfig.{name} must be one of {choices}, "
                     f"got {getattr(self, name)!r}."
                 )
-        if self.form == "joint" and (self.policy, self.decisions) != ("mlp", "step"):
+        if self.form == "joint" and (self.policy, self.decisions) not in JOINT_POLICIES:
             raise ValueError(
                 "MaskablePPOConfig.form 'joint' trains the MLP deciding every step (package 0.2's "
                 f"baseline), got policy {self.policy!r}, decisions {self.decisions!r}: use "
@@ -111,6 +119,29 @@ class MaskablePPOConfig(BaselineRun):
     def batch_size(self) -> int:
         """SB3's minibatch size: an update's envs × n_steps steps in ``minibatches`` parts."""
         return -(-self.envs * self.n_steps // self.minibatches)
+
+
+class SymlogFlatten(BaseFeaturesExtractor):
+    """Flat observations read as ``sign(x)·log(1 + |x|)`` (policy ``symlog_mlp``).
+
+    The remaining-batch estimates reach OBS_BOUND (1000) while every other feature lies within
+    about ±4 (docs/mara.md), so a plain MLP reads them on a scale far from the rest.
+    """
+
+    def __init__(self, observation_space: gym.spaces.Box) -> None:
+        super().__init__(observation_space, get_flattened_obs_dim(observation_space))
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """(B, ...) observations -> (B, size) symlog features."""
+        return symlog(obs.flatten(1))
+
+
+def policy_name(model: MaskablePPO) -> str:
+    """Which of `POLICIES` a MaskablePPO model's network is."""
+    if issubclass(model.policy_class, SlotSetPolicy):
+        return "slot_set"
+    extractor = model.policy_kwargs.get("features_extractor_class")
+    return "symlog_mlp" if extractor is SymlogFlatten else "mlp"
 
 
 class MaskablePPOScheduler(Scheduler):
@@ -268,6 +299,8 @@ def _new_model(config: MaskablePPOConfig, envs: VecEnv) -> MaskablePPO:
         policy, policy_kwargs = SlotSetPolicy, slot_set_kwargs(make_config(None, **config.env))
     else:
         policy, policy_kwargs = "MlpPolicy", {"net_arch": [config.hidden] * 2}
+        if config.policy == "symlog_mlp":
+            policy_kwargs["features_extractor_class"] = SymlogFlatten
     model = MaskablePPO(
         policy,
         envs,
@@ -294,7 +327,7 @@ def _check_resumed(model: MaskablePPO, config: MaskablePPOConfig, saved: Path) -
     """Refuse to continue a saved run in another form, decision form or policy than its own."""
     trained = getattr(model, _DECISIONS, None)
     asked = dataclasses.asdict(config.decision_form) if config.form == "sequential" else None
-    policy = "slot_set" if issubclass(model.policy_class, SlotSetPolicy) else "mlp"
+    policy = policy_name(model)
     if trained != asked or policy != config.policy:
         raise ValueError(
             f"{saved} holds a run of form {'joint' if trained is None else 'sequential'}, policy "

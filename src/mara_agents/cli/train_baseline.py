@@ -46,13 +46,13 @@ OPTIONS = {
     "eval_every": "learner steps between evaluations and saves",
     "eval_episodes": "fixed selection episodes per evaluation",
     "form": "maskable_ppo: action form, joint (every node in one action) or sequential",
-    "policy": "maskable_ppo: policy network, mlp or slot_set (sequential form)",
+    "policy": "maskable_ppo: policy network, mlp, symlog_mlp or slot_set (sequential form)",
     "decisions": "when nodes decide, step (every step) or events",
     "hold": "most steps a joint action is held at events",
     "minibatches": "minibatches per pass over an update's steps",
     "clip": "epsilon of the clipped objective",
     "value_coef": "weight of the value loss",
-    "hidden": "width of the two hidden layers (maskable_ppo: policy mlp)",
+    "hidden": "width of the two hidden layers (maskable_ppo: policy mlp or symlog_mlp)",
     "live": "ippo: nodes choose in turn under live masks, seeing the slots taken before them",
 }
 """The config fields the command sets, each as ``--field-name``, with its help."""

@@ -87,7 +87,7 @@ def test_distinct_decoding_never_collides_and_agrees_where_greedy_does_not_colli
 SEQUENTIAL = {"form": "sequential", "decisions": "events", "hold": 6}
 
 
-@pytest.mark.parametrize("policy", ["mlp", "slot_set"])
+@pytest.mark.parametrize("policy", ["mlp", "symlog_mlp", "slot_set"])
 def test_a_sequential_run_declares_its_decision_form_and_plays_as_it_trained(tmp_path, policy):
     """The saved model plays in its form: lockstep rows equal its own sequential episodes."""
     torch.set_num_threads(1)
@@ -100,7 +100,11 @@ def test_a_sequential_run_declares_its_decision_form_and_plays_as_it_trained(tmp
         for m in scheduler.model.policy.mlp_extractor.modules()
         if isinstance(m, torch.nn.Linear)
     }
-    assert (widths == {16}) == (policy == "mlp")  # the MLP's two layers of ``hidden`` units
+    assert (widths == {16}) == (policy != "slot_set")  # the MLP's two layers of ``hidden`` units
+    if policy == "symlog_mlp":  # it reads sign(x)·log(1 + |x|) of the observations
+        obs = torch.tensor([[-1000.0, -1.0, 0.0, 0.5, 1000.0]])
+        features = scheduler.model.policy.features_extractor(obs)
+        torch.testing.assert_close(features, torch.sign(obs) * torch.log1p(obs.abs()))
     assert scheduler.decisions == Decisions(at="events", hold=6)
     lockstep = completion_rates(scheduler, 3, 900_000, **ENV)
     episodes = [(make_config(None, **ENV), 900_000 + i) for i in range(3)]
@@ -141,7 +145,8 @@ def test_a_run_continues_only_in_its_own_form_and_the_joint_loader_points_to_the
     train_maskable_ppo(config(tmp_path, max_steps=128, **SEQUENTIAL), log=lambda _: None)
     with pytest.raises(ValueError, match="give the new run another work folder"):
         train_maskable_ppo(config(tmp_path, max_steps=256, **{**SEQUENTIAL, "hold": 3}))
-    with pytest.raises(ValueError, match="give the new run another work folder"):
-        train_maskable_ppo(config(tmp_path, max_steps=256, policy="slot_set", **SEQUENTIAL))
+    for policy in ("slot_set", "symlog_mlp"):
+        with pytest.raises(ValueError, match="give the new run another work folder"):
+            train_maskable_ppo(config(tmp_path, max_steps=256, policy=policy, **SEQUENTIAL))
     with pytest.raises(ValueError, match="load it with .*load_scheduler"):
         MaskablePPOScheduler.load(tmp_path / "model.zip")
