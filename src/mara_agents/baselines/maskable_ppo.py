@@ -68,8 +68,6 @@ FORMS = ("joint", "sequential")
 POLICIES = ("mlp", "symlog_mlp", "slot_set")
 """`MaskablePPOConfig.policy`: SB3's MLP, the same MLP reading ``sign(x)·log(1 + |x|)`` of the
 observations (`SymlogFlatten`), or the slot-set policy (sequential form only)."""
-JOINT_POLICIES = (("mlp", "step"), ("symlog_mlp", "step"))
-"""The (policy, decisions) pairs the joint form trains: an MLP deciding every step."""
 _DECISIONS = "coreenv_decisions"
 """The saved model's attribute naming the decision form it was trained in."""
 
@@ -103,7 +101,7 @@ class MaskablePPOConfig(BaselineRun):
                     f"MaskablePPOConfig.{name} must be one of {choices}, "
                     f"got {getattr(self, name)!r}."
                 )
-        if self.form == "joint" and (self.policy, self.decisions) not in JOINT_POLICIES:
+        if self.form == "joint" and (self.policy == "slot_set" or self.decisions != "step"):
             raise ValueError(
                 "MaskablePPOConfig.form 'joint' trains the MLP deciding every step (package 0.2's "
                 f"baseline), got policy {self.policy!r}, decisions {self.decisions!r}: use "

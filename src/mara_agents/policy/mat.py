@@ -92,11 +92,12 @@ class SlotPool(nn.Module):
         )
         self.token = nn.Linear(head + dim, dim)
 
-    def forward(self, obs: torch.Tensor, occupied: torch.Tensor) -> torch.Tensor:
-        """Obs (B, M, obs_dim), occupied (B, K) bool -> tokens (B, M, dim) before the blocks."""
-        c = self.config
-        head = c.num_nodes + c.global_features
-        encoded = self.slot(obs[:, 0, head:].reshape(obs.shape[0], c.num_slots, c.slot_features))
+    def forward(
+        self, obs: torch.Tensor, table: torch.Tensor, occupied: torch.Tensor
+    ) -> torch.Tensor:
+        """Obs (B, M, obs_dim), its slot table (B, K, F), occupied (B, K) -> tokens (B, M, dim)."""
+        head = self.config.num_nodes + self.config.global_features
+        encoded = self.slot(table)  # (B, K, dim)
         weights = occupied.to(encoded.dtype)[..., None]
         pooled = (encoded * weights).sum(1) / weights.sum(1).clamp(min=1.0)  # (B, dim)
         pooled = pooled[:, None].expand(-1, obs.shape[1], -1)
@@ -122,10 +123,10 @@ class Encoder(nn.Module):
         )
 
     def forward(
-        self, obs: torch.Tensor, occupied: torch.Tensor
+        self, obs: torch.Tensor, table: torch.Tensor, occupied: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Obs (B, M, obs_dim), occupied (B, K) -> (rep (B, M, dim), values (B, M))."""
-        tokens = self.embed(obs, occupied) if self.pools else self.embed(obs)
+        """Obs (B, M, obs_dim), its slot table (B, K, F), occupied (B, K) -> (rep, values)."""
+        tokens = self.embed(obs, table, occupied) if self.pools else self.embed(obs)
         rep = self.blocks(self.norm(tokens))
         return rep, self.value(rep).squeeze(-1)
 
@@ -255,9 +256,19 @@ class MAT(nn.Module):
 
     def read(self, obs: torch.Tensor) -> tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor]:
         """The encoder's output (rep, values) and the slot keys (B, K, dim) of observations."""
-        occupied = self.slot_table(obs)[..., int(SlotFeature.OCCUPIED)] > 0.5
-        obs = symlog(obs) if self.config.symlog else obs
-        return self.encoder(obs, occupied), self.decoder.slot_key(self.slot_table(obs))
+        obs, table, occupied = self.inputs(obs)
+        return self.encoder(obs, table, occupied), self.decoder.slot_key(table)
+
+    def inputs(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """What the network reads: the observations, their slot table, which slots are occupied.
+
+        With ``config.symlog`` the first two are ``symlog`` of them; occupancy reads the raw table.
+        """
+        table = self.slot_table(obs)
+        occupied = table[..., int(SlotFeature.OCCUPIED)] > 0.5
+        if self.config.symlog:
+            obs, table = symlog(obs), symlog(table)
+        return obs, table, occupied
 
     def slot_table(self, obs: torch.Tensor) -> torch.Tensor:
         """The slot blocks of the observation (B, M, obs_dim) -> (B, K, F), shared by all nodes."""
@@ -346,4 +357,4 @@ class MAT(nn.Module):
 
     def values(self, obs: torch.Tensor) -> torch.Tensor:
         """Per-node values (B, M) of observations (B, M, obs_dim): the encoder's value head."""
-        return self.read(obs)[0][1]
+        return self.encoder(*self.inputs(obs))[1]
