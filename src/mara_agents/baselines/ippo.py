@@ -8,8 +8,9 @@ lacks: no attention between nodes. By default it has no decision order either, s
 pick the same slot (the environment idles the later one); with ``live`` the nodes choose in index
 order under the AEC form's live masks (`coreenv.core.masks.live_mask`), each seeing the slots the
 nodes before it took, so every joint action is a matching, and ``decisions="events"`` holds the
-joint action until the slot table changes. Runs record the same ``history.json`` as
-`mara_agents.baselines.maskable_ppo` (docs/rl.md).
+joint action until the slot table changes. The network is an MLP (`NodeActorCritic`) or, over
+live masks, the slot-set policy's encoder and pointer head (`SlotSetActorCritic`). Runs record the
+same ``history.json`` as `mara_agents.baselines.maskable_ppo` (docs/rl.md).
 """
 
 from __future__ import annotations
@@ -20,12 +21,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import torch
 from torch import nn
 
-from coreenv import DECISION_FORMS, CoreVectorEnv, Decisions, SchedulerView
+from coreenv import DECISION_FORMS, CoreVectorEnv, Decisions, SchedulerView, slot_width
 from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
+from mara_agents.baselines.slot_set import (
+    PointerHead,
+    SlotSetExtractor,
+    observation_size,
+    orthogonal,
+)
 from mara_agents.checks import require
 from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.base import Scheduler
@@ -38,6 +46,8 @@ __all__ = [
     "IPPOConfig",
     "IPPOScheduler",
     "NodeActorCritic",
+    "POLICIES",
+    "SlotSetActorCritic",
     "choose",
     "train_ippo",
 ]
@@ -45,6 +55,9 @@ __all__ = [
 SHIPPED = CHECKPOINTS / "ippo_live.pt"
 """The shipped policy, trained over live masks at events: the sweep's ``ippo_live`` (its choice:
 docs/rl.md, *Shipped policies*)."""
+
+POLICIES = ("mlp", "slot_set")
+"""`IPPOConfig.policy`: an MLP over a node's observation, or the slot-set network (live only)."""
 
 
 @dataclass(frozen=True)
@@ -63,13 +76,21 @@ class IPPOConfig(BaselineRun):
     """When the nodes decide, one of `coreenv.DECISION_FORMS` (every step, or at events)."""
     hold: int = 8
     """The most steps a joint action is held (``decisions="events"``)."""
+    policy: str = "mlp"
+    """The network, one of `POLICIES`; ``slot_set`` reads the taken flags, so it needs ``live``."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         require(self, ">= 1", ("hidden", "hold"))
-        if self.decisions not in DECISION_FORMS:
+        for name, choices in (("decisions", DECISION_FORMS), ("policy", POLICIES)):
+            if getattr(self, name) not in choices:
+                raise ValueError(
+                    f"IPPOConfig.{name} must be one of {choices}, got {getattr(self, name)!r}."
+                )
+        if self.policy == "slot_set" and not self.live:
             raise ValueError(
-                f"IPPOConfig.decisions must be one of {DECISION_FORMS}, got {self.decisions!r}."
+                "IPPOConfig.policy 'slot_set' reads the slots taken before each node: it needs "
+                "live=True (--live)."
             )
 
     @property
@@ -100,8 +121,49 @@ class NodeActorCritic(nn.Module):
         return logits, self.critic(obs).squeeze(-1)
 
 
+class SlotSetActorCritic(nn.Module):
+    """Per node: the slot-set policy's logits and a value, from its live observation.
+
+    The same `SlotSetExtractor` and `PointerHead` as MaskablePPO's `SlotSetPolicy`, with a value
+    MLP over the slot encodings and the context; a node's view (its one-hot id, the state, the
+    taken flags) is read in the sequential form's order (the state, the flags, the node).
+    """
+
+    def __init__(self, num_slots: int, slot_width: int, num_nodes: int, hidden: int) -> None:
+        super().__init__()
+        self.num_nodes = num_nodes
+        space = gym.spaces.Box(
+            -np.inf, np.inf, (observation_size(num_slots, slot_width, num_nodes),)
+        )
+        extractor = SlotSetExtractor(space, num_slots, slot_width, num_nodes, hidden)
+        self.extract, self.actor = extractor, PointerHead(num_slots, hidden)
+        self.critic = nn.Sequential(
+            nn.Linear(extractor.features_dim, hidden), nn.ReLU(), nn.Linear(hidden, 1)
+        )
+        orthogonal(self.extract, np.sqrt(2))
+        self.actor.initialise()
+        orthogonal(self.critic[0], np.sqrt(2))
+        orthogonal(self.critic[2], 1.0)
+
+    def sequential(self, obs: torch.Tensor) -> torch.Tensor:
+        """Live node views (id, state, taken flags) in the sequential order (state, flags, id)."""
+        return torch.cat((obs[..., self.num_nodes :], obs[..., : self.num_nodes]), dim=-1)
+
+    def forward(self, obs: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(…, K + 1) masked logits and (…) values of (…, D) live observations."""
+        lead = obs.shape[:-1]
+        features = self.extract(self.sequential(obs).reshape(-1, obs.shape[-1]))
+        logits = self.actor(features).reshape(*lead, -1).masked_fill(~masks, -1e9)
+        return logits, self.critic(features).reshape(lead)
+
+
+Network = NodeActorCritic | SlotSetActorCritic
+NETWORKS = {"mlp": NodeActorCritic, "slot_set": SlotSetActorCritic}
+"""Each of `POLICIES`: its network, built from the ``shape`` a run saves."""
+
+
 class IPPOScheduler(Scheduler):
-    """A trained `NodeActorCritic` as a scheduler: each node's most likely allowed slot.
+    """A trained network as a scheduler: each node's most likely allowed slot.
 
     A policy trained ``live`` decodes node after node under live masks and plays in the decision
     form it was trained in (``decisions``).
@@ -111,7 +173,7 @@ class IPPOScheduler(Scheduler):
     observation_predictor = OBSERVED
 
     def __init__(
-        self, model: NodeActorCritic, live: bool = False, decisions: Decisions | None = None
+        self, model: Network, live: bool = False, decisions: Decisions | None = None
     ) -> None:
         self.model = model.eval()
         self.live = live
@@ -123,7 +185,7 @@ class IPPOScheduler(Scheduler):
         if not Path(path).is_file():
             raise FileNotFoundError(f"no IPPO policy at {path}.")
         saved = torch.load(path, map_location="cpu", weights_only=True)
-        model = NodeActorCritic(**saved["shape"])
+        model = NETWORKS[saved.get("policy", "mlp")](**saved["shape"])
         model.load_state_dict(saved["model"])
         decisions = saved.get("decisions")
         return cls(model, saved.get("live", False), decisions and Decisions(**decisions))
@@ -146,7 +208,7 @@ class Choices:
 
 
 def choose(
-    model: NodeActorCritic,
+    model: Network,
     obs: np.ndarray,
     action_mask: np.ndarray,
     live: bool,
@@ -180,7 +242,7 @@ def choose(
 
 
 def _sampled(
-    model: NodeActorCritic,
+    model: Network,
     obs: torch.Tensor,
     masks: torch.Tensor,
     generator: torch.Generator | None,
@@ -208,10 +270,14 @@ def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
     envs = CoreVectorEnv(c.envs, predictor=predictor, view="nodes", decisions=decisions, **c.env)
     _, obs_dim = envs.single_observation_space.shape
     k = envs.config.num_slots
-    shape = {"obs_dim": obs_dim + k * c.live, "choices": k + 1, "hidden": c.hidden}
-    form = {"live": c.live, "decisions": dataclasses.asdict(decisions)}
+    if c.policy == "slot_set":
+        m, width = envs.config.num_nodes, slot_width(envs.config)
+        shape = {"num_slots": k, "slot_width": width, "num_nodes": m, "hidden": c.hidden}
+    else:
+        shape = {"obs_dim": obs_dim + k * c.live, "choices": k + 1, "hidden": c.hidden}
+    form = {"live": c.live, "decisions": dataclasses.asdict(decisions), "policy": c.policy}
     torch.manual_seed(c.seed)
-    model = NodeActorCritic(**shape)
+    model = NETWORKS[c.policy](**shape)
     optimizer = torch.optim.Adam(model.parameters(), lr=c.lr, eps=1e-5)
     generator = torch.Generator().manual_seed(c.seed)
     steps, history = 0, []
@@ -227,7 +293,9 @@ def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
 
     if checkpoint.is_file():
         state = torch.load(checkpoint, map_location="cpu", weights_only=False)
-        trained = {"live": state.get("live"), "decisions": state.get("decisions")}
+        trained = {k: state.get(k) for k in ("live", "decisions")} | {
+            "policy": state.get("policy", "mlp")
+        }
         if "live" in state and trained != form:  # (checkpoints before forms were recorded: trusted)
             raise ValueError(
                 f"{checkpoint} holds a run with {trained}; this config asks for {form}: "
@@ -254,7 +322,7 @@ def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
 
 
 def _collect(
-    model: NodeActorCritic,
+    model: Network,
     envs: CoreVectorEnv,
     obs: np.ndarray,
     c: IPPOConfig,
@@ -292,7 +360,7 @@ def _collect(
 
 
 def _learn(
-    model: NodeActorCritic,
+    model: Network,
     optimizer: torch.optim.Optimizer,
     batch: dict[str, torch.Tensor],
     c: IPPOConfig,
@@ -322,7 +390,7 @@ def _learn(
             optimizer.step()
 
 
-def _judge(model: NodeActorCritic, config: IPPOConfig, steps: int, minutes: float) -> dict:
+def _judge(model: Network, config: IPPOConfig, steps: int, minutes: float) -> dict:
     """`judge` of the greedy policy; the model goes back to training mode."""
     entry = judge(IPPOScheduler(model, config.live, config.decision_form), config, steps, minutes)
     model.train()

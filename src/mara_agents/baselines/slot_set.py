@@ -22,9 +22,21 @@ from torch import nn
 
 from coreenv import GLOBAL_FEATURES, EnvConfig, SlotFeature, slot_width
 
-__all__ = ["SlotSetExtractor", "SlotSetPolicy", "slot_set_kwargs"]
+__all__ = [
+    "PointerHead",
+    "SlotSetExtractor",
+    "SlotSetPolicy",
+    "observation_size",
+    "orthogonal",
+    "slot_set_kwargs",
+]
 
 _GLOBALS = len(GLOBAL_FEATURES)
+
+
+def observation_size(num_slots: int, slot_width: int, num_nodes: int) -> int:
+    """Length of a sequential observation: the globals, K slot blocks, K taken flags, the node."""
+    return _GLOBALS + num_slots * (slot_width + 1) + num_nodes
 
 
 class SlotSetExtractor(BaseFeaturesExtractor):
@@ -44,7 +56,7 @@ class SlotSetExtractor(BaseFeaturesExtractor):
         num_nodes: int,
         width: int = 64,
     ) -> None:
-        size = _GLOBALS + num_slots * (slot_width + 1) + num_nodes
+        size = observation_size(num_slots, slot_width, num_nodes)
         if observation_space.shape != (size,):
             raise ValueError(
                 f"SlotSetExtractor for K={num_slots}, F={slot_width}, M={num_nodes} reads "
@@ -72,6 +84,17 @@ class SlotSetExtractor(BaseFeaturesExtractor):
         return torch.cat((encoded.flatten(1), context), dim=-1)
 
 
+def orthogonal(module: nn.Module, gain: float) -> None:
+    """PPO's start of every linear layer in ``module``: orthogonal weights, zero biases."""
+
+    def start(layer: nn.Module) -> None:
+        if isinstance(layer, nn.Linear):
+            nn.init.orthogonal_(layer.weight, gain)
+            nn.init.zeros_(layer.bias)
+
+    module.apply(start)
+
+
 class PointerHead(nn.Module):
     """(B, (K + 1) · width) features -> K + 1 logits: each slot's score, then idling's."""
 
@@ -80,6 +103,12 @@ class PointerHead(nn.Module):
         self.num_slots, self.width = num_slots, width
         self.score = nn.Sequential(nn.Linear(2 * width, width), nn.ReLU(), nn.Linear(width, 1))
         self.idle = nn.Linear(width, 1)
+
+    def initialise(self) -> None:
+        """PPO's start: orthogonal weights of gain sqrt(2) inside, near-uniform first choices."""
+        orthogonal(self, np.sqrt(2))
+        for last in (self.score[-1], self.idle):
+            orthogonal(last, 0.01)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         """The logits of the choosing node's K + 1 actions."""
@@ -109,10 +138,8 @@ class SlotSetPolicy(MaskableActorCriticPolicy):
                 f"be empty, got {self.net_arch}."
             )
         head = self.action_net = PointerHead(extractor.num_slots, extractor.width)
-        if self.ortho_init:  # SB3's start: sqrt(2) gains inside, near-uniform first choices
-            head.apply(lambda m: self.init_weights(m, gain=np.sqrt(2)))
-            for last in (head.score[-1], head.idle):
-                self.init_weights(last, gain=0.01)
+        if self.ortho_init:
+            head.initialise()
         self.optimizer = self.optimizer_class(
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )

@@ -46,7 +46,7 @@ OPTIONS = {
     "eval_every": "learner steps between evaluations and saves",
     "eval_episodes": "fixed selection episodes per evaluation",
     "form": "maskable_ppo: action form, joint (every node in one action) or sequential",
-    "policy": "maskable_ppo: policy network, mlp, symlog_mlp or slot_set (sequential form)",
+    "policy": "policy network: mlp, symlog_mlp (maskable_ppo) or slot_set (sequential or --live)",
     "decisions": "when nodes decide, step (every step) or events",
     "hold": "most steps a joint action is held at events",
     "minibatches": "minibatches per pass over an update's steps",
