@@ -41,7 +41,7 @@ from coreenv.recording import (
     fingerprint_vector,
 )
 from coreenv.registration import ENV_ID, SEQUENTIAL_ENV_ID, register_envs
-from coreenv.sequential_env import CoreSequentialEnv
+from coreenv.sequential_env import SLOT_ORDERS, CoreSequentialEnv, listed_state, slot_listing
 from coreenv.vector_env import CoreVectorEnv
 
 __all__ = [
@@ -62,6 +62,9 @@ __all__ = [
     "CoreEnv",
     "CoreGymEnv",
     "CoreSequentialEnv",
+    "SLOT_ORDERS",
+    "listed_state",
+    "slot_listing",
     "CoreVectorEnv",
     "EnvConfig",
     "Estimate",

@@ -4,6 +4,10 @@ A single-agent learner picks the nodes' slots one after another. Each pick is ma
 rule of the AEC form (`coreenv.core.masks.live_mask`: a slot an earlier node took this step is
 not allowed), and the observation says which slots are taken and which node is choosing, so a
 policy over ``Discrete(K + 1)`` expresses any matching and nothing else (docs/rl.md).
+
+Slots are listed as the slot table holds them (``slot_order="table"``) or by deadline
+(``"deadline"``: occupied slots soonest deadline first, then the empty ones), so that a position
+in the observation means the same thing from step to step (`slot_listing`).
 """
 
 from __future__ import annotations
@@ -19,13 +23,16 @@ from gymnasium import spaces
 from coreenv.config import EnvConfig
 from coreenv.core.env import CoreEnv
 from coreenv.core.events import Decisions
-from coreenv.core.features import OBS_BOUND
+from coreenv.core.features import OBS_BOUND, SlotFeature, slot_width, table_start
 from coreenv.core.masks import invalid_actions, live_mask
 from coreenv.core.observation import state_space
-from coreenv.errors import InvalidActionError
+from coreenv.errors import ConfigError, InvalidActionError
 from coreenv.predictor import Predictor
 
-__all__ = ["CoreSequentialEnv", "sequential_layout"]
+__all__ = ["SLOT_ORDERS", "CoreSequentialEnv", "listed_state", "sequential_layout", "slot_listing"]
+
+SLOT_ORDERS = ("table", "deadline")
+"""How a sequential observation lists the slots: as the table holds them, or by deadline."""
 
 
 def sequential_layout(config: EnvConfig) -> tuple[int, int, int]:
@@ -33,6 +40,33 @@ def sequential_layout(config: EnvConfig) -> tuple[int, int, int]:
     taken = state_space(config).shape[0]
     node = taken + config.num_slots
     return taken, node, node + config.num_nodes
+
+
+def slot_listing(states: np.ndarray, config: EnvConfig, order: str) -> np.ndarray:
+    """(…, K) which slot each listed position shows, for (…, D) states (`CoreEnv.state`).
+
+    ``"table"``: the slot table's order. ``"deadline"``: occupied slots by time left, soonest
+    first, then the empty ones; ties keep the table's order.
+    """
+    k, f = config.num_slots, slot_width(config)
+    start = table_start(0)
+    blocks = states[..., start : start + k * f].reshape(*states.shape[:-1], k, f)
+    if order == "table":
+        return np.broadcast_to(np.arange(k), blocks.shape[:-1])
+    occupied = blocks[..., int(SlotFeature.OCCUPIED)] > 0
+    key = np.where(occupied, blocks[..., int(SlotFeature.TIME_LEFT)], np.inf)
+    return np.argsort(key, axis=-1, kind="stable")
+
+
+def listed_state(states: np.ndarray, listing: np.ndarray, config: EnvConfig) -> np.ndarray:
+    """(…, D) states with their slot blocks in ``listing``'s order (`slot_listing`)."""
+    k, f = config.num_slots, slot_width(config)
+    start = table_start(0)
+    out = states.copy()
+    blocks = states[..., start : start + k * f].reshape(*states.shape[:-1], k, f)
+    listed = np.take_along_axis(blocks, listing[..., None], axis=-2)
+    out[..., start : start + k * f] = listed.reshape(*states.shape[:-1], k * f)
+    return out
 
 
 class CoreSequentialEnv(gym.Env):
@@ -46,6 +80,8 @@ class CoreSequentialEnv(gym.Env):
     or held until an event). Reward: the team reward of the steps played by this call (0 while
     the step's choices are still being made). Info: ``node`` (who chooses next), ``elapsed``
     (environment steps played), ``successes``, ``invalid_actions`` and, at the end, ``metrics``.
+    With ``slot_order="deadline"`` the slot blocks, taken flags, mask and actions follow the
+    listing by deadline (`slot_listing`); ``listing`` says which slot each position shows.
     """
 
     metadata = CoreEnv.metadata
@@ -57,8 +93,14 @@ class CoreSequentialEnv(gym.Env):
         predictor: Predictor | None = None,
         render_mode: str | None = None,
         decisions: Decisions | str | None = None,
+        slot_order: str = "table",
         **overrides: Any,
     ) -> None:
+        if slot_order not in SLOT_ORDERS:
+            raise ConfigError(
+                f"CoreSequentialEnv slot_order must be one of {SLOT_ORDERS}, got {slot_order!r}."
+            )
+        self.slot_order = slot_order
         self.env = CoreEnv(
             config, predictor=predictor, render_mode=render_mode, decisions=decisions, **overrides
         )
@@ -69,6 +111,8 @@ class CoreSequentialEnv(gym.Env):
         self.action_space = spaces.Discrete(cfg.num_slots + 1)
         self._chosen: list[Any] = []
         self._pending: _Played | None = None  # what reset played, reported by the first step
+        self.listing = np.arange(cfg.num_slots)
+        """(K,) the slot each listed position of the last observation shows."""
 
     def reset(
         self, *, seed: int | None = None, options: dict | None = None
@@ -91,10 +135,10 @@ class CoreSequentialEnv(gym.Env):
         if not self.env.agents and self._pending is None:
             raise RuntimeError("the episode is over (or never started): call reset() first.")
         if self.env.agents:
-            self._check(action)  # before anything changes: a refused choice may be made again
+            self._check(self._slot(action))  # before anything changes: may be chosen again
         played, self._pending = self._pending, None
         if self.env.agents:
-            self._chosen.append(action)
+            self._chosen.append(self._slot(action))
             played = played or _Played()
             if len(self._chosen) == self.config.num_nodes:
                 played.add(self._play())
@@ -110,8 +154,10 @@ class CoreSequentialEnv(gym.Env):
         return self._observation(), played.reward, played.terminated, played.truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """(K + 1,) bool: the choosing node's live mask."""
-        return self._live()[0].astype(bool)
+        """(K + 1,) bool: the choosing node's live mask, its slots in the listed order."""
+        live = self._live()[0].astype(bool)
+        live[:-1] = live[:-1][self.listing]
+        return live
 
     def render(self) -> str | np.ndarray | None:
         """As `CoreEnv.render`."""
@@ -136,6 +182,13 @@ class CoreSequentialEnv(gym.Env):
             raise InvalidActionError(
                 f"invalid action at t={self.env.t}: {agents[-1]}: {invalid[agents[-1]]}."
             )
+
+    def _slot(self, action: Any) -> Any:
+        """The table slot of a listed position; anything else as it is (the env judges it)."""
+        k = self.config.num_slots
+        if self.slot_order != "table" and isinstance(action, (int, np.integer)) and 0 <= action < k:
+            return int(self.listing[action])
+        return action
 
     def _live(self) -> tuple[np.ndarray, np.ndarray]:
         return live_mask(self.env.action_masks()[0], self._chosen)
@@ -171,8 +224,12 @@ class CoreSequentialEnv(gym.Env):
 
     def _observation(self) -> np.ndarray:
         obs = np.zeros(self.observation_space.shape, np.float32)
-        obs[: self._taken_at] = self.env.state()
-        obs[self._taken_at : self._node_at] = self._live()[1]
+        state = self.env.state()
+        if self.slot_order != "table":
+            self.listing = slot_listing(state, self.config, self.slot_order)
+            state = listed_state(state, self.listing, self.config)
+        obs[: self._taken_at] = state
+        obs[self._taken_at : self._node_at] = self._live()[1][self.listing]
         if len(self._chosen) < self.config.num_nodes:
             obs[self._node_at + len(self._chosen)] = 1.0
         return obs

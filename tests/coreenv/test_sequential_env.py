@@ -1,4 +1,5 @@
-"""The sequential Gymnasium form: nodes choose in turn under live masks, so joint actions match."""
+"""The sequential Gymnasium form: nodes choose in turn under live masks, so joint actions match;
+slots listed in the table's order or by deadline."""
 
 import gymnasium
 import numpy as np
@@ -8,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import coreenv
-from coreenv import CoreEnv, CoreSequentialEnv
+from coreenv import CoreEnv, CoreSequentialEnv, SlotFeature, slot_width
+from coreenv.errors import ConfigError
 from coreenv.sequential_env import sequential_layout
 from helpers import SMALL_CURVES
 
@@ -159,3 +161,40 @@ def test_live_mask_names_bad_input():
         coreenv.live_mask(np.ones((2, 4), np.int8), [])
     with pytest.raises(ValueError, match="as a sequence, got 0"):
         coreenv.live_mask(np.ones(4, np.int8), 0)
+
+
+def test_listing_by_deadline_shows_the_table_in_another_order_and_plays_the_same_episode():
+    """Side by side with the table's order, choosing the same slots: each observation is the
+    table's with its slots listed soonest deadline first (empty ones last), masks and actions
+    follow the listing, and the episode is the same."""
+    table, listed = CoreSequentialEnv(**SHORT), CoreSequentialEnv(slot_order="deadline", **SHORT)
+    k, f = table.config.num_slots, slot_width(table.config)
+    taken_at, node_at, _ = sequential_layout(table.config)
+    rng = np.random.default_rng(5)
+    (obs, _), (seen, _) = table.reset(seed=11), listed.reset(seed=11)
+    reordered = 0
+    while True:
+        order = listed.listing
+        blocks, shown = obs[3:taken_at].reshape(k, f), seen[3:taken_at].reshape(k, f)
+        np.testing.assert_array_equal(shown, blocks[order])
+        np.testing.assert_array_equal(seen[taken_at:node_at], obs[taken_at:node_at][order])
+        occupied = shown[:, int(SlotFeature.OCCUPIED)] > 0
+        assert not (~occupied[:-1] & occupied[1:]).any()  # the empty slots come last
+        assert (np.diff(shown[occupied, int(SlotFeature.TIME_LEFT)]) >= 0).all()
+        mask = listed.action_masks()
+        np.testing.assert_array_equal(mask[:k], table.action_masks()[:k][order])
+        reordered += (order != np.arange(k)).any()
+        choice = int(rng.choice(np.flatnonzero(mask)))
+        slot = int(order[choice]) if choice < k else k
+        obs, reward, end, cut, info = table.step(slot)
+        seen, listed_reward, listed_end, listed_cut, listed_info = listed.step(choice)
+        assert (listed_reward, listed_end, listed_cut) == (reward, end, cut)
+        if end or cut:
+            assert listed_info["metrics"] == info["metrics"]
+            break
+    assert reordered  # the listing did differ from the table's order
+
+
+def test_an_unknown_slot_order_is_refused_with_the_choices():
+    with pytest.raises(ConfigError, match=r"slot_order must be one of \('table', 'deadline'\)"):
+        CoreSequentialEnv(slot_order="arrival", **SHORT)

@@ -35,12 +35,15 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 
 from coreenv import (
     DECISION_FORMS,
+    SLOT_ORDERS,
     CoreSequentialEnv,
     CoreVectorEnv,
     Decisions,
     SchedulerView,
+    listed_state,
     live_mask,
     make_config,
+    slot_listing,
 )
 from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.baselines.sb3_env import SB3VecEnv
@@ -70,6 +73,8 @@ POLICIES = ("mlp", "symlog_mlp", "slot_set")
 observations (`SymlogFlatten`), or the slot-set policy (sequential form only)."""
 _DECISIONS = "coreenv_decisions"
 """The saved model's attribute naming the decision form it was trained in."""
+_SLOT_ORDER = "coreenv_slot_order"
+"""The saved sequential model's attribute naming how its observations list the slots."""
 
 SHIPPED = {"ppo_slots": CHECKPOINTS / "ppo_slots.zip", "ppo_mlp": CHECKPOINTS / "ppo_mlp.zip"}
 """The shipped models by sweep method: the slot-set policy and the MLP, both trained on the
@@ -91,21 +96,29 @@ class MaskablePPOConfig(BaselineRun):
     """When the nodes decide, one of `coreenv.DECISION_FORMS` (every step, or at events)."""
     hold: int = 8
     """The most steps a joint action is held (``decisions="events"``)."""
+    slot_order: str = "table"
+    """How the sequential form lists the slots, one of `coreenv.SLOT_ORDERS`."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         require(self, ">= 1", ("hold", "hidden"))
-        for name, choices in (("form", FORMS), ("policy", POLICIES), ("decisions", DECISION_FORMS)):
+        named = (("form", FORMS), ("policy", POLICIES), ("decisions", DECISION_FORMS))
+        for name, choices in (*named, ("slot_order", SLOT_ORDERS)):
             if getattr(self, name) not in choices:
                 raise ValueError(
                     f"MaskablePPOConfig.{name} must be one of {choices}, "
                     f"got {getattr(self, name)!r}."
                 )
-        if self.form == "joint" and (self.policy == "slot_set" or self.decisions != "step"):
+        sequential = (
+            self.policy == "slot_set",
+            self.decisions != "step",
+            self.slot_order != "table",
+        )
+        if self.form == "joint" and any(sequential):
             raise ValueError(
                 "MaskablePPOConfig.form 'joint' trains the MLP deciding every step (package 0.2's "
-                f"baseline), got policy {self.policy!r}, decisions {self.decisions!r}: use "
-                "form 'sequential'."
+                f"baseline), got policy {self.policy!r}, decisions {self.decisions!r}, slot_order "
+                f"{self.slot_order!r}: use form 'sequential'."
             )
 
     @property
@@ -209,26 +222,32 @@ class SequentialPPOScheduler(Scheduler):
     name = "ppo_seq"
     observation_predictor = OBSERVED
 
-    def __init__(self, model: MaskablePPO, decisions: Decisions) -> None:
+    def __init__(self, model: MaskablePPO, decisions: Decisions, slot_order: str = "table") -> None:
         self.model = model
         self.decisions = decisions
+        self.slot_order = slot_order
 
     def act_view(self, view: SchedulerView) -> np.ndarray:
         """(E, M) actions: node after node, each the greedy choice under its live mask."""
         nodes, k = view.num_nodes, view.num_slots
         state = view.obs[:, 0, nodes:]
+        listing = slot_listing(state, view.configs[0], self.slot_order)
+        lanes = np.arange(view.num_episodes)[:, None]
         actions = np.full((view.num_episodes, nodes), k, np.int64)
         obs = np.zeros((view.num_episodes, state.shape[1] + k + nodes), np.float32)
-        obs[:, : state.shape[1]] = state
+        obs[:, : state.shape[1]] = listed_state(state, listing, view.configs[0])
         masks = np.empty((view.num_episodes, k + 1), bool)
         for node in range(nodes):
             for e in range(view.num_episodes):
                 live, taken = live_mask(view.action_mask[e], actions[e, :node].tolist())
                 masks[e], obs[e, state.shape[1] : -nodes] = live, taken
+            masks[:, :k] = masks[lanes, listing]
+            obs[:, state.shape[1] : -nodes] = obs[:, state.shape[1] : -nodes][lanes, listing]
             obs[:, -nodes:] = 0.0
             obs[:, -nodes + node] = 1.0
             chosen, _ = self.model.predict(obs, action_masks=masks, deterministic=True)
-            actions[:, node] = chosen
+            slot = chosen < k
+            actions[:, node] = np.where(slot, listing[lanes[:, 0], np.minimum(chosen, k - 1)], k)
         return actions
 
 
@@ -285,8 +304,13 @@ def _training_envs(config: MaskablePPOConfig) -> VecEnv:
         return SB3VecEnv(CoreVectorEnv(config.envs, predictor=predictor, **config.env))
     env_config = make_config(None, **config.env)
     decisions = config.decision_form
+    order = config.slot_order
     return DummyVecEnv(
-        [lambda: CoreSequentialEnv(env_config, predictor=predictor, decisions=decisions)]
+        [
+            lambda: CoreSequentialEnv(
+                env_config, predictor=predictor, decisions=decisions, slot_order=order
+            )
+        ]
         * config.envs
     )
 
@@ -318,6 +342,7 @@ def _new_model(config: MaskablePPOConfig, envs: VecEnv) -> MaskablePPO:
     )
     if config.form == "sequential":
         setattr(model, _DECISIONS, dataclasses.asdict(config.decision_form))
+        setattr(model, _SLOT_ORDER, config.slot_order)
     return model
 
 
@@ -325,18 +350,19 @@ def _check_resumed(model: MaskablePPO, config: MaskablePPOConfig, saved: Path) -
     """Refuse to continue a saved run in another form, decision form or policy than its own."""
     trained = getattr(model, _DECISIONS, None)
     asked = dataclasses.asdict(config.decision_form) if config.form == "sequential" else None
-    policy = policy_name(model)
-    if trained != asked or policy != config.policy:
+    policy, order = policy_name(model), getattr(model, _SLOT_ORDER, "table")
+    if trained != asked or policy != config.policy or order != config.slot_order:
         raise ValueError(
             f"{saved} holds a run of form {'joint' if trained is None else 'sequential'}, policy "
-            f"{policy!r}, decisions {trained}; this config asks for form {config.form!r}, policy "
-            f"{config.policy!r}, decisions {asked}: give the new run another work folder."
+            f"{policy!r}, decisions {trained}, slot_order {order!r}; this config asks for form "
+            f"{config.form!r}, policy {config.policy!r}, decisions {asked}, slot_order "
+            f"{config.slot_order!r}: give the new run another work folder."
         )
 
 
 def _saved(model: MaskablePPO) -> list[str]:
-    """What a save adds to SB3's own data: the decision form of a sequential-form model."""
-    return [_DECISIONS] if hasattr(model, _DECISIONS) else []
+    """What a save adds to SB3's own data: a sequential-form model's decision form and order."""
+    return [name for name in (_DECISIONS, _SLOT_ORDER) if hasattr(model, name)]
 
 
 def _scheduler(model: MaskablePPO) -> MaskablePPOScheduler | SequentialPPOScheduler:
@@ -344,4 +370,6 @@ def _scheduler(model: MaskablePPO) -> MaskablePPOScheduler | SequentialPPOSchedu
     decisions = getattr(model, _DECISIONS, None)
     if decisions is None:
         return MaskablePPOScheduler(model)
-    return SequentialPPOScheduler(model, Decisions(**decisions))
+    return SequentialPPOScheduler(
+        model, Decisions(**decisions), getattr(model, _SLOT_ORDER, "table")
+    )

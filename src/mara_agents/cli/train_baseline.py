@@ -54,6 +54,8 @@ OPTIONS = {
     "value_coef": "weight of the value loss",
     "hidden": "width of the two hidden layers (maskable_ppo: policy mlp or symlog_mlp)",
     "live": "ippo: nodes choose in turn under live masks, seeing the slots taken before them",
+    "slot_order": "maskable_ppo, sequential form: how observations list the slots, table or "
+    "deadline",
 }
 """The config fields the command sets, each as ``--field-name``, with its help."""
 

@@ -87,11 +87,17 @@ def test_distinct_decoding_never_collides_and_agrees_where_greedy_does_not_colli
 SEQUENTIAL = {"form": "sequential", "decisions": "events", "hold": 6}
 
 
-@pytest.mark.parametrize("policy", ["mlp", "symlog_mlp", "slot_set"])
-def test_a_sequential_run_declares_its_decision_form_and_plays_as_it_trained(tmp_path, policy):
-    """The saved model plays in its form: lockstep rows equal its own sequential episodes."""
+@pytest.mark.parametrize(
+    "policy, order",
+    [("mlp", "table"), ("symlog_mlp", "table"), ("slot_set", "table"), ("mlp", "deadline")],
+)
+def test_a_sequential_run_declares_its_decision_form_and_plays_as_it_trained(
+    tmp_path, policy, order
+):
+    """The saved model plays in its form (decisions, slot order): lockstep rows equal its own
+    sequential episodes."""
     torch.set_num_threads(1)
-    run = config(tmp_path, max_steps=128, policy=policy, hidden=16, **SEQUENTIAL)
+    run = config(tmp_path, max_steps=128, policy=policy, hidden=16, slot_order=order, **SEQUENTIAL)
     train_maskable_ppo(run, lambda _: None)
     scheduler = load_scheduler(tmp_path / "model.zip")
     assert isinstance(scheduler, SequentialPPOScheduler)
@@ -106,13 +112,14 @@ def test_a_sequential_run_declares_its_decision_form_and_plays_as_it_trained(tmp
         features = scheduler.model.policy.features_extractor(obs)
         torch.testing.assert_close(features, torch.sign(obs) * torch.log1p(obs.abs()))
     assert scheduler.decisions == Decisions(at="events", hold=6)
+    assert scheduler.slot_order == order
     lockstep = completion_rates(scheduler, 3, 900_000, **ENV)
     episodes = [(make_config(None, **ENV), 900_000 + i) for i in range(3)]
     alone = [r["completion_rate"] for r in run_episodes(OneByOne(scheduler), episodes)]
     np.testing.assert_array_equal(lockstep, alone)
     for seed, rate in zip(range(900_000, 900_003), lockstep):
         env = CoreSequentialEnv(
-            predictor=make_predictor("wls"), decisions=scheduler.decisions, **ENV
+            predictor=make_predictor("wls"), decisions=scheduler.decisions, slot_order=order, **ENV
         )
         obs, _ = env.reset(seed=seed)
         done = False
@@ -132,8 +139,11 @@ def test_the_joint_form_keeps_its_scheduler_and_forms_are_checked(tmp_path):
     assert getattr(scheduler, "decisions", None) is None
     with pytest.raises(ValueError, match="MaskablePPOConfig.form must be one of"):
         config(tmp_path, form="tree")
-    with pytest.raises(ValueError, match="form 'joint' trains the MLP deciding every step"):
-        config(tmp_path, policy="slot_set")
+    for sequential_only in ({"policy": "slot_set"}, {"slot_order": "deadline"}):
+        with pytest.raises(ValueError, match="form 'joint' trains the MLP deciding every step"):
+            config(tmp_path, **sequential_only)
+    with pytest.raises(ValueError, match=r"slot_order must be one of \('table', 'deadline'\)"):
+        config(tmp_path, slot_order="arrival", **SEQUENTIAL)
     with pytest.raises(ValueError, match="MaskablePPOConfig.hold must be >= 1, got 0"):
         config(tmp_path, hold=0, **{k: v for k, v in SEQUENTIAL.items() if k != "hold"})
 
@@ -145,8 +155,8 @@ def test_a_run_continues_only_in_its_own_form_and_the_joint_loader_points_to_the
     train_maskable_ppo(config(tmp_path, max_steps=128, **SEQUENTIAL), log=lambda _: None)
     with pytest.raises(ValueError, match="give the new run another work folder"):
         train_maskable_ppo(config(tmp_path, max_steps=256, **{**SEQUENTIAL, "hold": 3}))
-    for policy in ("slot_set", "symlog_mlp"):
+    for other in ({"policy": "slot_set"}, {"policy": "symlog_mlp"}, {"slot_order": "deadline"}):
         with pytest.raises(ValueError, match="give the new run another work folder"):
-            train_maskable_ppo(config(tmp_path, max_steps=256, policy=policy, **SEQUENTIAL))
+            train_maskable_ppo(config(tmp_path, max_steps=256, **other, **SEQUENTIAL))
     with pytest.raises(ValueError, match="load it with .*load_scheduler"):
         MaskablePPOScheduler.load(tmp_path / "model.zip")
