@@ -31,8 +31,8 @@ from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.baselines.slot_set import (
     PointerHead,
     SlotSetExtractor,
-    observation_size,
     orthogonal,
+    sequential_size,
 )
 from mara_agents.checks import require
 from mara_agents.predictors import make_predictor
@@ -69,7 +69,8 @@ class IPPOConfig(BaselineRun):
     lr: float = 2.5e-4
     """Adam's learning rate (CleanRL's)."""
     hidden: int = 128
-    """Width of the two hidden layers of the actor and of the critic."""
+    """Width of the two hidden layers of the actor and of the critic (``slot_set``: of the slot
+    encodings, the context and the value MLP)."""
     live: bool = False
     """Nodes choose in index order under live masks, each seeing the slots taken before it."""
     decisions: str = "step"
@@ -133,7 +134,7 @@ class SlotSetActorCritic(nn.Module):
         super().__init__()
         self.num_nodes = num_nodes
         space = gym.spaces.Box(
-            -np.inf, np.inf, (observation_size(num_slots, slot_width, num_nodes),)
+            -np.inf, np.inf, (sequential_size(num_slots, slot_width, num_nodes),)
         )
         extractor = SlotSetExtractor(space, num_slots, slot_width, num_nodes, hidden)
         self.extract, self.actor = extractor, PointerHead(num_slots, hidden)
@@ -293,8 +294,10 @@ def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
 
     if checkpoint.is_file():
         state = torch.load(checkpoint, map_location="cpu", weights_only=False)
-        trained = {k: state.get(k) for k in ("live", "decisions")} | {
-            "policy": state.get("policy", "mlp")
+        trained = {
+            "live": state.get("live"),
+            "decisions": state.get("decisions"),
+            "policy": state.get("policy", "mlp"),
         }
         if "live" in state and trained != form:  # (checkpoints before forms were recorded: trusted)
             raise ValueError(

@@ -26,15 +26,15 @@ __all__ = [
     "PointerHead",
     "SlotSetExtractor",
     "SlotSetPolicy",
-    "observation_size",
     "orthogonal",
+    "sequential_size",
     "slot_set_kwargs",
 ]
 
 _GLOBALS = len(GLOBAL_FEATURES)
 
 
-def observation_size(num_slots: int, slot_width: int, num_nodes: int) -> int:
+def sequential_size(num_slots: int, slot_width: int, num_nodes: int) -> int:
     """Length of a sequential observation: the globals, K slot blocks, K taken flags, the node."""
     return _GLOBALS + num_slots * (slot_width + 1) + num_nodes
 
@@ -56,7 +56,7 @@ class SlotSetExtractor(BaseFeaturesExtractor):
         num_nodes: int,
         width: int = 64,
     ) -> None:
-        size = observation_size(num_slots, slot_width, num_nodes)
+        size = sequential_size(num_slots, slot_width, num_nodes)
         if observation_space.shape != (size,):
             raise ValueError(
                 f"SlotSetExtractor for K={num_slots}, F={slot_width}, M={num_nodes} reads "
