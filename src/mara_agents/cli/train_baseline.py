@@ -52,7 +52,7 @@ OPTIONS = {
     "minibatches": "minibatches per pass over an update's steps",
     "clip": "epsilon of the clipped objective",
     "value_coef": "weight of the value loss",
-    "hidden": "width of the two hidden layers (maskable_ppo: policy mlp or symlog_mlp)",
+    "hidden": "width of the hidden layers (maskable_ppo: policy mlp or symlog_mlp; ippo: both)",
     "live": "ippo: nodes choose in turn under live masks, seeing the slots taken before them",
     "slot_order": "maskable_ppo, sequential form: how observations list the slots, table or "
     "deadline",
