@@ -246,8 +246,8 @@ class SequentialPPOScheduler(Scheduler):
             obs[:, -nodes:] = 0.0
             obs[:, -nodes + node] = 1.0
             chosen, _ = self.model.predict(obs, action_masks=masks, deterministic=True)
-            slot = chosen < k
-            actions[:, node] = np.where(slot, listing[lanes[:, 0], np.minimum(chosen, k - 1)], k)
+            listed = listing[lanes[:, 0], np.minimum(chosen, k - 1)]  # the slot a position shows
+            actions[:, node] = np.where(chosen < k, listed, k)  # k idles
         return actions
 
 
@@ -347,7 +347,7 @@ def _new_model(config: MaskablePPOConfig, envs: VecEnv) -> MaskablePPO:
 
 
 def _check_resumed(model: MaskablePPO, config: MaskablePPOConfig, saved: Path) -> None:
-    """Refuse to continue a saved run in another form, decision form or policy than its own."""
+    """Refuse to continue a saved run in another form, decision form, policy or slot order."""
     trained = getattr(model, _DECISIONS, None)
     asked = dataclasses.asdict(config.decision_form) if config.form == "sequential" else None
     policy, order = policy_name(model), getattr(model, _SLOT_ORDER, "table")
