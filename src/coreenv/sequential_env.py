@@ -48,11 +48,9 @@ def slot_listing(states: np.ndarray, config: EnvConfig, order: str) -> np.ndarra
     ``"table"``: the slot table's order. ``"deadline"``: occupied slots by time left, soonest
     first, then the empty ones; ties keep the table's order.
     """
-    k, f = config.num_slots, slot_width(config)
-    start = table_start(0)
-    blocks = states[..., start : start + k * f].reshape(*states.shape[:-1], k, f)
+    blocks = _slot_blocks(states, config)
     if order == "table":
-        return np.broadcast_to(np.arange(k), blocks.shape[:-1])
+        return np.broadcast_to(np.arange(config.num_slots), blocks.shape[:-1])
     occupied = blocks[..., int(SlotFeature.OCCUPIED)] > 0
     key = np.where(occupied, blocks[..., int(SlotFeature.TIME_LEFT)], np.inf)
     return np.argsort(key, axis=-1, kind="stable")
@@ -60,13 +58,22 @@ def slot_listing(states: np.ndarray, config: EnvConfig, order: str) -> np.ndarra
 
 def listed_state(states: np.ndarray, listing: np.ndarray, config: EnvConfig) -> np.ndarray:
     """(…, D) states with their slot blocks in ``listing``'s order (`slot_listing`)."""
-    k, f = config.num_slots, slot_width(config)
-    start = table_start(0)
+    listed = np.take_along_axis(_slot_blocks(states, config), listing[..., None], axis=-2)
     out = states.copy()
-    blocks = states[..., start : start + k * f].reshape(*states.shape[:-1], k, f)
-    listed = np.take_along_axis(blocks, listing[..., None], axis=-2)
-    out[..., start : start + k * f] = listed.reshape(*states.shape[:-1], k * f)
+    out[..., _table(config)] = listed.reshape(*states.shape[:-1], -1)
     return out
+
+
+def _table(config: EnvConfig) -> slice:
+    """Where a state's slot blocks lie."""
+    start = table_start(0)
+    return slice(start, start + config.num_slots * slot_width(config))
+
+
+def _slot_blocks(states: np.ndarray, config: EnvConfig) -> np.ndarray:
+    """(…, K, F) the slot blocks of (…, D) states."""
+    table = states[..., _table(config)]
+    return table.reshape(*states.shape[:-1], config.num_slots, slot_width(config))
 
 
 class CoreSequentialEnv(gym.Env):
