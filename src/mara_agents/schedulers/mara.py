@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from coreenv import Predictor, SchedulerView, SlotFeature
+from coreenv import Decisions, Predictor, SchedulerView, SlotFeature
 from mara_agents.policy.mat import MAT, MATConfig
 from mara_agents.predictors import PREDICTORS, make_predictor
 from mara_agents.schedulers.base import Scheduler
@@ -35,6 +35,8 @@ class MARA(Scheduler):
         name: the method's name in results.
         quantiles: the levels of `coreenv.EnvConfig.estimate_quantiles` the policy reads (one
             slot column each; runners build its environments with them).
+        decisions: the decision form it plays in (None: every step); runners hold its joint
+            action between events of that form.
     """
 
     def __init__(
@@ -44,6 +46,7 @@ class MARA(Scheduler):
         deterministic: bool = True,
         name: str = "mara",
         quantiles: tuple[float, ...] = (),
+        decisions: Decisions | None = None,
     ) -> None:
         expected = len(SlotFeature) + len(quantiles)
         if policy.config.slot_features != expected:
@@ -56,6 +59,7 @@ class MARA(Scheduler):
         self.observation_quantiles = tuple(float(q) for q in quantiles)
         self.deterministic = deterministic
         self.name = name
+        self.decisions = decisions
 
     @classmethod
     def pretrained(
@@ -84,11 +88,18 @@ class MARA(Scheduler):
         policy = MAT(MATConfig(**state["mat_config"]))
         policy.load_state_dict(state["model"])
         quantiles = tuple(state.get("estimate_quantiles", ()))  # absent before package 0.4
+        decisions = state.get("decisions")  # absent in older checkpoints: every step
         name = state["predictor"]
         predictors = {} if predictors is None else predictors
         if name not in predictors:
             predictors[name] = make_predictor(name)
-        return cls(policy, predictors[name], name=variant, quantiles=quantiles)
+        return cls(
+            policy,
+            predictors[name],
+            name=variant,
+            quantiles=quantiles,
+            decisions=None if decisions is None else Decisions(**decisions),
+        )
 
     def save(
         self,
@@ -114,6 +125,7 @@ class MARA(Scheduler):
             "model": self.policy.state_dict(),
             "predictor": predictor,
             "estimate_quantiles": list(self.observation_quantiles),
+            "decisions": None if self.decisions is None else asdict(self.decisions),
             "shaping_beta": shaping_beta,
             "history": list(history),
         }

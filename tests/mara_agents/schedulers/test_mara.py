@@ -107,6 +107,20 @@ def test_the_symlog_setting_travels_with_the_checkpoint(tmp_path):
     assert not MARA.pretrained("mara_wls").policy.config.symlog  # shipped before symlog
 
 
+def test_the_decision_form_travels_with_the_checkpoint_and_runners_hold_it(tmp_path):
+    torch.manual_seed(0)
+    held = coreenv.Decisions(at="events", hold=4)
+    MARA(MAT(MATConfig()), WLSPredictor(), decisions=held).save(
+        tmp_path / "e.pt", predictor="wls", shaping_beta=1.0
+    )
+    loaded = MARA.pretrained("e", path=tmp_path / "e.pt")
+    assert loaded.decisions == held
+    assert MARA.pretrained("mara_wls").decisions is None  # shipped before the field: every step
+    every_step = MARA(loaded.policy, loaded.observation_predictor)
+    short = {"arrival_horizon": 150}
+    assert evaluate(loaded, episodes=2, seed=3, **short) != evaluate(every_step, 2, 3, **short)
+
+
 def test_a_layout_the_policy_did_not_learn_is_refused():
     with pytest.raises(ValueError, match="reads 9 columns per slot; 3 quantile levels"):
         MARA(MAT(MATConfig()), SpreadWLS(), quantiles=LEVELS)
