@@ -246,3 +246,25 @@ def test_compare_policies_pairs_every_policy_with_the_first(tmp_path, capsys, mo
     with pytest.raises(SystemExit):
         compare.main(["mara_typo"])
     assert "mara_typo: neither a sweep method (['edf'" in capsys.readouterr().err
+
+
+def test_mara_samplers_pairs_settings_on_training_seeds(capsys):
+    samplers = load_script("mara_samplers")
+    samplers.main(["--episodes", "2", "--settings", "4:1:euler", "2:1:euler"])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 4 ")]
+    assert rows and "+0.00 ± 0.00" in rows[0]  # the first setting is the reference
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--settings", "8:4"], "SAMPLES:STEPS:SOLVER"),
+        (["--settings", "8:4:rk4"], "SAMPLES:STEPS:SOLVER"),
+        (["--episodes", "1"], "--episodes must be >= 2"),
+        (["--seed", "999990", "--episodes", "20"], "training seeds"),
+    ],
+)
+def test_mara_samplers_refuses_bad_input_before_work(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        load_script("mara_samplers").parse_args(argv)
+    assert message in capsys.readouterr().err

@@ -1,0 +1,101 @@
+"""MARA with cheaper flow-matching samplers: completion paired on training seeds, cost against LARA.
+
+    python benchmarks/mara_samplers.py                      # 60 episodes from seed 960,000
+    python benchmarks/mara_samplers.py --settings 32:4:heun 8:4:heun --episodes 100
+
+Each setting ``SAMPLES:STEPS:SOLVER`` reads the policy's own network with that many sampled
+futures per prefix and integration steps (`FMConfig`'s sampler fields); the first setting is the
+reference of the paired differences. LARA plays the same episodes first, and every wall time is
+given as a ratio to its own, measured in the same run. Training seeds only (below 1,000,000),
+so a setting chosen here is not chosen on the sweep's evaluation episodes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import torch
+
+from mara_agents.evaluation import completion_rates, paired_difference
+from mara_agents.predictors.flow import MARA_NETWORK, FMPredictor
+from mara_agents.schedulers.lara import LARA
+from mara_agents.schedulers.mara import MARA, VARIANTS
+from mara_agents.seeds import EVALUATION
+
+DEFAULT_SETTINGS = ["32:4:heun", "16:4:heun", "8:4:heun", "32:4:euler", "32:2:heun"]
+SOLVERS = ("euler", "heun")
+ENV = {"task_set": "id_train", "arrival_prob": 0.04}
+
+
+def setting(text: str) -> tuple[int, int, str]:
+    """``"SAMPLES:STEPS:SOLVER"`` -> (samples, steps, solver), or argparse's error naming it."""
+    parts = text.split(":")
+    try:
+        samples, steps, solver = int(parts[0]), int(parts[1]), parts[2]
+        if len(parts) != 3 or samples < 1 or steps < 1 or solver not in SOLVERS:
+            raise ValueError
+    except (ValueError, IndexError):
+        raise argparse.ArgumentTypeError(
+            f"a setting is SAMPLES:STEPS:SOLVER with SAMPLES, STEPS >= 1 and SOLVER one of "
+            f"{SOLVERS}, got {text!r}"
+        ) from None
+    return samples, steps, solver
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    fm_variants = sorted(name for name, v in VARIANTS.items() if v.predictor.startswith("fm"))
+    parser.add_argument("--variant", default="mara", choices=fm_variants)
+    parser.add_argument("--episodes", type=int, default=60, help=">= 2, paired")
+    parser.add_argument("--seed", type=int, default=960_000, help="first episode (training seeds)")
+    parser.add_argument("--settings", nargs="+", type=setting, default=DEFAULT_SETTINGS)
+    args = parser.parse_args(argv)
+    if args.episodes < 2:
+        parser.error(f"--episodes must be >= 2 (the differences are paired), got {args.episodes}.")
+    if not 0 <= args.seed or args.seed + args.episodes > EVALUATION:
+        parser.error(
+            f"--seed must keep every episode on training seeds, in [0, {EVALUATION}), got "
+            f"{args.seed} + {args.episodes} episodes."
+        )
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    lara = completion_rates(LARA(), args.episodes, args.seed, **ENV)
+    lara_seconds = time.perf_counter() - start
+    print(
+        f"{args.variant} on {args.episodes} id_train episodes at p = 0.04 from seed {args.seed}; "
+        f"LARA {100 * lara.mean():.2f}% in {lara_seconds:.1f} s\n"
+    )
+    print(
+        "| samples | steps | solver | completion (%) | − first (paired ± SE) | − LARA "
+        "| cost / LARA |\n|---|---|---|---|---|---|---|"
+    )
+    network = VARIANTS[args.variant].predictor
+    first = None
+    for samples, steps, solver in args.settings:
+        path = MARA_NETWORK if network == "fm_mara" else None
+        predictor = FMPredictor.pretrained(
+            path, calibrated=network == "fm", samples=samples, ode_steps=steps, solver=solver
+        )
+        mara = MARA.pretrained(args.variant, predictors={network: predictor})
+        start = time.perf_counter()
+        rates = completion_rates(mara, args.episodes, args.seed, **ENV)
+        seconds = time.perf_counter() - start
+        first = rates if first is None else first
+        gain, se = paired_difference(first, rates)
+        over, over_se = paired_difference(lara, rates)
+        print(
+            f"| {samples} | {steps} | {solver} | {100 * rates.mean():.2f} | {100 * gain:+.2f} ± "
+            f"{100 * se:.2f} | {100 * over:+.2f} ± {100 * over_se:.2f} | "
+            f"{seconds / lara_seconds:.2f} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
