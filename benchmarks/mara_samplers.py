@@ -23,7 +23,13 @@ from mara_agents.schedulers.lara import LARA
 from mara_agents.schedulers.mara import MARA, VARIANTS
 from mara_agents.seeds import EVALUATION
 
-DEFAULT_SETTINGS = ["32:4:heun", "16:4:heun", "8:4:heun", "32:4:euler", "32:2:heun"]
+DEFAULT_SETTINGS = [
+    (32, 4, "heun"),
+    (16, 4, "heun"),
+    (8, 4, "heun"),
+    (32, 4, "euler"),
+    (32, 2, "heun"),
+]
 SOLVERS = ("euler", "heun")
 ENV = {"task_set": "id_train", "arrival_prob": 0.04}
 

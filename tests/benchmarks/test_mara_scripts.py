@@ -250,6 +250,7 @@ def test_compare_policies_pairs_every_policy_with_the_first(tmp_path, capsys, mo
 
 def test_mara_samplers_pairs_settings_on_training_seeds(capsys):
     samplers = load_script("mara_samplers")
+    assert samplers.parse_args([]).settings[0] == (32, 4, "heun")  # the network's own sampler
     samplers.main(["--episodes", "2", "--settings", "4:1:euler", "2:1:euler"])
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 4 ")]
     assert rows and "+0.00 ± 0.00" in rows[0]  # the first setting is the reference
