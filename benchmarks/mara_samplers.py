@@ -18,7 +18,7 @@ import time
 import torch
 
 from mara_agents.evaluation import completion_rates, paired_difference
-from mara_agents.predictors.flow import MARA_NETWORK, FMPredictor
+from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.lara import LARA
 from mara_agents.schedulers.mara import MARA, VARIANTS
 from mara_agents.seeds import EVALUATION
@@ -84,10 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     network = VARIANTS[args.variant].predictor
     first = None
     for samples, steps, solver in args.settings:
-        path = MARA_NETWORK if network == "fm_mara" else None
-        predictor = FMPredictor.pretrained(
-            path, calibrated=network == "fm", samples=samples, ode_steps=steps, solver=solver
-        )
+        predictor = make_predictor(network, samples=samples, ode_steps=steps, solver=solver)
         mara = MARA.pretrained(args.variant, predictors={network: predictor})
         start = time.perf_counter()
         rates = completion_rates(mara, args.episodes, args.seed, **ENV)

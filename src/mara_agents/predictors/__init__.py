@@ -8,6 +8,7 @@ query protocol; `flow_training` trains the flow-matching one.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from coreenv import Predictor
 from mara_agents.predictors.clairvoyant import ClairvoyantPredictor
@@ -26,28 +27,28 @@ __all__ = [
 ]
 
 
-def _pretrained_fm() -> Predictor:
+def _pretrained_fm(**sampler: Any) -> Predictor:
     """The shipped flow-matching predictor (needs torch: imported on use)."""
     from mara_agents.predictors.flow import FMPredictor
 
-    return FMPredictor.pretrained()
+    return FMPredictor.pretrained(**sampler)
 
 
-def _raw_fm() -> Predictor:
+def _raw_fm(**sampler: Any) -> Predictor:
     """The shipped flow-matching network read without its calibration (needs torch)."""
     from mara_agents.predictors.flow import FMPredictor
 
-    return FMPredictor.pretrained(calibrated=False)
+    return FMPredictor.pretrained(calibrated=False, **sampler)
 
 
-def _mara_fm() -> Predictor:
+def _mara_fm(**sampler: Any) -> Predictor:
     """The network the shipped MARA policies were trained on, read raw (needs torch)."""
     from mara_agents.predictors.flow import MARA_NETWORK, FMPredictor
 
-    return FMPredictor.pretrained(MARA_NETWORK, calibrated=False)
+    return FMPredictor.pretrained(MARA_NETWORK, calibrated=False, **sampler)
 
 
-PREDICTORS: dict[str, Callable[[], Predictor]] = {
+PREDICTORS: dict[str, Callable[..., Predictor]] = {
     "wls": WLSPredictor,
     "fm": _pretrained_fm,
     "fm_raw": _raw_fm,
@@ -59,11 +60,17 @@ calibration), ``"fm_raw"`` (the same network read raw: median and sampled share)
 they read it until they are retrained on the new one)."""
 
 
-def make_predictor(name: str) -> Predictor:
-    """A fresh predictor from its name in `PREDICTORS`."""
+def make_predictor(name: str, **sampler: Any) -> Predictor:
+    """A fresh predictor from its name in `PREDICTORS`.
+
+    ``sampler``: sampler settings of a flow-matching one (`FMConfig`'s ``SAMPLER_FIELDS``, such as
+    ``samples=8``), to read its network with another sampler; WLS has none.
+    """
     if name not in PREDICTORS:
         raise ValueError(f"unknown predictor {name!r}; valid names: {sorted(PREDICTORS)}.")
-    return PREDICTORS[name]()
+    if sampler and name == "wls":
+        raise ValueError(f"predictor 'wls' has no sampler settings, got {sorted(sampler)}.")
+    return PREDICTORS[name](**sampler)
 
 
 def __getattr__(name: str):

@@ -156,6 +156,20 @@ def test_mara_reads_the_network_its_policies_were_trained_on():
     np.testing.assert_array_equal(mara.futures([prefix]), reference.futures([prefix]))
 
 
+def test_a_predictor_by_name_takes_sampler_settings_and_wls_refuses_them():
+    from mara_agents.predictors import make_predictor
+
+    cheap = make_predictor("fm_mara", samples=8, ode_steps=2)
+    assert (cheap.config.samples, cheap.config.ode_steps) == (8, 2) and cheap.calibration is None
+    prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
+    assert cheap.futures([prefix]).shape[1] == 8
+    assert make_predictor("fm", samples=8).calibration is not None
+    with pytest.raises(ValueError, match="'wls' has no sampler settings"):
+        make_predictor("wls", samples=8)
+    with pytest.raises(ValueError, match="shape the trained network"):
+        make_predictor("fm_raw", hidden=64)
+
+
 def test_family_ratios_are_each_familys_mae_over_wlss_under_the_calibrations_reading():
     from mara_agents.predictors.calibration import family_ratios
 
