@@ -22,6 +22,7 @@ from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.lara import LARA
 from mara_agents.schedulers.mara import MARA, VARIANTS
 from mara_agents.seeds import EVALUATION
+from mara_agents.training.recipe import TRAINING_ENV
 
 DEFAULT_SETTINGS = [
     (32, 4, "heun"),
@@ -31,17 +32,18 @@ DEFAULT_SETTINGS = [
     (32, 2, "heun"),
 ]
 SOLVERS = ("euler", "heun")
-ENV = {"task_set": "id_train", "arrival_prob": 0.04}
 
 
 def setting(text: str) -> tuple[int, int, str]:
     """``"SAMPLES:STEPS:SOLVER"`` -> (samples, steps, solver), or argparse's error naming it."""
     parts = text.split(":")
     try:
-        samples, steps, solver = int(parts[0]), int(parts[1]), parts[2]
-        if len(parts) != 3 or samples < 1 or steps < 1 or solver not in SOLVERS:
+        if len(parts) != 3:
             raise ValueError
-    except (ValueError, IndexError):
+        samples, steps, solver = int(parts[0]), int(parts[1]), parts[2]
+        if samples < 1 or steps < 1 or solver not in SOLVERS:
+            raise ValueError
+    except ValueError:
         raise argparse.ArgumentTypeError(
             f"a setting is SAMPLES:STEPS:SOLVER with SAMPLES, STEPS >= 1 and SOLVER one of "
             f"{SOLVERS}, got {text!r}"
@@ -71,10 +73,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     torch.set_num_threads(1)
     start = time.perf_counter()
-    lara = completion_rates(LARA(), args.episodes, args.seed, **ENV)
+    lara = completion_rates(LARA(), args.episodes, args.seed, **TRAINING_ENV)
     lara_seconds = time.perf_counter() - start
     print(
-        f"{args.variant} on {args.episodes} id_train episodes at p = 0.04 from seed {args.seed}; "
+        f"{args.variant} on {args.episodes} {TRAINING_ENV['task_set']} episodes at p = "
+        f"{TRAINING_ENV['arrival_prob']} from seed {args.seed}; "
         f"LARA {100 * lara.mean():.2f}% in {lara_seconds:.1f} s\n"
     )
     print(
@@ -87,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
         predictor = make_predictor(network, samples=samples, ode_steps=steps, solver=solver)
         mara = MARA.pretrained(args.variant, predictors={network: predictor})
         start = time.perf_counter()
-        rates = completion_rates(mara, args.episodes, args.seed, **ENV)
+        rates = completion_rates(mara, args.episodes, args.seed, **TRAINING_ENV)
         seconds = time.perf_counter() - start
         first = rates if first is None else first
         gain, se = paired_difference(first, rates)
