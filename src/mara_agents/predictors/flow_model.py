@@ -16,6 +16,7 @@ on the straight path ``z_u = (1 − u) z_0 + u z_1``, ``z_0 ~ N(0, I)``:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -147,7 +148,10 @@ def context_matrix(log_losses: np.ndarray, ends: np.ndarray, config: FMConfig) -
     """
     ends = np.asarray(ends, np.int64)
     recent = np.clip(ends[:, None] + np.arange(1 - config.recent, 1), 0, None)
-    spread = np.round(np.geomspace(1, ends + 1, config.spread, axis=1)).astype(np.int64) - 1
+    if len(ends) == 1:  # one prefix, as the predictor asks: the positions of its length, kept
+        spread = _spread_of(int(ends[0]), config.spread)[None]
+    else:
+        spread = spread_positions(ends, config.spread)
     positions = np.concatenate([recent, spread], axis=1)  # (N, recent + spread)
     features = np.empty((len(ends), config.context_size), np.float32)
     shape = config.recent + config.spread
@@ -161,6 +165,22 @@ def context_matrix(log_losses: np.ndarray, ends: np.ndarray, config: FMConfig) -
     if config.wls_context:
         features[:, column:] = wls_context(log_losses, ends)
     return features
+
+
+def spread_positions(ends: np.ndarray, count: int) -> np.ndarray:
+    """(N, count) int64 log-spaced positions over each prefix ``[0, n]``, n in ``ends``."""
+    return np.round(np.geomspace(1, ends + 1, count, axis=1)).astype(np.int64) - 1
+
+
+@functools.lru_cache(maxsize=16384)
+def _spread_of(end: int, count: int) -> np.ndarray:
+    """`spread_positions` of one prefix length, computed once; read-only.
+
+    ``geomspace`` was most of the cost of one prefix's context features.
+    """
+    positions = spread_positions(np.array([end]), count)[0]
+    positions.flags.writeable = False
+    return positions
 
 
 def symlog(x: np.ndarray) -> np.ndarray:
