@@ -269,3 +269,29 @@ def test_mara_samplers_refuses_bad_input_before_work(argv, message, capsys):
     with pytest.raises(SystemExit):
         load_script("mara_samplers").parse_args(argv)
     assert message in capsys.readouterr().err
+
+
+def test_value_of_information_prices_errors_on_paired_training_seeds(capsys):
+    script = load_script("value_of_information")
+    argv = ["--task-sets", "vit_ood", "--episodes", "2", "--noise", "0", "1", "--workers", "1"]
+    script.main(argv)
+    rows = {line.split(" | ")[0][2:]: line for line in capsys.readouterr().out.splitlines()}
+    assert {"fifo", "edf", "lara", "lara_fm", "truth 0", "truth 1", "oracle", "mara"} <= set(rows)
+    assert rows["lara_fm"].count("|") == rows["truth 0"].count("|")  # one table, full rows
+    assert "%" in rows["lara_fm"].split("|")[-2]  # the share of estimates that were never
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--episodes", "1"], "--episodes must be >= 2"),
+        (["--seed", "999990", "--episodes", "20"], "training seeds"),
+        (["--noise", "-1"], "--noise values must be >= 0"),
+        (["--load", "1.5"], "--load must be in (0, 1)"),
+        (["--task-sets", "live"], "invalid choice"),
+    ],
+)
+def test_value_of_information_refuses_bad_input_before_work(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        load_script("value_of_information").parse_args(argv)
+    assert message in capsys.readouterr().err

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coreenv import Predictor
-from mara_agents.predictors.clairvoyant import ClairvoyantPredictor
+from mara_agents.predictors.clairvoyant import ClairvoyantPredictor, ErrorLog
 from mara_agents.predictors.horizon import HORIZON
 from mara_agents.predictors.wls import WLSConfig, WLSFit, WLSPredictor
 
@@ -19,6 +19,7 @@ __all__ = [
     "HORIZON",
     "PREDICTORS",
     "ClairvoyantPredictor",
+    "ErrorLog",
     "FMPredictor",
     "WLSConfig",
     "WLSFit",

@@ -1,0 +1,123 @@
+"""What better estimates are worth: LARA fed the true demand with errors of chosen sizes.
+
+    python benchmarks/value_of_information.py                  # 30 episodes per task set
+    python benchmarks/value_of_information.py --task-sets id --noise 0 0.5 --episodes 100
+
+On each task set, paired on the same training-seed episodes (below 1,000,000): FIFO, EDF, LARA
+(WLS), LARA-FM, LARA on the true remaining demand times one log-normal error factor per task
+(`TruthLARA`, for each σ of ``--noise``), the oracle and the shipped MARA. LARA's and LARA-FM's
+queries are scored against the truth as they play (`ErrorLog`; a query whose prefix starts several
+runs with different demands has no known truth: RL runs share their first batches), and their
+errors given as the σ whose noise errs as much in the median, their median (bias) and the share
+of estimates that were "never".
+"""
+
+from __future__ import annotations
+
+import argparse
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+import torch
+
+from coreenv.curves import named_task_set
+from mara_agents.evaluation import completion_rates, paired_difference
+from mara_agents.predictors import ClairvoyantPredictor, ErrorLog, WLSPredictor, make_predictor
+from mara_agents.schedulers import EDF, FIFO, LARA, Oracle, TruthLARA
+from mara_agents.schedulers.mara import MARA
+from mara_agents.seeds import EVALUATION
+
+TASK_SETS = ("id", "rl_ood", "vit_ood")
+"""The test runs of the bundled curve banks, whose runs `ClairvoyantPredictor` can look up."""
+CLASSIC = ("fifo", "edf", "lara")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task-sets", nargs="+", default=list(TASK_SETS), choices=TASK_SETS)
+    parser.add_argument("--load", type=float, default=0.04, help="arrival probability, in (0, 1)")
+    parser.add_argument("--episodes", type=int, default=30, help=">= 2, paired")
+    parser.add_argument("--seed", type=int, default=970_000, help="first episode (training seeds)")
+    parser.add_argument("--noise", type=float, nargs="+", default=[0.0, 0.1, 0.25, 0.5, 1.0])
+    parser.add_argument("--no-mara", action="store_true", help="leave the shipped MARA out")
+    parser.add_argument("--workers", type=int, default=2, help=">= 1 processes")
+    args = parser.parse_args(argv)
+    if args.episodes < 2:
+        parser.error(f"--episodes must be >= 2 (the differences are paired), got {args.episodes}.")
+    if not 0 <= args.seed or args.seed + args.episodes > EVALUATION:
+        parser.error(
+            f"--seed must keep every episode on training seeds, in [0, {EVALUATION}), got "
+            f"{args.seed} + {args.episodes} episodes."
+        )
+    if not 0 < args.load < 1:
+        parser.error(f"--load must be in (0, 1), got {args.load}.")
+    if any(not s >= 0 for s in args.noise):
+        parser.error(f"--noise values must be >= 0, got {args.noise}.")
+    if args.workers < 1:
+        parser.error(f"--workers must be >= 1, got {args.workers}.")
+    return args
+
+
+def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarray, str]:
+    """One method's completion rates on the task set's episodes, and its estimates' errors.
+
+    For LARA and LARA-FM: the σ equivalent to them, their median (bias), the share "never" and
+    the share whose truth is unknown; for the others, empty cells.
+    """
+    torch.set_num_threads(1)
+    log = None
+    if method in ("lara", "lara_fm"):
+        predictor = WLSPredictor() if method == "lara" else make_predictor("fm")
+        log = ErrorLog(predictor, ClairvoyantPredictor(named_task_set(task_set)))
+        scheduler = LARA(predictor=log)
+    elif method.startswith("truth "):
+        scheduler = TruthLARA(noise=float(method.split()[1]))
+    else:
+        makers = {"fifo": FIFO, "edf": EDF, "oracle": Oracle, "mara": MARA.pretrained}
+        scheduler = makers[method]()
+    env = {"task_set": task_set, "arrival_prob": args.load}
+    rates = completion_rates(scheduler, args.episodes, args.seed, **env)
+    if log is None:
+        return rates, "| | | | |"
+    known = log.never + len(log.log_errors)
+    return rates, (
+        f"| {log.equivalent_noise():.2f} | {log.bias():+.2f} | {100 * log.never / known:.1f}% "
+        f"| {100 * log.unknown / (known + log.unknown):.0f}% |"
+    )
+
+
+def play_all(units: list[tuple[str, str]], args: argparse.Namespace) -> dict:
+    """`play` of every (method, task set), in ``--workers`` processes (1: in this one)."""
+    if args.workers == 1:
+        return {unit: play(*unit, args) for unit in units}
+    with ProcessPoolExecutor(args.workers) as pool:
+        runs = {unit: pool.submit(play, *unit, args) for unit in units}
+        return {unit: run.result() for unit, run in runs.items()}
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    methods = [*CLASSIC, "lara_fm", *(f"truth {s:g}" for s in args.noise), "oracle"]
+    if not args.no_mara:
+        methods.append("mara")
+    results = play_all([(m, t) for t in args.task_sets for m in methods], args)
+    for task_set in args.task_sets:
+        rates = {m: results[(m, task_set)][0] for m in methods}
+        best = max(CLASSIC, key=lambda m: rates[m].mean())
+        headroom = rates["oracle"].mean() - rates[best].mean()
+        print(
+            f"\n{task_set}, p = {args.load}, {args.episodes} episodes from seed {args.seed} "
+            f"(best classic: {best})\n\n| method | completion (%) | − {best} (paired ± SE) "
+            "| share of the oracle's headroom | errors as σ | median log error | never "
+            "| truth unknown |\n|---|---|---|---|---|---|---|---|"
+        )
+        for method in methods:
+            gain, se = paired_difference(rates[best], rates[method])
+            print(
+                f"| {method} | {100 * rates[method].mean():.2f} | {100 * gain:+.2f} ± "
+                f"{100 * se:.2f} | {100 * gain / headroom:.0f}% {results[(method, task_set)][1]}"
+            )
+
+
+if __name__ == "__main__":
+    main()
