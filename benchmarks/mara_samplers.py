@@ -21,7 +21,7 @@ from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.lara import LARA
 from mara_agents.schedulers.mara import MARA, VARIANTS
-from mara_agents.seeds import EVALUATION
+from mara_agents.seeds import check_choice_episodes
 from mara_agents.training.recipe import TRAINING_ENV
 
 DEFAULT_SETTINGS = [
@@ -59,13 +59,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=960_000, help="first episode (training seeds)")
     parser.add_argument("--settings", nargs="+", type=setting, default=DEFAULT_SETTINGS)
     args = parser.parse_args(argv)
-    if args.episodes < 2:
-        parser.error(f"--episodes must be >= 2 (the differences are paired), got {args.episodes}.")
-    if not 0 <= args.seed or args.seed + args.episodes > EVALUATION:
-        parser.error(
-            f"--seed must keep every episode on training seeds, in [0, {EVALUATION}), got "
-            f"{args.seed} + {args.episodes} episodes."
-        )
+    try:
+        check_choice_episodes(args.seed, args.episodes)
+    except ValueError as e:
+        parser.error(str(e))
     return args
 
 

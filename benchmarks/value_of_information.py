@@ -25,7 +25,7 @@ from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.predictors import ClairvoyantPredictor, ErrorLog, WLSPredictor, make_predictor
 from mara_agents.schedulers import EDF, FIFO, LARA, Oracle, TruthLARA
 from mara_agents.schedulers.mara import MARA
-from mara_agents.seeds import EVALUATION
+from mara_agents.seeds import check_choice_episodes
 
 TASK_SETS = ("id", "rl_ood", "vit_ood")
 """The test runs of the bundled curve banks, whose runs `ClairvoyantPredictor` can look up."""
@@ -42,13 +42,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--no-mara", action="store_true", help="leave the shipped MARA out")
     parser.add_argument("--workers", type=int, default=2, help=">= 1 processes")
     args = parser.parse_args(argv)
-    if args.episodes < 2:
-        parser.error(f"--episodes must be >= 2 (the differences are paired), got {args.episodes}.")
-    if not 0 <= args.seed or args.seed + args.episodes > EVALUATION:
-        parser.error(
-            f"--seed must keep every episode on training seeds, in [0, {EVALUATION}), got "
-            f"{args.seed} + {args.episodes} episodes."
-        )
+    try:
+        check_choice_episodes(args.seed, args.episodes)
+    except ValueError as e:
+        parser.error(str(e))
     if not 0 < args.load < 1:
         parser.error(f"--load must be in (0, 1), got {args.load}.")
     if any(not s >= 0 for s in args.noise):
