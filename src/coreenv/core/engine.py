@@ -208,8 +208,8 @@ def step(
             else:
                 ready[num_trained] = j
                 num_trained += 1
-        for j in won[:num_won]:  # they leave before deadlines are looked at
-            clear_slot(j, lane, slot_ints, slot_floats, table, mask)
+        for w in range(num_won):  # they leave before deadlines are looked at
+            clear_slot(won[w], lane, slot_ints, slot_floats, table, mask)
         lane[b, STEP_SUCCESSES] = num_won
         lane[b, SUCCESSES] += num_won
         # -- step 4: tasks whose deadline has come fail and leave, in slots and waiting
@@ -265,7 +265,8 @@ def step(
         elif now >= settings[MAX_STEPS]:
             lane[b, ENDED] = TRUNCATED
     num_ready = 0
-    for j in ready[:num_trained]:
+    for r in range(num_trained):
+        j = ready[r]
         if mask[j // k, j % k] and slot_ints[CURSOR, j] >= min_prefix:
             ready[num_ready] = j
             num_ready += 1
@@ -288,9 +289,12 @@ def clear_slot(
     mask[b, j % k] = 0
     lane[b, NUM_OCCUPIED] -= 1
     lane[b, VERSION] += 1
-    slot_ints[:, j] = EMPTY_INTS
-    slot_floats[:, j] = EMPTY_FLOATS
-    table[j, :] = 0.0
+    for row in range(EMPTY_INTS.size):  # element loops: slice assignments compile slowly
+        slot_ints[row, j] = EMPTY_INTS[row]
+    for row in range(EMPTY_FLOATS.size):
+        slot_floats[row, j] = EMPTY_FLOATS[row]
+    for c in range(table.shape[1]):
+        table[j, c] = 0.0
 
 
 @compiled
@@ -328,7 +332,8 @@ def _fill(
         slot_ints[CROSSING + row, j] = np.int64(record[row])
     for row in range(RECORD_FLOATS):
         slot_floats[TARGET + row, j] = record[RECORD_INTS + row]
-    table[j, :] = record[RECORD_INTS + RECORD_FLOATS :]
+    for c in range(table.shape[1]):
+        table[j, c] = record[RECORD_INTS + RECORD_FLOATS + c]
     table[j, TIME_LEFT_COL] = (record[RECORD_DEADLINE] - now) / time_scale
     slot_floats[SLOT_SCALE, j] = 1.0 / time_scale
     mask[b, a] = 1
@@ -358,21 +363,23 @@ def observe_into(
     ``table`` (B·K, F)). An inactive lane's rows are 0. Each lane's row is made once in a
     float32 buffer and copied to its nodes.
     """
-    nodes = obs.shape[1]
+    nodes, width = obs.shape[1], obs.shape[2]
     k = table.shape[0] // lane.shape[0]
     size = k * table.shape[1]
+    start = nodes + GLOBALS
     blocks = table.reshape(-1)  # lane b's slot blocks are blocks[b * size : (b + 1) * size]
-    row = np.empty(obs.shape[2], np.float32)  # a lane's row before its node's one-hot
-    row[:nodes] = 0.0
-    for r in range(lanes.size):
+    row = np.zeros(width, np.float32)  # a lane's row before its node's one-hot
+    for r in range(lanes.size):  # element loops: slice assignments take numba seconds to compile
         b = lanes[r]
-        if lane[b, ACTIVE] == 0:
-            obs[r] = 0.0
-            continue
-        row[nodes] = min(lane[b, T] / horizon, OBS_BOUND)
-        row[nodes + 1] = lane[b, NUM_WAITING] / k
-        row[nodes + 2] = max(nodes - lane[b, NUM_OCCUPIED], 0) / nodes
-        row[nodes + GLOBALS :] = blocks[b * size : (b + 1) * size]
+        active = lane[b, ACTIVE] == 1
+        if active:
+            row[nodes] = min(lane[b, T] / horizon, OBS_BOUND)
+            row[nodes + 1] = lane[b, NUM_WAITING] / k
+            row[nodes + 2] = max(nodes - lane[b, NUM_OCCUPIED], 0) / nodes
+            for c in range(size):
+                row[start + c] = blocks[b * size + c]
         for i in range(nodes):
-            obs[r, i] = row
-            obs[r, i, i] = 1.0
+            for c in range(width):
+                obs[r, i, c] = row[c] if active else 0.0
+            if active:
+                obs[r, i, i] = 1.0
