@@ -5,11 +5,12 @@
 
 On each task set, paired on the same training-seed episodes (below 1,000,000): FIFO, EDF, LARA
 (WLS), LARA-FM, LARA on the true remaining demand times one log-normal error factor per task
-(`TruthLARA`, for each σ of ``--noise``), the oracle and the shipped MARA. LARA's and LARA-FM's
-queries are scored against the truth as they play (`ErrorLog`; a query whose prefix starts several
-runs with different demands has no known truth: RL runs share their first batches), and their
-errors given as the σ whose noise errs as much in the median, their median (bias) and the share
-of estimates that were "never".
+(`TruthLARA`, "truth σ", for each σ of ``--noise``), HOP on 32 samples spread by the same σ
+around that estimate (`TruthHOP`, "hedged σ": a planner that knows how unsure it is), the oracle
+and the shipped MARA. LARA's and LARA-FM's queries are scored against the truth as they play
+(`ErrorLog`; a query whose prefix starts several runs with different demands has no known truth:
+RL runs share their first batches), and their errors given as the σ whose noise errs as much in
+the median, their median (bias) and the share of estimates that were "never".
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import torch
 from coreenv.curves import named_task_set
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.predictors import ClairvoyantPredictor, ErrorLog, WLSPredictor, make_predictor
-from mara_agents.schedulers import EDF, FIFO, LARA, Oracle, TruthLARA
+from mara_agents.schedulers import EDF, FIFO, LARA, Oracle, TruthHOP, TruthLARA
 from mara_agents.schedulers.mara import MARA
 from mara_agents.seeds import check_choice_episodes
 
@@ -69,6 +70,8 @@ def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarr
         scheduler = LARA(predictor=log)
     elif method.startswith("truth "):
         scheduler = TruthLARA(noise=float(method.split()[1]))
+    elif method.startswith("hedged "):
+        scheduler = TruthHOP(noise=float(method.split()[1]))
     else:
         makers = {"fifo": FIFO, "edf": EDF, "oracle": Oracle, "mara": MARA.pretrained}
         scheduler = makers[method]()
@@ -94,7 +97,8 @@ def play_all(units: list[tuple[str, str]], args: argparse.Namespace) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    methods = [*CLASSIC, "lara_fm", *(f"truth {s:g}" for s in args.noise), "oracle"]
+    truth = [f"{name} {s:g}" for s in args.noise for name in ("truth", "hedged")]
+    methods = [*CLASSIC, "lara_fm", *truth, "oracle"]
     if not args.no_mara:
         methods.append("mara")
     results = play_all([(m, t) for t in args.task_sets for m in methods], args)

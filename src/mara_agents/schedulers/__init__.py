@@ -7,8 +7,9 @@ stays a numpy-only import.
 from mara_agents.schedulers.base import Scheduler, serve_in_order
 from mara_agents.schedulers.heuristics import EDF, FIFO, RandomScheduler
 from mara_agents.schedulers.hop import HOP, HOPConfig
-from mara_agents.schedulers.lara import LARA, TruthLARA
+from mara_agents.schedulers.lara import LARA
 from mara_agents.schedulers.oracle import Oracle
+from mara_agents.schedulers.truth import TruthHOP, TruthLARA
 
 __all__ = [
     "EDF",
@@ -20,6 +21,7 @@ __all__ = [
     "Oracle",
     "RandomScheduler",
     "Scheduler",
+    "TruthHOP",
     "TruthLARA",
     "serve_in_order",
 ]

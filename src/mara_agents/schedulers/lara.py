@@ -18,8 +18,6 @@ design §4 (LARA), which is consistent with every published description of it:
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from coreenv import Predictor, SchedulerView, estimate_many
@@ -27,7 +25,7 @@ from mara_agents.predictors import WLSPredictor
 from mara_agents.schedulers.base import EpisodeMemo, Scheduler, serve_orders
 from mara_agents.schedulers.planning import plan
 
-__all__ = ["LARA", "TruthLARA", "explore_first", "to_plan"]
+__all__ = ["LARA", "explore_first", "to_plan"]
 
 
 def to_plan(view: SchedulerView, explore: int) -> np.ndarray:
@@ -103,51 +101,3 @@ class LARA(Scheduler):
 
         episodes, slots = np.nonzero(ready)
         return np.array(self._memo.rows(view, episodes, slots, estimate), np.float64)
-
-
-class TruthLARA(LARA):
-    """LARA planning on the true remaining demand, times one log-normal error per task.
-
-    A diagnostic, not a method: it reads the hidden truth of a clairvoyant view (as the oracle
-    does) and prices estimation error in completion (`benchmarks/value_of_information.py`).
-    Each task's estimates are its true remaining batches times ``exp(noise · z)``, one
-    ``z ~ N(0, 1)`` per task drawn from ``seed``, the episode's seed and the task's number, so a
-    seeded episode is played the same every time. ``noise = 0``: LARA on the true demand.
-    """
-
-    clairvoyant = True
-
-    name = "lara_truth"
-
-    def __init__(self, noise: float = 0.0, seed: int = 0, explore: int = 3) -> None:
-        if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not noise >= 0:
-            raise ValueError(f"TruthLARA noise must be a number >= 0, got {noise!r}.")
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"TruthLARA seed must be an int >= 0, got {seed!r}.")
-        super().__init__(explore=explore)
-        self.noise = float(noise)
-        self.seed = seed
-        self._factors: dict[tuple[int, int], float] = {}
-
-    def _remaining(self, view: SchedulerView, ready: np.ndarray) -> np.ndarray:
-        """The ``ready`` slots' true remaining batches, each times its task's error factor."""
-        if view.remaining is None:
-            raise ValueError("TruthLARA needs a clairvoyant view: view(clairvoyant=True).")
-        episodes, slots = np.nonzero(ready)
-        remaining = view.remaining[episodes, slots].astype(np.float64)
-        if (remaining < 0).any():
-            raise ValueError("TruthLARA needs every task's true demand; this task set hides it.")
-        if self.noise:
-            seeds, uids = view.seed[episodes].tolist(), view.uid[episodes, slots].tolist()
-            remaining *= [self._factor(s, u) for s, u in zip(seeds, uids)]
-        return remaining
-
-    def _factor(self, episode_seed: int, uid: int) -> float:
-        """``exp(noise · z)`` of task ``uid`` of the episode seeded ``episode_seed``."""
-        if episode_seed < 0:
-            raise ValueError("TruthLARA with noise plays seeded episodes only (reset(seed=...)).")
-        key = (episode_seed, uid)
-        if key not in self._factors:
-            z = np.random.default_rng([self.seed, episode_seed, uid]).standard_normal()
-            self._factors[key] = math.exp(self.noise * z)
-        return self._factors[key]
