@@ -371,15 +371,17 @@ def observe_into(
     row = np.zeros(width, np.float32)  # a lane's row before its node's one-hot
     for r in range(lanes.size):  # element loops: slice assignments take numba seconds to compile
         b = lanes[r]
-        active = lane[b, ACTIVE] == 1
-        if active:
-            row[nodes] = min(lane[b, T] / horizon, OBS_BOUND)
-            row[nodes + 1] = lane[b, NUM_WAITING] / k
-            row[nodes + 2] = max(nodes - lane[b, NUM_OCCUPIED], 0) / nodes
-            for c in range(size):
-                row[start + c] = blocks[b * size + c]
+        if lane[b, ACTIVE] == 0:
+            for i in range(nodes):
+                for c in range(width):
+                    obs[r, i, c] = 0.0
+            continue
+        row[nodes] = min(lane[b, T] / horizon, OBS_BOUND)
+        row[nodes + 1] = lane[b, NUM_WAITING] / k
+        row[nodes + 2] = max(nodes - lane[b, NUM_OCCUPIED], 0) / nodes
+        for c in range(size):
+            row[start + c] = blocks[b * size + c]
         for i in range(nodes):
             for c in range(width):
-                obs[r, i, c] = row[c] if active else 0.0
-            if active:
-                obs[r, i, i] = 1.0
+                obs[r, i, c] = row[c]
+            obs[r, i, i] = 1.0

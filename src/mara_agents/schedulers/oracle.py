@@ -8,7 +8,7 @@ from coreenv import SchedulerView
 from mara_agents.schedulers.base import Scheduler, serve_orders
 from mara_agents.schedulers.planning import plan
 
-__all__ = ["Oracle"]
+__all__ = ["Oracle", "true_remaining"]
 
 
 class Oracle(Scheduler):
@@ -25,19 +25,29 @@ class Oracle(Scheduler):
 
     def act_view(self, view: SchedulerView) -> np.ndarray:
         """Plan on the true remaining steps of every occupied slot."""
-        if view.remaining is None:
-            raise ValueError("the oracle needs a clairvoyant view: view(clairvoyant=True).")
-        unknown = (view.remaining < 0).any(axis=1).nonzero()[0]
-        if unknown.size:
-            task_set = view.configs[unknown[0]].task_set
-            raise ValueError(
-                "the oracle needs every task's true demand; this task set "
-                f"({getattr(task_set, 'name', task_set)!r}) cannot know it in advance."
-            )
+        remaining = true_remaining(view, "the oracle")
         orders = []
         for e in range(view.num_episodes):
             occupied = np.flatnonzero(view.occupied[e])
-            steps = -(-view.remaining[e, occupied] // view.configs[e].batches_per_step)
+            steps = -(-remaining[e, occupied] // view.configs[e].batches_per_step)
             time_left = view.deadline[e, occupied] - view.t[e]
             orders.append(occupied[plan(steps, time_left, view.num_nodes)])
         return serve_orders(view, orders)
+
+
+def true_remaining(view: SchedulerView, reader: str) -> np.ndarray:
+    """(E, K) the view's hidden truth, or ValueError naming ``reader`` when it has none to give.
+
+    Its ``remaining`` exists only in a clairvoyant view, and a task set that cannot know a task's
+    demand in advance (``live``) marks it -1.
+    """
+    if view.remaining is None:
+        raise ValueError(f"{reader} needs a clairvoyant view: view(clairvoyant=True).")
+    unknown = (view.remaining < 0).any(axis=1).nonzero()[0]
+    if unknown.size:
+        task_set = view.configs[unknown[0]].task_set
+        raise ValueError(
+            f"{reader} needs every task's true demand; this task set "
+            f"({getattr(task_set, 'name', task_set)!r}) cannot know it in advance."
+        )
+    return view.remaining

@@ -20,6 +20,7 @@ from coreenv import SchedulerView
 from mara_agents.predictors import WLSPredictor
 from mara_agents.schedulers.hop import HOP, HOPConfig
 from mara_agents.schedulers.lara import LARA
+from mara_agents.schedulers.oracle import true_remaining
 
 __all__ = ["TaskErrors", "TruthHOP", "TruthLARA"]
 
@@ -38,12 +39,7 @@ class TaskErrors:
 
     def truth(self, view: SchedulerView, episodes: np.ndarray, slots: np.ndarray) -> np.ndarray:
         """(R,) float64 the true remaining batches of the tasks in ``(episodes, slots)``."""
-        if view.remaining is None:
-            raise ValueError("planning on the truth needs a clairvoyant view.")
-        remaining = view.remaining[episodes, slots].astype(np.float64)
-        if (remaining < 0).any():
-            raise ValueError("planning on the truth needs every task's demand; this set hides it.")
-        return remaining
+        return true_remaining(view, "planning on the truth")[episodes, slots].astype(np.float64)
 
     def factors(
         self, view: SchedulerView, episodes: np.ndarray, slots: np.ndarray, count: int = 0
