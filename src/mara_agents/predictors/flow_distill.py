@@ -4,7 +4,7 @@ A student `VelocityNet` of the teacher's architecture starts from the teacher's 
 to land, in ``DistillConfig.student_steps`` Euler steps from a noise ``z_0``, where the teacher's
 own sampler (4 Heun steps for the shipped networks: 8 network calls) lands from the same ``z_0``:
 ``L(θ) = E ‖Φ_student(z_0, c) − Φ_teacher(z_0, c)‖²`` over the teacher's contexts ``c``
-(progressive-distillation style, Salimans & Ho, 2022, in one stage). The contexts are prefixes of
+(knowledge distillation of the sampler, Luhman & Luhman, 2021). The contexts are prefixes of
 the teacher's recipe's training runs (`training_bank`), their lengths drawn as the environment
 asks (`make_queries`, environment protocol); test runs are never read. The student keeps the
 teacher's calibration and basis, and its config records the student's sampler, so
