@@ -2,9 +2,12 @@
 
     python benchmarks/mara_samplers.py                      # 60 episodes from seed 960,000
     python benchmarks/mara_samplers.py --settings 32:4:heun 8:4:heun --episodes 100
+    python benchmarks/mara_samplers.py --settings 32:4:heun 32:1:euler@results/distill/fm_1.pt
 
 Each setting ``SAMPLES:STEPS:SOLVER`` reads the policy's own network with that many sampled
-futures per prefix and integration steps (`FMConfig`'s sampler fields); the first setting is the
+futures per prefix and integration steps (`FMConfig`'s sampler fields);
+``SAMPLES:STEPS:SOLVER@CHECKPOINT`` reads the FM checkpoint at that path instead, raw as the
+policy's network is (such as a student of `benchmarks/distill_fm.py`). The first setting is the
 reference of the paired differences. LARA plays the same episodes first, and every wall time is
 given as a ratio to its own, measured in the same run. Training seeds only (below 1,000,000),
 so a setting chosen here is not chosen on the sweep's evaluation episodes.
@@ -14,29 +17,38 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import torch
 
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.predictors import make_predictor
+from mara_agents.predictors.flow import FMPredictor
 from mara_agents.schedulers.lara import LARA
 from mara_agents.schedulers.mara import MARA, VARIANTS
 from mara_agents.seeds import check_choice_episodes
 from mara_agents.training.recipe import TRAINING_ENV
 
 DEFAULT_SETTINGS = [
-    (32, 4, "heun"),
-    (16, 4, "heun"),
-    (8, 4, "heun"),
-    (32, 4, "euler"),
-    (32, 2, "heun"),
+    (32, 4, "heun", None),
+    (16, 4, "heun", None),
+    (8, 4, "heun", None),
+    (32, 4, "euler", None),
+    (32, 2, "heun", None),
 ]
 SOLVERS = ("euler", "heun")
 
 
-def setting(text: str) -> tuple[int, int, str]:
-    """``"SAMPLES:STEPS:SOLVER"`` -> (samples, steps, solver), or argparse's error naming it."""
-    parts = text.split(":")
+def setting(text: str) -> tuple[int, int, str, Path | None]:
+    """``"SAMPLES:STEPS:SOLVER[@CHECKPOINT]"`` -> (samples, steps, solver, checkpoint or None).
+
+    Or argparse's error naming the text.
+    """
+    sampler, at, path = text.partition("@")
+    checkpoint = Path(path) if at else None
+    if checkpoint is not None and not checkpoint.is_file():
+        raise argparse.ArgumentTypeError(f"no FM checkpoint at {path!r} (in setting {text!r})")
+    parts = sampler.split(":")
     try:
         if len(parts) != 3:
             raise ValueError
@@ -45,10 +57,10 @@ def setting(text: str) -> tuple[int, int, str]:
             raise ValueError
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"a setting is SAMPLES:STEPS:SOLVER with SAMPLES, STEPS >= 1 and SOLVER one of "
-            f"{SOLVERS}, got {text!r}"
+            f"a setting is SAMPLES:STEPS:SOLVER[@CHECKPOINT] with SAMPLES, STEPS >= 1 and SOLVER "
+            f"one of {SOLVERS}, got {text!r}"
         ) from None
-    return samples, steps, solver
+    return samples, steps, solver, checkpoint
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -78,13 +90,17 @@ def main(argv: list[str] | None = None) -> None:
         f"LARA {100 * lara.mean():.2f}% in {lara_seconds:.1f} s\n"
     )
     print(
-        "| samples | steps | solver | completion (%) | − first (paired ± SE) | − LARA "
-        "| cost / LARA |\n|---|---|---|---|---|---|---|"
+        "| samples | steps | solver | network | completion (%) | − first (paired ± SE) | − LARA "
+        "| cost / LARA |\n|---|---|---|---|---|---|---|---|"
     )
     network = VARIANTS[args.variant].predictor
     first = None
-    for samples, steps, solver in args.settings:
-        predictor = make_predictor(network, samples=samples, ode_steps=steps, solver=solver)
+    for samples, steps, solver, checkpoint in args.settings:
+        sampler = {"samples": samples, "ode_steps": steps, "solver": solver}
+        if checkpoint is None:
+            predictor = make_predictor(network, **sampler)
+        else:  # raw, as the fm variants' network (fm_mara) is read
+            predictor = FMPredictor.pretrained(checkpoint, calibrated=False, **sampler)
         mara = MARA.pretrained(args.variant, predictors={network: predictor})
         start = time.perf_counter()
         rates = completion_rates(mara, args.episodes, args.seed, **TRAINING_ENV)
@@ -93,7 +109,8 @@ def main(argv: list[str] | None = None) -> None:
         gain, se = paired_difference(first, rates)
         over, over_se = paired_difference(lara, rates)
         print(
-            f"| {samples} | {steps} | {solver} | {100 * rates.mean():.2f} | {100 * gain:+.2f} ± "
+            f"| {samples} | {steps} | {solver} | {checkpoint or network} | "
+            f"{100 * rates.mean():.2f} | {100 * gain:+.2f} ± "
             f"{100 * se:.2f} | {100 * over:+.2f} ± {100 * over_se:.2f} | "
             f"{seconds / lara_seconds:.2f} |",
             flush=True,

@@ -45,6 +45,30 @@ def test_train_fm_refuses_a_bad_setting_before_any_work(tmp_path, capsys):
     assert not (tmp_path / "w").exists()
 
 
+def test_distill_fm_writes_a_student_that_samples_in_one_step(tmp_path, capsys):
+    argv = ["--steps", "2", "--batch", "8", "--prefixes-per-run", "2", "--runs", "12"]
+    load_script("distill_fm").main([*argv, "--out", str(tmp_path / "student.pt")])
+    assert "step 2/2" in capsys.readouterr().out
+    student = FMPredictor.pretrained(tmp_path / "student.pt")
+    assert (student.config.ode_steps, student.config.solver) == (1, "euler")
+    assert student.calibration is not None  # the teacher's, kept
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--student-steps", "0"], "DistillConfig.student_steps must be >= 1"),
+        (["--recipe", "nope"], "DistillConfig.recipe must be one of"),
+        (["--teacher", "no/such.pt"], "--teacher: no checkpoint at no/such.pt"),
+    ],
+)
+def test_distill_fm_refuses_a_bad_setting_before_any_work(argv, message, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        load_script("distill_fm").main([*argv, "--out", str(tmp_path / "student.pt")])
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "student.pt").exists()
+
+
 def test_eval_predictors_prints_the_comparison(tmp_path, capsys):
     argv = ["--task-sets", "vit_ood", "--per-curve", "1", "--out", str(tmp_path)]
     argv += ["--reference-fm", str(PRETRAINED)]

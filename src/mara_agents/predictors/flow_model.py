@@ -41,6 +41,7 @@ __all__ = [
     "context_matrix",
     "flow_matching_loss",
     "future_offsets",
+    "integrate",
     "noise_level",
     "sample_futures",
     "symlog",
@@ -306,13 +307,24 @@ def sample_futures(
     # encoded per sample row, not per prefix: every matrix product then has B·S >= S rows, and
     # BLAS kernels for so many rows give each row the same bits whatever B is (fewer rows may not)
     encoded = net.encode(context.repeat_interleave(samples, dim=0))  # (B·S, context_dim)
-    z = noise.reshape(batch * samples, -1)
+    z = integrate(net, noise.reshape(batch * samples, -1), encoded, steps, solver)
+    return z.reshape(batch, samples, -1)
+
+
+def integrate(
+    net: VelocityNet, z: torch.Tensor, encoded: torch.Tensor, steps: int, solver: str
+) -> torch.Tensor:
+    """Integrate dz/du = v from ``z`` (N, G) at u = 0 to u = 1 in ``steps`` equal steps.
+
+    ``encoded`` (N, context_dim) is each row's encoded context. Differentiable: `sample_futures`
+    calls it without gradients, distillation (`flow_distill`) through a student's steps.
+    """
     du = 1.0 / steps
     for k in range(steps):
-        u = torch.full((z.shape[0],), k * du)
+        u = torch.full((z.shape[0],), k * du, device=z.device)
         velocity = net(z, u, encoded)
         if solver == "heun":
             ahead = net(z + du * velocity, u + du, encoded)
             velocity = 0.5 * (velocity + ahead)
         z = z + du * velocity
-    return z.reshape(batch, samples, -1)
+    return z

@@ -1,0 +1,63 @@
+"""Distil a flow-matching network's sampler into a student that samples in one or two Euler steps.
+
+    python benchmarks/distill_fm.py --out results/distill/fm_mara_1step.pt   # ~5 min, one core
+    python benchmarks/distill_fm.py --student-steps 2 --out results/distill/fm_mara_2step.pt
+
+A command line over `mara_agents.predictors.flow_distill.distill_fm`. The teacher is package 0.2's
+network (`fm_mara`, what the shipped MARA reads) unless ``--teacher`` names another checkpoint;
+it is read with its own sampler and its calibration, which the student keeps. Only the runs of
+the teacher's recipe (``--recipe``, default ``id_only``: the ``id_train`` runs) are read. The
+student is written to ``--out``; `benchmarks/mara_samplers.py` plays it
+(``--settings 32:1:euler@PATH``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+
+import torch
+
+from mara_agents.predictors.flow import MARA_NETWORK, FMPredictor
+from mara_agents.predictors.flow_distill import DistillConfig, distill_fm
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    defaults = DistillConfig()
+    parser.add_argument("--teacher", type=Path, default=MARA_NETWORK, help="FM checkpoint")
+    parser.add_argument("--recipe", default=defaults.recipe, help="the teacher's FM_RECIPES name")
+    parser.add_argument("--student-steps", type=int, default=defaults.student_steps)
+    parser.add_argument("--steps", type=int, default=defaults.steps, help="optimiser steps")
+    parser.add_argument("--batch", type=int, default=defaults.batch)
+    parser.add_argument("--lr", type=float, default=defaults.lr)
+    parser.add_argument("--prefixes-per-run", type=int, default=defaults.prefixes_per_run)
+    parser.add_argument("--runs", type=int, help="use only the first runs (smoke tests)")
+    parser.add_argument("--every", type=int, default=defaults.every, help="validation period")
+    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--validation-seed", type=int, default=defaults.validation_seed)
+    parser.add_argument("--out", type=Path, required=True, help="the student's checkpoint")
+    args = parser.parse_args(argv)
+    if not args.teacher.is_file():
+        parser.error(f"--teacher: no checkpoint at {args.teacher}")
+    fields = [field.name for field in dataclasses.fields(DistillConfig)]
+    try:
+        args.config = DistillConfig(**{name: getattr(args, name) for name in fields})
+    except ValueError as error:  # DistillConfig names the field and the value
+        parser.error(str(error))
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    torch.set_num_threads(1)
+    teacher = FMPredictor.pretrained(args.teacher)
+    print(f"teacher {args.teacher}: {dataclasses.asdict(teacher.config)}")
+    run = distill_fm(teacher, args.config)
+    run.predictor.save(args.out)
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
+
+
+if __name__ == "__main__":
+    main()
