@@ -1,14 +1,15 @@
 """Distil a flow-matching network's sampler into a student that samples in one or two Euler steps.
 
-    python benchmarks/distill_fm.py --out results/distill/fm_mara_1step.pt   # ~5 min, one core
-    python benchmarks/distill_fm.py --student-steps 2 --out results/distill/fm_mara_2step.pt
+    python benchmarks/distill_fm.py --out results/distill/fm_mara.pt   # the shipped one, ~6 min
+    python benchmarks/distill_fm.py --recipe id_only --out results/distill/fm_mara_id.pt
 
 A command line over `mara_agents.predictors.flow_distill.distill_fm`. The teacher is package 0.2's
-network (`fm_mara`, what the shipped MARA reads) unless ``--teacher`` names another checkpoint;
-it is read with its own sampler and its calibration, which the student keeps. Only the runs of
-the teacher's recipe (``--recipe``, default ``id_only``: the ``id_train`` runs) are read. The
-student is written to ``--out``; `benchmarks/mara_samplers.py` plays it
-(``--settings 32:1:euler@PATH``).
+network (`checkpoints/fm_mara_teacher.pt`, on whose estimates the shipped MARA policies were
+trained) unless ``--teacher`` names another checkpoint; it is read with its own sampler and its
+calibration, which the student keeps. Prefixes come from the training runs of ``--recipe``
+(default ``broad``: the curve corpus and the ``id_train`` runs; never test runs). The student is
+written to ``--out``; the shipped `checkpoints/fm_mara.pt` is the default command's, and
+`benchmarks/mara_samplers.py` plays any other (``--settings 32:1:euler@PATH``).
 """
 
 from __future__ import annotations
@@ -19,15 +20,19 @@ from pathlib import Path
 
 import torch
 
-from mara_agents.predictors.flow import MARA_NETWORK, FMPredictor
+from mara_agents.predictors.flow import MARA_TEACHER, FMPredictor
 from mara_agents.predictors.flow_distill import DistillConfig, distill_fm
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     defaults = DistillConfig()
-    parser.add_argument("--teacher", type=Path, default=MARA_NETWORK, help="FM checkpoint")
-    parser.add_argument("--recipe", default=defaults.recipe, help="the teacher's FM_RECIPES name")
+    parser.add_argument("--teacher", type=Path, default=MARA_TEACHER, help="FM checkpoint")
+    parser.add_argument(
+        "--recipe",
+        default=defaults.recipe,
+        help="FM_RECIPES name whose training runs give prefixes",
+    )
     parser.add_argument("--student-steps", type=int, default=defaults.student_steps)
     parser.add_argument("--steps", type=int, default=defaults.steps, help="optimiser steps")
     parser.add_argument("--batch", type=int, default=defaults.batch)

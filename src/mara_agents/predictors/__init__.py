@@ -43,7 +43,7 @@ def _raw_fm(**sampler: Any) -> Predictor:
 
 
 def _mara_fm(**sampler: Any) -> Predictor:
-    """The network the shipped MARA policies were trained on, read raw (needs torch)."""
+    """The network the shipped MARA policies read (package 0.2's, distilled), raw (needs torch)."""
     from mara_agents.predictors.flow import MARA_NETWORK, FMPredictor
 
     return FMPredictor.pretrained(MARA_NETWORK, calibrated=False, **sampler)
@@ -57,8 +57,8 @@ PREDICTORS: dict[str, Callable[..., Predictor]] = {
 }
 """Realisable predictors by name: ``"wls"`` (LARA's power-law fit), ``"fm"`` (pretrained, with its
 calibration), ``"fm_raw"`` (the same network read raw: median and sampled share) and
-``"fm_mara"`` (package 0.2's network read raw, as the shipped MARA policies were trained on it;
-they read it until they are retrained on the new one)."""
+``"fm_mara"`` (what the shipped MARA policies read, raw: package 0.2's network, on whose estimates
+they were trained, distilled to sample in one step instead of four)."""
 
 
 def make_predictor(name: str, **sampler: Any) -> Predictor:

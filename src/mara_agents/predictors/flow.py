@@ -37,11 +37,15 @@ from mara_agents.predictors.flow_model import (
 )
 from mara_agents.predictors.wls import WLSPredictor
 
-__all__ = ["MARA_NETWORK", "PRETRAINED", "FMPredictor"]
+__all__ = ["MARA_NETWORK", "MARA_TEACHER", "PRETRAINED", "FMPredictor"]
 
 PRETRAINED = Path(__file__).resolve().parent.parent / "checkpoints" / "fm.pt"
+MARA_TEACHER = PRETRAINED.with_name("fm_mara_teacher.pt")
+"""Package 0.2's network (trained on the ID runs alone, 4 Heun steps): what the shipped MARA
+policies were trained on."""
 MARA_NETWORK = PRETRAINED.with_name("fm_mara.pt")
-"""Package 0.2's network (trained on the ID runs alone): what the shipped MARA policies read."""
+"""What the shipped MARA policies read: `MARA_TEACHER` distilled to one Euler step
+(`flow_distill`; `benchmarks/distill_fm.py` writes it)."""
 
 BACKTEST_MIN_PREFIX = 10
 """The check looks back only to prefixes at least this long (W_min: what predictors read)."""

@@ -5,9 +5,9 @@ to land, in ``DistillConfig.student_steps`` Euler steps from a noise ``z_0``, wh
 own sampler (4 Heun steps for the shipped networks: 8 network calls) lands from the same ``z_0``:
 ``L(θ) = E ‖Φ_student(z_0, c) − Φ_teacher(z_0, c)‖²`` over the teacher's contexts ``c``
 (knowledge distillation of the sampler, Luhman & Luhman, 2021). The contexts are prefixes of
-the teacher's recipe's training runs (`training_bank`), their lengths drawn as the environment
-asks (`make_queries`, environment protocol); test runs are never read. The student keeps the
-teacher's calibration and basis, and its config records the student's sampler, so
+a recipe's training runs (`training_bank`, `DistillConfig.recipe`), their lengths drawn as the
+environment asks (`make_queries`, environment protocol); test runs are never read. The student
+keeps the teacher's calibration and basis, and its config records the student's sampler, so
 `FMPredictor.pretrained` reads a saved student as it is.
 """
 
@@ -43,7 +43,7 @@ _flush_print = functools.partial(print, flush=True)
 
 @dataclass(frozen=True)
 class DistillConfig:
-    """One distillation run (defaults: about 5 minutes on one core for package 0.2's network)."""
+    """One distillation run (defaults: about 6 minutes on one core for package 0.2's network)."""
 
     steps: int = 30_000
     """Optimiser steps (the learning rate decays to 0 over them, cosine)."""
@@ -53,9 +53,11 @@ class DistillConfig:
     """Adam's initial learning rate (the student starts at the teacher's weights)."""
     student_steps: int = 1
     """Euler steps of the student's sampler (the teacher's sampler is its predictor's config)."""
-    recipe: str = "id_only"
-    """The teacher's training recipe (`FM_RECIPES`): only its training runs are read, split into
-    training and held-out runs as its training split them (`FMTrainConfig.holdout`)."""
+    recipe: str = "broad"
+    """The recipe (`FM_RECIPES`) whose training runs give the prefixes, split into training and
+    held-out runs as its training split them (`FMTrainConfig.holdout`). Not the teacher's own
+    (``id_only``): the student must land where the teacher lands on every prefix it will meet,
+    and ``broad``'s corpus holds kinds of curve the ID runs do not."""
     prefixes_per_run: int = 256
     """Prefixes drawn on each run, as the environment asks (`QueryConfig.per_curve`)."""
     runs: int | None = None

@@ -9,7 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from coreenv.curves import bank_from_arrays  # noqa: E402
-from mara_agents.predictors.flow import MARA_NETWORK, FMPredictor  # noqa: E402
+from mara_agents.predictors.flow import MARA_NETWORK, MARA_TEACHER, FMPredictor  # noqa: E402
 from mara_agents.predictors.flow_distill import (  # noqa: E402
     DistillConfig,
     distill_fm,
@@ -22,13 +22,15 @@ from mara_agents.predictors.flow_model import (  # noqa: E402
     sample_futures,
 )
 
-TINY = DistillConfig(steps=4, batch=8, prefixes_per_run=2, runs=12, every=2, seed=3)
+TINY = DistillConfig(
+    steps=4, batch=8, prefixes_per_run=2, runs=12, every=2, seed=3, recipe="id_only"
+)
 PREFIX = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
 
 
 @pytest.fixture(scope="module")
 def teacher():
-    return FMPredictor.pretrained(MARA_NETWORK)
+    return FMPredictor.pretrained(MARA_TEACHER)
 
 
 def test_integrate_is_the_sampler_and_keeps_gradients():
@@ -91,6 +93,24 @@ def test_the_saved_student_samples_in_one_euler_step_with_the_teachers_calibrati
     np.testing.assert_array_equal(student.calibration.values, teacher.calibration.values)
     assert student.basis is None and teacher.basis is None  # fm_mara has none to keep
     np.testing.assert_array_equal(student.futures([PREFIX]), run.predictor.futures([PREFIX]))
+
+
+def test_the_shipped_mara_network_is_the_teachers_one_step_student(teacher):
+    shipped = FMPredictor.pretrained(MARA_NETWORK)
+    assert (shipped.config.ode_steps, shipped.config.solver) == (1, "euler")
+    assert (teacher.config.ode_steps, teacher.config.solver) == (4, "heun")
+    np.testing.assert_array_equal(shipped.calibration.values, teacher.calibration.values)
+    context = torch.from_numpy(
+        prefix_contexts(bank_from_arrays([3 * PREFIX]), teacher.net.config, 8, 10, 0)
+    )
+    noise = torch.randn(
+        (len(context), 1, teacher.net.grid), generator=torch.Generator().manual_seed(0)
+    )
+    taught = sample_futures(teacher.net, context, 1, 4, "heun", noise)
+    learned = sample_futures(shipped.net, context, 1, 1, "euler", noise)
+    untaught = sample_futures(teacher.net, context, 1, 1, "euler", noise)
+    # distilled, one step lands near the teacher's four; the teacher's own single step does not
+    assert ((learned - taught) ** 2).mean() < 0.1 * ((untaught - taught) ** 2).mean()
 
 
 def test_a_two_step_student_records_its_steps(teacher):
