@@ -21,6 +21,7 @@ import argparse
 import dataclasses
 from pathlib import Path
 
+from mara_agents.predictors.calibration import REACH_EDGES
 from mara_agents.predictors.flow import PRETRAINED
 from mara_agents.predictors.flow_training import FM_RECIPES, train_fm
 from mara_agents.predictors.folds import lofo_folds, loko_folds, train_calibrated
@@ -42,9 +43,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=True,
         help="fit the calibration on held-out folds (one more model per kind or family)",
     )
+    parser.add_argument(
+        "--reach-bands",
+        action="store_true",
+        help=f"calibrate far targets apart (median sampled crossing >= {REACH_EDGES} batches); "
+        "not the shipped predictor's (docs/predictors.md, Far targets)",
+    )
     parser.add_argument("--work", type=Path, help="default: results/fm/<recipe>")
     parser.add_argument("--out", type=Path, default=PRETRAINED)
     args = parser.parse_args(argv)
+    if args.reach_bands and not args.calibrate:
+        parser.error("--reach-bands is a calibration's: it needs --calibrate")
     overrides = {
         name: getattr(args, name)
         for name in ("steps", "batch", "lr", "every", "device", "seed", "runs")
@@ -62,7 +71,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if args.calibrate:
         folds = loko_folds if args.config.corpus is not None else lofo_folds
-        predictor = train_calibrated(args.config, args.work, folds(args.config))
+        edges = REACH_EDGES if args.reach_bands else ()
+        predictor = train_calibrated(args.config, args.work, folds(args.config), reach_edges=edges)
     else:
         predictor = train_fm(args.config, args.work / "all").predictor
     predictor.save(args.out)

@@ -12,6 +12,7 @@ pytest.importorskip("torch")
 from coreenv.curves import bank_to_csv, named_task_set  # noqa: E402
 from helpers import load_script  # noqa: E402
 from mara_agents.cli import eval_predictors  # noqa: E402
+from mara_agents.predictors.calibration import REACH_EDGES  # noqa: E402
 from mara_agents.predictors.flow import PRETRAINED, FMPredictor  # noqa: E402
 
 
@@ -35,13 +36,21 @@ def test_train_fm_calibrates_on_the_eight_folds_and_ships_the_calibration(tmp_pa
     load_script("train_fm").main(argv)
     assert "calibrated on the folds" in capsys.readouterr().out
     assert len(list((tmp_path / "w").iterdir())) == 9  # eight folds and all
-    assert FMPredictor.pretrained(tmp_path / "fm.pt").calibration is not None
+    calibration = FMPredictor.pretrained(tmp_path / "fm.pt").calibration
+    assert calibration is not None and calibration.farther == ()  # one blend, as shipped
+    # far-target blends when asked, from the same fold models
+    load_script("train_fm").main([*argv, "--reach-bands", "--out", str(tmp_path / "far.pt")])
+    far = FMPredictor.pretrained(tmp_path / "far.pt").calibration
+    assert [reach for reach, _, _ in far.farther] == list(REACH_EDGES)
 
 
 def test_train_fm_refuses_a_bad_setting_before_any_work(tmp_path, capsys):
     with pytest.raises(SystemExit):
         load_script("train_fm").main(["--steps", "0", "--work", str(tmp_path / "w")])
     assert "FMTrainConfig.steps must be >= 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        load_script("train_fm").main(["--reach-bands", "--no-calibrate"])
+    assert "--reach-bands is a calibration's: it needs --calibrate" in capsys.readouterr().err
     assert not (tmp_path / "w").exists()
 
 
@@ -178,6 +187,8 @@ def test_eval_predictors_loko_trains_a_fold_without_a_kind_and_scores_it_on_that
         (["--reference-fm", "nowhere.pt"], "--reference-fm: no checkpoint at nowhere.pt"),
         (["--protocol", "lofo", "--recipe", "id_only", "--steps", "0"], "--steps"),
         (["--queries", "users"], "--queries: invalid choice: 'users'"),
+        (["--reach-bands"], "--reach-bands does not apply to --protocol standard"),
+        (["--protocol", "loko", "--reach-bands", "--no-calibrate"], "--reach-bands shapes the"),
     ],
 )
 def test_eval_predictors_refuses_bad_options_before_any_work(argv, message, capsys):

@@ -47,6 +47,7 @@ from coreenv import BankError  # noqa: E402
 from coreenv.curves import TASK_SETS, CurveBank, named_task_set  # noqa: E402
 from mara_agents.cli.parser import CommandParser  # noqa: E402
 from mara_agents.predictors import HORIZON, PREDICTORS, FMPredictor, make_predictor  # noqa: E402
+from mara_agents.predictors.calibration import REACH_EDGES  # noqa: E402
 from mara_agents.predictors.corpus import corpus_kinds, load_corpus  # noqa: E402
 from mara_agents.predictors.flow_training import FM_RECIPES  # noqa: E402
 from mara_agents.predictors.folds import (  # noqa: E402
@@ -161,6 +162,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="lofo/loko: read each fold through a calibration fitted on the other folds",
     )
     parser.add_argument(
+        "--reach-bands",
+        action="store_true",
+        help="lofo/loko: the calibration also blends far targets apart (fit_calibration's "
+        "reach_edges = REACH_EDGES); not the shipped predictor's",
+    )
+    parser.add_argument(
         "--work", type=Path, help="lofo/loko: fold models; default results/fm/<recipe>"
     )
     parser.add_argument(
@@ -225,11 +232,14 @@ def check_fold_options(parser: argparse.ArgumentParser, args: argparse.Namespace
         "--families": args.families is not None and args.protocol != "lofo",
         "--kinds": args.kinds is not None and args.protocol != "loko",
         "--reference-fm": args.reference_fm is not None and args.protocol != "standard",
+        "--reach-bands": args.reach_bands and args.protocol == "standard",
         "--predictors": args.protocol != "standard" and args.predictors != ["wls", "fm"],
     }
     for option, refused in ignored.items():
         if refused:
             parser.error(f"{option} does not apply to --protocol {args.protocol}")
+    if args.reach_bands and not args.calibrate:
+        parser.error("--reach-bands shapes the calibration: it does not apply with --no-calibrate")
     if args.protocol == "lofo" and FM_RECIPES[args.recipe].corpus is not None:
         without = sorted(name for name, r in FM_RECIPES.items() if r.corpus is None)
         parser.error(
@@ -291,7 +301,8 @@ def folded(args: argparse.Namespace, config: QueryConfig) -> Results:
     folds = lofo_folds(recipe) if args.protocol == "lofo" else loko_folds(recipe)
     chosen = args.families if args.protocol == "lofo" else args.kinds
     if args.calibrate and args.calibrations is None:  # one fit serves every query protocol
-        args.calibrations = cross_fitted_calibrations(folds, work)
+        edges = REACH_EDGES if args.reach_bands else ()
+        args.calibrations = cross_fitted_calibrations(folds, work, reach_edges=edges)
     calibrations = args.calibrations or {}
     results = {}
     for fold in folds:

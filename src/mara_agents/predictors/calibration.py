@@ -25,6 +25,7 @@ __all__ = [
     "LEVELS",
     "RAW",
     "READINGS",
+    "REACH_EDGES",
     "TASK_FEATURES",
     "WLS_WEIGHTS",
     "Calibration",
@@ -41,6 +42,11 @@ LEVELS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 """Quantile levels of the sampled crossings `fit_calibration` chooses from."""
 WLS_WEIGHTS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6)
 """Weights of the WLS estimate in the blend `fit_calibration` chooses from (0: FM alone)."""
+REACH_EDGES = (50.0, 200.0)
+"""Median sampled crossings (batches) from which `fit_calibration` can let the blend change (when
+asked: ``reach_edges``): a target the samples reach soon, later or late (or not within H) is
+read at a level and weight of its own (`Calibration.farther`), since FM and WLS err differently
+on near and far targets."""
 BACKTESTS = (0.5, 1.0)
 """Strengths of the revealed-progress check `fit_calibration` may choose besides 0 (off)."""
 RAW = (False, 0.0)
@@ -72,6 +78,10 @@ class Calibration:
     backtest: float = 0.0  # strength of the revealed-progress check (0: off)
     denoise: bool = False  # read the futures through the network's `FutureBasis`
     coefficients: np.ndarray | None = None  # (1 + FEATURES,) intercept and weights of the map
+    farther: tuple[tuple[float, float, float], ...] = ()
+    """Blends of farther targets, as (reach, level, wls_weight) with increasing reach: a task
+    whose median sampled crossing is at least ``reach`` batches (the last such entry) is read at
+    that level and weight instead of ``level`` and ``wls_weight`` (empty: one blend for all)."""
 
     def __post_init__(self) -> None:
         knots, values = np.asarray(self.knots, np.float64), np.asarray(self.values, np.float64)
@@ -89,10 +99,19 @@ class Calibration:
                 "Calibration needs increasing knots from 0 to 1 and non-decreasing values in "
                 f"[0, 1] of the same length, got knots={self.knots!r}, values={self.values!r}."
             )
-        if not 0.0 < self.level < 1.0:
-            raise ValueError(f"Calibration.level must be in (0, 1), got {self.level!r}.")
-        if not 0.0 <= self.wls_weight < 1.0:
-            raise ValueError(f"Calibration.wls_weight must be in [0, 1), got {self.wls_weight!r}.")
+        farther = tuple(tuple(float(x) for x in band) for band in self.farther)
+        reaches = [band[0] for band in farther]
+        if any(len(band) != 3 for band in farther) or np.any(np.diff([0.0, *reaches]) <= 0):
+            raise ValueError(
+                "Calibration.farther must hold (reach, level, wls_weight) triples with positive, "
+                f"increasing reaches, got {self.farther!r}."
+            )
+        for _, level, weight in ((0.0, self.level, self.wls_weight), *farther):
+            if not 0.0 < level < 1.0:
+                raise ValueError(f"Calibration.level must be in (0, 1), got {level!r}.")
+            if not 0.0 <= weight < 1.0:
+                raise ValueError(f"Calibration.wls_weight must be in [0, 1), got {weight!r}.")
+        object.__setattr__(self, "farther", farther)
         if not 0.0 <= self.backtest <= 2.0:
             raise ValueError(f"Calibration.backtest must be in [0, 2], got {self.backtest!r}.")
         if self.coefficients is not None:
@@ -136,7 +155,16 @@ class Calibration:
         self, crossings: np.ndarray, wls: np.ndarray, horizon: int = HORIZON
     ) -> np.ndarray:
         """(B,) remaining batches from sampled crossings (B, S) and WLS estimates (B,)."""
-        return blend(point_estimates(crossings, self.level), wls, self.wls_weight, horizon)
+        bands = ((0.0, self.level, self.wls_weight), *self.farther)
+        band = reach_bands(crossings, [reach for reach, _, _ in bands[1:]], horizon)
+        estimate = np.empty(len(crossings))
+        for index, (_, level, weight) in enumerate(bands):
+            rows = band == index
+            if rows.any():
+                estimate[rows] = blend(
+                    point_estimates(crossings[rows], level), wls[rows], weight, horizon
+                )
+        return estimate
 
 
 @dataclass(frozen=True)
@@ -212,6 +240,15 @@ def success_features(
     )
 
 
+def reach_bands(crossings: np.ndarray, edges: list[float], horizon: int = HORIZON) -> np.ndarray:
+    """(B,) each task's band: how many of the increasing ``edges`` its median crossing reaches.
+
+    The median of the (B, S) sampled crossings, capped just past H (``inf``: never within H).
+    """
+    reach = np.minimum(np.median(crossings, axis=1), horizon + 1.0)
+    return np.searchsorted(np.asarray(edges, np.float64), reach, side="right")
+
+
 def point_estimates(crossings: np.ndarray, level: float) -> np.ndarray:
     """(B,) the ``level`` quantile of each task's (B, S) sampled crossings.
 
@@ -247,14 +284,20 @@ def family_ratios(
     }
 
 
-def fit_calibration(data: OutOfFamily, horizon: int = HORIZON) -> Calibration:
+def fit_calibration(
+    data: OutOfFamily, horizon: int = HORIZON, reach_edges: tuple[float, ...] = ()
+) -> Calibration:
     """Fit a `Calibration` on out-of-family (or out-of-kind) queries.
 
     The reading of the samples (raw, or one of `READINGS` when ``data`` has their crossings),
     the level of `LEVELS` and the weight of `WLS_WEIGHTS` are the ones whose capped MAE, relative
-    to WLS's, is lowest on the worst family: the target is to beat WLS on every new family, not
-    on average. ``p_success`` is then a logistic regression of success on the `success_features`
-    of the chosen reading, mapped through the isotonic regression of success on its score.
+    to WLS's, is lowest on the worst family (``data.family``: a held-out family or kind, under
+    one query protocol): the target is to beat WLS on every new family, not on average. With
+    ``reach_edges`` (such as `REACH_EDGES`), each band of them then gets its own level and weight
+    (`Calibration.farther`), by coordinate descent on the same worst ratio (the shipped predictor
+    has none: docs/predictors.md, *Far targets*). ``p_success`` is a logistic regression of success
+    on the `success_features` of the chosen reading, mapped through the isotonic regression of
+    success on its score.
     """
     from sklearn.isotonic import IsotonicRegression
     from sklearn.linear_model import LogisticRegression
@@ -294,5 +337,48 @@ def fit_calibration(data: OutOfFamily, horizon: int = HORIZON) -> Calibration:
     isotonic = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(scores, success)
     knots = np.unique(np.concatenate([[0.0], isotonic.X_thresholds_, [1.0]]))
     values = np.clip(isotonic.predict(knots), 0.0, 1.0)
+    farther = ()
+    if reach_edges:
+        crossings = data.crossings_at(reading)
+        bands = band_blends(data, crossings, (level, weight), reach_edges, horizon)
+        (level, weight), farther = bands[0], tuple(zip(reach_edges, *zip(*bands[1:])))
     denoise, strength = reading
-    return Calibration(knots, values, level, weight, strength, denoise, coefficients)
+    return Calibration(knots, values, level, weight, strength, denoise, coefficients, farther)
+
+
+def band_blends(
+    data: OutOfFamily,
+    crossings: np.ndarray,
+    start: tuple[float, float],
+    edges: tuple[float, ...],
+    horizon: int = HORIZON,
+    sweeps: int = 3,
+) -> list[tuple[float, float]]:
+    """A (level, weight) per band of ``edges``, lowering the worst family's MAE over WLS's.
+
+    Coordinate descent from ``start`` in every band: each band in turn takes the pair of
+    `LEVELS` × `WLS_WEIGHTS` that makes the worst family's ratio lowest, the others held. A band
+    without queries keeps ``start``.
+    """
+    truth = np.minimum(data.remaining, horizon)
+    families, family = np.unique(data.family, return_inverse=True)
+    wls_errors = np.bincount(family, np.abs(np.minimum(data.wls, horizon) - truth), len(families))
+    band = reach_bands(crossings, list(edges), horizon)
+    errors = {}
+    for level in LEVELS:
+        estimate = point_estimates(crossings, level)
+        for weight in WLS_WEIGHTS:
+            mixed = np.minimum(blend(estimate, data.wls, weight, horizon), horizon)
+            errors[(level, weight)] = np.abs(mixed - truth)
+
+    def worst(choice: list[tuple[float, float]]) -> float:
+        error = np.choose(band, [errors[pair] for pair in choice])
+        return float((np.bincount(family, error, len(families)) / wls_errors).max())
+
+    choice = [start] * (len(edges) + 1)
+    for _ in range(sweeps):
+        for index in np.unique(band):
+            choice[index] = min(
+                errors, key=lambda pair: worst([*choice[:index], pair, *choice[index + 1 :]])
+            )
+    return choice

@@ -127,6 +127,7 @@ class FMPredictor:
                 float(stored.get("backtest", 0.0)),  # absent before package 0.3
                 bool(stored.get("denoise", False)),
                 stored["coefficients"].numpy() if "coefficients" in stored else None,
+                tuple(map(tuple, stored["farther"].tolist())) if "farther" in stored else (),
             )
         basis = None
         if "basis_mean" in state:  # absent before package 0.3
@@ -148,6 +149,10 @@ class FMPredictor:
                 "backtest": self.calibration.backtest,
                 "denoise": self.calibration.denoise,
             }
+            if self.calibration.farther:  # absent in older checkpoints
+                state["calibration"]["farther"] = torch.tensor(
+                    self.calibration.farther, dtype=torch.float64
+                )
             if self.calibration.coefficients is not None:
                 state["calibration"]["coefficients"] = torch.from_numpy(
                     self.calibration.coefficients

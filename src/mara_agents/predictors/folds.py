@@ -192,13 +192,16 @@ def cross_fitted_calibrations(
     work: Path,
     queries: tuple[QueryConfig, ...] = CALIBRATION_QUERIES,
     log: Callable[[str], None] = print,
+    reach_edges: tuple[float, ...] = (),
 ) -> dict[str | None, Calibration]:
     """Calibrations fitted on predictions for what each fold held out, by fold left out of the fit.
 
     Key ``None``: fitted on every fold's pairs (the shipped predictor's); key ``f``: on every
     fold's but ``f``'s, to judge fold ``f`` without its own family or kind. A fold contributes its
     model's sampled crossings on ``queries`` of its calibration runs, labelled with its name (the
-    blend is chosen for the worst of them).
+    blend is chosen for the worst of them); with ``reach_edges`` (`fit_calibration`'s far-target
+    blends), with its name and each query's protocol, so that no protocol's worst kind is
+    traded for another's.
     """
     parts = []
     for fold in folds:
@@ -210,7 +213,10 @@ def cross_fitted_calibrations(
                 (
                     fold.name,
                     OutOfFamily(
-                        np.full(len(asked), fold.name),
+                        np.full(
+                            len(asked),
+                            f"{fold.name}/{config.targets}" if reach_edges else fold.name,
+                        ),
                         fm.sampled_crossings(asked.prefixes, asked.targets, RAW),
                         wls,
                         asked.budgets,
@@ -232,27 +238,38 @@ def cross_fitted_calibrations(
         columns = (np.concatenate([getattr(p, f.name) for p in kept]) for f in fields(OutOfFamily))
         return OutOfFamily(*columns)
 
-    calibrations = {None: fit_calibration(pooled(None))}
+    calibrations = {None: fit_calibration(pooled(None), reach_edges=reach_edges)}
     ratios = family_ratios(pooled(None), calibrations[None])
     log(
         "out-of-fold MAE / WLS's on the calibration runs, every fold: "
         + ", ".join(f"{name} {ratio:.2f}" for name, ratio in ratios.items())
     )
-    return {**calibrations, **{fold.name: fit_calibration(pooled(fold.name)) for fold in folds}}
+    return {
+        **calibrations,
+        **{
+            fold.name: fit_calibration(pooled(fold.name), reach_edges=reach_edges) for fold in folds
+        },
+    }
 
 
 def train_calibrated(
-    recipe: FMTrainConfig, work: Path, folds: list[Fold], log: Callable[[str], None] = print
+    recipe: FMTrainConfig,
+    work: Path,
+    folds: list[Fold],
+    log: Callable[[str], None] = print,
+    reach_edges: tuple[float, ...] = (),
 ) -> FMPredictor:
     """The shipped predictor's training: fold models, their calibration, the model of all data.
 
-    Fold models go to ``work/<name>``, the calibration is cross-fitted on them, and the model
-    trained on everything ``recipe`` names (``work/all``) is returned wearing it.
+    Fold models go to ``work/<name>``, the calibration is cross-fitted on them (with far-target
+    blends at ``reach_edges``, if any), and the model trained on everything ``recipe`` names
+    (``work/all``) is returned wearing it.
     """
-    calibration = cross_fitted_calibrations(folds, work, log=log)[None]
+    calibration = cross_fitted_calibrations(folds, work, log=log, reach_edges=reach_edges)[None]
     log(
         f"calibrated on the folds: point estimate at the {calibration.level:.2f} quantile, "
-        f"WLS weight {calibration.wls_weight:.2f}, denoised {calibration.denoise}, "
+        f"WLS weight {calibration.wls_weight:.2f}, farther (reach, level, weight) "
+        f"{calibration.farther}, denoised {calibration.denoise}, "
         f"revealed-progress strength {calibration.backtest}"
     )
     predictor = train_fm(recipe, Path(work) / "all", log).predictor

@@ -8,11 +8,13 @@ torch = pytest.importorskip("torch")
 
 from mara_agents.predictors.calibration import (  # noqa: E402
     LEVELS,
+    REACH_EDGES,
     READINGS,
     WLS_WEIGHTS,
     Calibration,
     OutOfFamily,
     blend,
+    family_ratios,
     fit_calibration,
     point_estimates,
 )
@@ -81,10 +83,62 @@ def test_a_bad_calibration_is_refused(knots, values, level):
         Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]), 0.5, 1.0)
 
 
+def near_and_far_queries(n=3000, samples=32, seed=0):
+    """Near targets where FM's samples are right and WLS is far off; far targets where the
+    samples are twice too slow (mostly past H) and WLS is right: no one blend suits both."""
+    rng = np.random.default_rng(seed)
+    far = np.arange(n) % 2 == 1
+    truth = np.where(far, rng.uniform(250, 450, n), rng.uniform(10, 40, n)).round()
+    crossings = np.ceil(
+        np.where(far, 2.0, 1.0)[:, None] * truth[:, None] * rng.lognormal(0, 0.1, (n, samples))
+    )
+    crossings[crossings > 500] = np.inf
+    wls = np.where(far, truth * rng.lognormal(0, 0.05, n), 4 * truth + 50)
+    return OutOfFamily(np.full(n, "a"), crossings, wls, rng.integers(50, 300, n), truth)
+
+
+def test_far_targets_get_a_blend_of_their_own():
+    data = near_and_far_queries()
+    assert fit_calibration(data).farther == ()  # only when asked for
+    calibration = fit_calibration(data, reach_edges=REACH_EDGES)
+    reaches = [reach for reach, _, _ in calibration.farther]
+    assert reaches == list(REACH_EDGES)
+    near_weight, far_weight = calibration.wls_weight, calibration.farther[-1][2]
+    assert near_weight == 0.0 and far_weight == max(WLS_WEIGHTS)  # FM near, mostly WLS far
+    single = Calibration(calibration.knots, calibration.values, calibration.level, 0.0)
+    banded = family_ratios(near_and_far_queries(seed=1), calibration)["a"]
+    assert banded < 0.5 * family_ratios(near_and_far_queries(seed=1), single)["a"]
+
+
+def test_each_band_reads_its_own_level_and_weight():
+    calibration = Calibration(
+        np.array([0.0, 1.0]), np.array([0.0, 1.0]), 0.5, 0.0, farther=((50.0, 0.25, 0.5),)
+    )
+    crossings = np.array([[8.0, 10.0, 12.0, 14.0], [60.0, 100.0, 120.0, 140.0]])
+    wls = np.array([400.0, 400.0])
+    np.testing.assert_allclose(calibration.remaining(crossings, wls), [10.0, np.sqrt(60.0 * 400.0)])
+
+
+@pytest.mark.parametrize(
+    ("farther", "message"),
+    [
+        (((200.0, 0.5, 0.2), (50.0, 0.5, 0.2)), "positive, increasing reaches"),
+        (((50.0, 0.5),), "triples"),
+        (((50.0, 1.5, 0.2),), "Calibration.level must be in"),
+        (((50.0, 0.5, 1.0),), "Calibration.wls_weight must be in"),
+    ],
+)
+def test_bad_far_blends_are_refused(farther, message):
+    with pytest.raises(ValueError, match=message):
+        Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]), 0.5, farther=farther)
+
+
 def test_a_calibrated_predictor_reads_its_samples_through_it_and_saves_it(tmp_path):
     config = FMConfig(horizon=20, recent=2, spread=2, hidden=8, context_dim=4, time_dim=4)
     raw = FMPredictor(VelocityNet(config))
-    calibration = Calibration(np.array([0.0, 0.5, 1.0]), np.array([0.3, 0.6, 0.9]), 0.25, 0.4)
+    calibration = Calibration(
+        np.array([0.0, 0.5, 1.0]), np.array([0.3, 0.6, 0.9]), 0.25, 0.4, farther=((15, 0.5, 0.6),)
+    )
     calibrated = FMPredictor(raw.net, calibration=calibration)
     prefixes = [2.0 * (1.0 + np.arange(n + 1.0)) ** -0.5 for n in (5, 9, 14)]
     targets = np.array([p[-1] * 0.95 for p in prefixes])
@@ -92,12 +146,13 @@ def test_a_calibrated_predictor_reads_its_samples_through_it_and_saves_it(tmp_pa
     sampled = raw.sampled_crossings(prefixes, targets)
     remaining, p_success = calibrated.estimate_batch(prefixes, targets, budgets)
     wls, _ = WLSPredictor().estimate_batch(prefixes, targets, budgets)
-    np.testing.assert_array_equal(remaining, blend(point_estimates(sampled, 0.25), wls, 0.4, 20))
+    np.testing.assert_array_equal(remaining, calibration.remaining(sampled, wls, 20))
     share = np.mean(sampled <= budgets[:, None], axis=1)
     np.testing.assert_allclose(p_success, np.interp(share, [0, 0.5, 1], [0.3, 0.6, 0.9]))
     calibrated.save(tmp_path / "fm.pt")
     loaded = FMPredictor.pretrained(tmp_path / "fm.pt")
     assert (loaded.calibration.level, loaded.calibration.wls_weight) == (0.25, 0.4)
+    assert loaded.calibration.farther == ((15.0, 0.5, 0.6),)
     np.testing.assert_array_equal(loaded.calibration.values, calibration.values)
     np.testing.assert_array_equal(loaded.estimate_batch(prefixes, targets, budgets)[1], p_success)
 
