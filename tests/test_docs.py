@@ -46,6 +46,7 @@ SKIPPED = {
     ("docs/mara.md", 0, "from mara_agents.schedulers.mara import"): "MARA with FM: ~40 s",
     ("docs/mara.md", 1, "from pathlib import Path"): "trains MARA for an hour",
     ("docs/mara.md", 2, "import dataclasses"): "LARA-FM on 50 episodes: about a minute",
+    ("docs/predictors.md", 0, "import dataclasses"): "LARA-FM on 60 episodes: about a minute",
     ("docs/schedulers.md", 1, "def act_view(self, view: coreenv.Schedul"): "a signature",
     ("docs/schedulers.md", 2, "import time"): "times HOP and LARA on 12 episodes",
     ("docs/tutorial.md", 0, '--8<-- "examples/my_scheduler.py"'): (
