@@ -31,10 +31,12 @@ __all__ = [
     "Calibration",
     "OutOfFamily",
     "FEATURES",
+    "band_blends",
     "blend",
     "family_ratios",
     "fit_calibration",
     "point_estimates",
+    "reach_bands",
     "success_features",
 ]
 
