@@ -46,6 +46,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if not args.teacher.is_file():
         parser.error(f"--teacher: no checkpoint at {args.teacher}")
+    try:
+        args.teacher_fm = FMPredictor.pretrained(args.teacher)
+    except Exception as error:
+        message = " ".join(str(error).split())[:120]
+        parser.error(f"--teacher: {args.teacher} is not an FM checkpoint: {message}")
     fields = [field.name for field in dataclasses.fields(DistillConfig)]
     try:
         args.config = DistillConfig(**{name: getattr(args, name) for name in fields})
@@ -57,7 +62,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     torch.set_num_threads(1)
-    teacher = FMPredictor.pretrained(args.teacher)
+    teacher = args.teacher_fm
     print(f"teacher {args.teacher}: {dataclasses.asdict(teacher.config)}")
     run = distill_fm(teacher, args.config)
     run.predictor.save(args.out)

@@ -2,7 +2,7 @@
 
     python benchmarks/mara_samplers.py                      # 60 episodes from seed 960,000
     python benchmarks/mara_samplers.py --settings 32:1:euler 8:1:euler --episodes 100
-    python benchmarks/mara_samplers.py --settings 32:1:euler 32:1:euler@results/distill/fm.pt
+    python benchmarks/mara_samplers.py --settings 32:1:euler 32:1:euler@results/distill/fm_mara.pt
     python benchmarks/mara_samplers.py --task-set vit_ood   # a diagnostic on held-out runs
 
 Each setting ``SAMPLES:STEPS:SOLVER`` reads the policy's own network with that many sampled
@@ -52,6 +52,14 @@ def setting(text: str) -> tuple[int, int, str, Path | None]:
     checkpoint = Path(path) if at else None
     if checkpoint is not None and not checkpoint.is_file():
         raise argparse.ArgumentTypeError(f"no FM checkpoint at {path!r} (in setting {text!r})")
+    if checkpoint is not None:
+        try:  # read now, not after the settings before it have played
+            FMPredictor.pretrained(checkpoint, calibrated=False)
+        except Exception as error:
+            raise argparse.ArgumentTypeError(
+                f"{path!r} is not an FM checkpoint (in setting {text!r}): "
+                f"{type(error).__name__}: {' '.join(str(error).split())[:120]}"
+            ) from None
     parts = sampler.split(":")
     try:
         if len(parts) != 3:

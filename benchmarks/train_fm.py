@@ -54,6 +54,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.reach_bands and not args.calibrate:
         parser.error("--reach-bands is a calibration's: it needs --calibrate")
+    if args.reach_bands and args.out.resolve() == PRETRAINED.resolve():
+        parser.error(
+            f"--reach-bands: the shipped predictor keeps one blend; give an --out other than "
+            f"{PRETRAINED}"
+        )
     overrides = {
         name: getattr(args, name)
         for name in ("steps", "batch", "lr", "every", "device", "seed", "runs")

@@ -276,6 +276,7 @@ def test_mara_samplers_reads_a_named_checkpoint_raw_on_the_task_set_asked(capsys
         (["--settings", "8:4"], "SAMPLES:STEPS:SOLVER"),
         (["--settings", "8:4:rk4"], "SAMPLES:STEPS:SOLVER"),
         (["--settings", "8:1:euler@no/such.pt"], "no FM checkpoint at 'no/such.pt'"),
+        (["--settings", f"8:1:euler@{__file__}"], "is not an FM checkpoint"),
         (["--episodes", "1"], "--episodes must be >= 2"),
         (["--seed", "999990", "--episodes", "20"], "training seeds"),
         (["--task-set", "id_tset"], "invalid choice: 'id_tset'"),

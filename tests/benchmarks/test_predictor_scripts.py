@@ -51,6 +51,9 @@ def test_train_fm_refuses_a_bad_setting_before_any_work(tmp_path, capsys):
     with pytest.raises(SystemExit):
         load_script("train_fm").main(["--reach-bands", "--no-calibrate"])
     assert "--reach-bands is a calibration's: it needs --calibrate" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # would overwrite the shipped predictor
+        load_script("train_fm").main(["--reach-bands", "--work", str(tmp_path / "w")])
+    assert "give an --out other than" in capsys.readouterr().err
     assert not (tmp_path / "w").exists()
 
 
@@ -69,6 +72,7 @@ def test_distill_fm_writes_a_student_that_samples_in_one_step(tmp_path, capsys):
         (["--student-steps", "0"], "DistillConfig.student_steps must be >= 1"),
         (["--recipe", "nope"], "DistillConfig.recipe must be one of"),
         (["--teacher", "no/such.pt"], "--teacher: no checkpoint at no/such.pt"),
+        (["--teacher", __file__], "is not an FM checkpoint"),
     ],
 )
 def test_distill_fm_refuses_a_bad_setting_before_any_work(argv, message, tmp_path, capsys):

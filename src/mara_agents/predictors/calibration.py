@@ -14,6 +14,7 @@ test run is read.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,11 +32,11 @@ __all__ = [
     "Calibration",
     "OutOfFamily",
     "FEATURES",
-    "band_blends",
     "blend",
     "family_ratios",
     "fit_calibration",
     "point_estimates",
+    "capped_errors",
     "reach_bands",
     "success_features",
 ]
@@ -102,17 +103,22 @@ class Calibration:
                 f"[0, 1] of the same length, got knots={self.knots!r}, values={self.values!r}."
             )
         farther = tuple(tuple(float(x) for x in band) for band in self.farther)
-        reaches = [band[0] for band in farther]
-        if any(len(band) != 3 for band in farther) or np.any(np.diff([0.0, *reaches]) <= 0):
+        reaches = [band[0] if len(band) == 3 else np.nan for band in farther]
+        if not np.all(np.isfinite(reaches)) or np.any(np.diff([0.0, *reaches]) <= 0):
             raise ValueError(
-                "Calibration.farther must hold (reach, level, wls_weight) triples with positive, "
-                f"increasing reaches, got {self.farther!r}."
+                "Calibration.farther must hold (reach, level, wls_weight) triples with finite, "
+                f"positive, increasing reaches, got {self.farther!r}."
             )
-        for _, level, weight in ((0.0, self.level, self.wls_weight), *farther):
+        blends = [("Calibration.level", "Calibration.wls_weight", self.level, self.wls_weight)]
+        blends += [
+            (f"Calibration.farther[{i}]'s level", f"Calibration.farther[{i}]'s wls_weight", *b[1:])
+            for i, b in enumerate(farther)
+        ]
+        for level_name, weight_name, level, weight in blends:
             if not 0.0 < level < 1.0:
-                raise ValueError(f"Calibration.level must be in (0, 1), got {level!r}.")
+                raise ValueError(f"{level_name} must be in (0, 1), got {level!r}.")
             if not 0.0 <= weight < 1.0:
-                raise ValueError(f"Calibration.wls_weight must be in [0, 1), got {weight!r}.")
+                raise ValueError(f"{weight_name} must be in [0, 1), got {weight!r}.")
         object.__setattr__(self, "farther", farther)
         if not 0.0 <= self.backtest <= 2.0:
             raise ValueError(f"Calibration.backtest must be in [0, 2], got {self.backtest!r}.")
@@ -126,6 +132,12 @@ class Calibration:
             object.__setattr__(self, "coefficients", coefficients)
         object.__setattr__(self, "knots", knots)
         object.__setattr__(self, "values", values)
+
+    @property
+    def reads_wls(self) -> bool:
+        """Whether the WLS estimate enters: in a blend, or in ``p_success``'s features."""
+        weights = [self.wls_weight, *(weight for _, _, weight in self.farther)]
+        return max(weights) > 0 or self.coefficients is not None
 
     def p_success(
         self,
@@ -242,7 +254,9 @@ def success_features(
     )
 
 
-def reach_bands(crossings: np.ndarray, edges: list[float], horizon: int = HORIZON) -> np.ndarray:
+def reach_bands(
+    crossings: np.ndarray, edges: Sequence[float], horizon: int = HORIZON
+) -> np.ndarray:
     """(B,) each task's band: how many of the increasing ``edges`` its median crossing reaches.
 
     The median of the (B, S) sampled crossings, capped just past H (``inf``: never within H).
@@ -271,15 +285,21 @@ def blend(fm: np.ndarray, wls: np.ndarray, wls_weight: float, horizon: int = HOR
     return np.where(mixed > horizon, np.inf, mixed)
 
 
+def capped_errors(
+    estimate: np.ndarray, remaining: np.ndarray, horizon: int = HORIZON
+) -> np.ndarray:
+    """(B,) |min(R̂, H) − min(R* − n, H)|: each query's term of the capped MAE."""
+    return np.abs(np.minimum(estimate, horizon) - np.minimum(remaining, horizon))
+
+
 def family_ratios(
     data: OutOfFamily, calibration: Calibration, horizon: int = HORIZON
 ) -> dict[str, float]:
     """Capped MAE of ``calibration``'s remaining batches over WLS's, per family of ``data``."""
     reading = (calibration.denoise, calibration.backtest)
     estimate = calibration.remaining(data.crossings_at(reading), data.wls, horizon)
-    truth = np.minimum(data.remaining, horizon)
-    error = np.abs(np.minimum(estimate, horizon) - truth)
-    wls_error = np.abs(np.minimum(data.wls, horizon) - truth)
+    error = capped_errors(estimate, data.remaining, horizon)
+    wls_error = capped_errors(data.wls, data.remaining, horizon)
     return {
         str(f): float(error[data.family == f].mean() / wls_error[data.family == f].mean())
         for f in np.unique(data.family)
@@ -306,8 +326,7 @@ def fit_calibration(
 
     if len(data.remaining) < 2:
         raise ValueError(f"fit_calibration needs at least 2 queries, got {len(data.remaining)}.")
-    truth = np.minimum(data.remaining, horizon)
-    wls_error = np.abs(np.minimum(data.wls, horizon) - truth)
+    wls_error = capped_errors(data.wls, data.remaining, horizon)
     families = np.unique(data.family)
     readings = (RAW,) if data.readings is None else (RAW, *READINGS)
     estimates = {
@@ -318,7 +337,7 @@ def fit_calibration(
 
     def worst_ratio(reading: tuple[bool, float], level: float, weight: float) -> float:
         estimate = blend(estimates[(reading, level)], data.wls, weight, horizon)
-        error = np.abs(np.minimum(estimate, horizon) - truth)
+        error = capped_errors(estimate, data.remaining, horizon)
         return max(
             error[data.family == f].mean() / wls_error[data.family == f].mean() for f in families
         )
@@ -342,13 +361,13 @@ def fit_calibration(
     farther = ()
     if reach_edges:
         crossings = data.crossings_at(reading)
-        bands = band_blends(data, crossings, (level, weight), reach_edges, horizon)
+        bands = _band_blends(data, crossings, (level, weight), reach_edges, horizon)
         (level, weight), farther = bands[0], tuple(zip(reach_edges, *zip(*bands[1:])))
     denoise, strength = reading
     return Calibration(knots, values, level, weight, strength, denoise, coefficients, farther)
 
 
-def band_blends(
+def _band_blends(
     data: OutOfFamily,
     crossings: np.ndarray,
     start: tuple[float, float],
@@ -362,16 +381,15 @@ def band_blends(
     `LEVELS` × `WLS_WEIGHTS` that makes the worst family's ratio lowest, the others held. A band
     without queries keeps ``start``.
     """
-    truth = np.minimum(data.remaining, horizon)
     families, family = np.unique(data.family, return_inverse=True)
-    wls_errors = np.bincount(family, np.abs(np.minimum(data.wls, horizon) - truth), len(families))
-    band = reach_bands(crossings, list(edges), horizon)
+    wls_errors = np.bincount(family, capped_errors(data.wls, data.remaining, horizon))
+    band = reach_bands(crossings, edges, horizon)
     errors = {}
     for level in LEVELS:
         estimate = point_estimates(crossings, level)
         for weight in WLS_WEIGHTS:
-            mixed = np.minimum(blend(estimate, data.wls, weight, horizon), horizon)
-            errors[(level, weight)] = np.abs(mixed - truth)
+            mixed = blend(estimate, data.wls, weight, horizon)
+            errors[(level, weight)] = capped_errors(mixed, data.remaining, horizon)
 
     def worst(choice: list[tuple[float, float]]) -> float:
         error = np.choose(band, [errors[pair] for pair in choice])

@@ -181,7 +181,7 @@ class FMPredictor:
             return remaining, p_success
         sampled = self.sampled_crossings(prefixes, targets)
         wls = np.ones(len(prefixes))  # unused at weight 0 without coefficients
-        if self.calibration.wls_weight > 0 or self.calibration.coefficients is not None:
+        if self.calibration.reads_wls:
             wls, _ = self._wls.estimate_batch(prefixes, targets, budgets)
         horizon = self.config.horizon
         remaining = self.calibration.remaining(sampled, wls, horizon)

@@ -33,7 +33,12 @@ from mara_agents.predictors.flow_model import (
     integrate,
     sample_futures,
 )
-from mara_agents.predictors.flow_training import FM_RECIPES, split_runs, training_bank
+from mara_agents.predictors.flow_training import (
+    FM_RECIPES,
+    cosine_schedule,
+    split_runs,
+    training_bank,
+)
 from mara_agents.predictors.queries import QueryConfig, make_queries
 
 __all__ = ["DistillConfig", "DistillRun", "distill_fm", "prefix_contexts"]
@@ -155,9 +160,7 @@ def distill_fm(
     val_target = endpoints(val_x, val_noise)
 
     optimizer = torch.optim.Adam(student.parameters(), lr=config.lr)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: 0.5 * (1 + math.cos(math.pi * min(step / config.steps, 1.0)))
-    )
+    schedule = cosine_schedule(optimizer, config.steps)
     generator = torch.Generator().manual_seed(config.seed)
     history: list[dict] = []
     train_loss = math.nan

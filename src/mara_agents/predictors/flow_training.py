@@ -48,6 +48,7 @@ __all__ = [
     "FMRun",
     "FMTrainConfig",
     "RunSplit",
+    "cosine_schedule",
     "examples",
     "split_runs",
     "train_fm",
@@ -309,6 +310,15 @@ def split_runs(bank: CurveBank, holdout: int) -> RunSplit:
     return RunSplit(bank.subset(~held), bank.subset(held))
 
 
+def cosine_schedule(
+    optimizer: torch.optim.Optimizer, steps: int
+) -> torch.optim.lr_scheduler.LambdaLR:
+    """The learning rate from its initial value down to 0 over ``steps`` steps, on a half cosine."""
+    return torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: 0.5 * (1 + math.cos(math.pi * min(step / steps, 1.0)))
+    )
+
+
 def train_fm(config: FMTrainConfig, work: Path, log: Callable[[str], None] = _flush_print) -> FMRun:
     """Train a flow-matching predictor; resumable.
 
@@ -337,9 +347,7 @@ def train_fm(config: FMTrainConfig, work: Path, log: Callable[[str], None] = _fl
         torch.manual_seed(config.seed)
         net = VelocityNet(config.model).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.lr)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: 0.5 * (1 + math.cos(math.pi * min(step / config.steps, 1.0)))
-    )
+    schedule = cosine_schedule(optimizer, config.steps)
     generator = torch.Generator(device=device).manual_seed(config.seed)
     step, history = 0, []
     checkpoint = work / "checkpoint.pt"

@@ -50,8 +50,8 @@ VARIANTS: dict[str, MARAVariant] = {
 }
 """The shipped variants by name: one entry each, read by `MARA.pretrained` and by training.
 
-The FM variants read ``fm_mara``, the network they were trained on (package 0.2's, distilled to
-sample in one step: `flow_distill`), uncalibrated:
+The FM variants read ``fm_mara``, a one-step student (`flow_distill`) of the network they were
+trained on (package 0.2's), uncalibrated:
 the calibration's isotonic map was flat below p ≈ 0.68 and would hide what the raw sampled share
 still ranks; 0.2.0's policies, fed the calibrated estimates, completed 0.7–1.6 points less
 (docs/predictors.md). They move to the new network when they are retrained on it."""

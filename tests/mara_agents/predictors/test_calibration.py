@@ -119,13 +119,39 @@ def test_each_band_reads_its_own_level_and_weight():
     np.testing.assert_allclose(calibration.remaining(crossings, wls), [10.0, np.sqrt(60.0 * 400.0)])
 
 
+def test_a_far_band_that_blends_wls_makes_the_predictor_read_it():
+    config = FMConfig(horizon=20, recent=2, spread=2, hidden=8, context_dim=4, time_dim=4)
+    raw = FMPredictor(VelocityNet(config))
+    prefixes = [2.0 * (1.0 + np.arange(n + 1.0)) ** -0.5 for n in (5, 9, 14)]
+    targets = np.array([p[-1] * 0.9 for p in prefixes])
+    budgets = np.array([10, 10, 10])
+    sampled = raw.sampled_crossings(prefixes, targets)
+    wls, _ = WLSPredictor().estimate_batch(prefixes, targets, budgets)
+    # no WLS in the near blend, all of it past a reach of 0+: every task is in the far band
+    farther = ((1e-9, 0.5, 0.5),)
+    calibration = Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]), 0.5, 0.0, farther=farther)
+    assert (
+        calibration.reads_wls
+        and not Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0])).reads_wls
+    )
+    remaining, _ = FMPredictor(raw.net, calibration=calibration).estimate_batch(
+        prefixes, targets, budgets
+    )
+    median = np.minimum(point_estimates(sampled, 0.5), 21.0)
+    expected = np.sqrt(median * np.where(np.isfinite(wls), wls, median))  # FM alone without WLS
+    expected[expected > 20] = np.inf
+    np.testing.assert_allclose(remaining, expected)
+
+
 @pytest.mark.parametrize(
     ("farther", "message"),
     [
         (((200.0, 0.5, 0.2), (50.0, 0.5, 0.2)), "positive, increasing reaches"),
         (((50.0, 0.5),), "triples"),
-        (((50.0, 1.5, 0.2),), "Calibration.level must be in"),
-        (((50.0, 0.5, 1.0),), "Calibration.wls_weight must be in"),
+        (((),), "triples"),
+        (((np.inf, 0.5, 0.2),), "finite"),
+        (((50.0, 1.5, 0.2),), r"Calibration.farther\[0\]'s level must be in"),
+        (((50.0, 0.5, 0.2), (90.0, 0.5, 1.0)), r"Calibration.farther\[1\]'s wls_weight must be in"),
     ],
 )
 def test_bad_far_blends_are_refused(farther, message):
