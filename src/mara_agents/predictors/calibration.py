@@ -169,10 +169,11 @@ class Calibration:
         self, crossings: np.ndarray, wls: np.ndarray, horizon: int = HORIZON
     ) -> np.ndarray:
         """(B,) remaining batches from sampled crossings (B, S) and WLS estimates (B,)."""
-        bands = ((0.0, self.level, self.wls_weight), *self.farther)
-        band = reach_bands(crossings, [reach for reach, _, _ in bands[1:]], horizon)
+        band = reach_bands(crossings, [reach for reach, _, _ in self.farther], horizon)
         estimate = np.empty(len(crossings))
-        for index, (_, level, weight) in enumerate(bands):
+        for index, (_, level, weight) in enumerate(
+            ((0.0, self.level, self.wls_weight), *self.farther)
+        ):
             rows = band == index
             if rows.any():
                 estimate[rows] = blend(

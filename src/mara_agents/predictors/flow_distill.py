@@ -76,8 +76,7 @@ class DistillConfig:
 
     def __post_init__(self) -> None:
         require(self, ">= 1", ("steps", "batch", "student_steps", "prefixes_per_run", "every"))
-        if not self.lr > 0:
-            raise ValueError(f"DistillConfig.lr must be > 0, got {self.lr!r}.")
+        require(self, "> 0", ("lr",))
         if self.recipe not in FM_RECIPES:
             raise ValueError(
                 f"DistillConfig.recipe must be one of {sorted(FM_RECIPES)}, got {self.recipe!r}."
