@@ -2,15 +2,20 @@
 
     python benchmarks/value_of_information.py                  # 30 episodes per task set
     python benchmarks/value_of_information.py --task-sets id --noise 0 0.5 --episodes 100
+    python benchmarks/value_of_information.py --task-sets id --noise --no-mara --kinds family \
+        family,optimizer
 
 On each task set, paired on the same training-seed episodes (below 1,000,000): FIFO, EDF, LARA
 (WLS), LARA-FM, LARA on the true remaining demand times one log-normal error factor per task
 (`TruthLARA`, "truth σ", for each σ of ``--noise``), HOP on 32 samples spread by the same σ
 around that estimate (`TruthHOP`, "hedged σ": a planner that knows how unsure it is), the oracle
-and the shipped MARA. LARA's and LARA-FM's queries are scored against the truth as they play
-(`ErrorLog`; a query whose prefix starts several runs with different demands has no known truth:
-RL runs share their first batches), and their errors given as the σ whose noise errs as much in
-the median, their median (bias) and the share of estimates that were "never".
+and the shipped MARA; with ``--kinds``, LARA-FM told each task's kind ("kind FIELDS":
+`KindAnalog`, FM's estimate blended with the nearest ID training run of that kind, named by the
+config fields FIELDS; a run of a kind the ID training runs lack is answered by FM alone). The
+queries of LARA, LARA-FM and the kind rows are scored against the truth as they play (`ErrorLog`;
+a query whose prefix starts several runs with different demands has no known truth: RL runs share
+their first batches), and their errors given as the σ whose noise errs as much in the median,
+their median (bias) and the share of estimates that were "never".
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import torch
 from coreenv.curves import named_task_set
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.predictors import ClairvoyantPredictor, ErrorLog, WLSPredictor, make_predictor
+from mara_agents.predictors.analog import AnalogConfig, KindAnalog, kind_of
 from mara_agents.schedulers import EDF, FIFO, LARA, Oracle, TruthHOP, TruthLARA
 from mara_agents.schedulers.mara import MARA
 from mara_agents.seeds import check_choice_episodes
@@ -31,6 +37,8 @@ from mara_agents.seeds import check_choice_episodes
 TASK_SETS = ("id", "rl_ood", "vit_ood")
 """The test runs of the bundled curve banks, whose runs `ClairvoyantPredictor` can look up."""
 CLASSIC = ("fifo", "edf", "lara")
+REFERENCE = "id_train"
+"""The runs `KindAnalog` reads analogs from."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -39,7 +47,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--load", type=float, default=0.04, help="arrival probability, in (0, 1)")
     parser.add_argument("--episodes", type=int, default=30, help=">= 2, paired")
     parser.add_argument("--seed", type=int, default=970_000, help="first episode (training seeds)")
-    parser.add_argument("--noise", type=float, nargs="+", default=[0.0, 0.1, 0.25, 0.5, 1.0])
+    parser.add_argument("--noise", type=float, nargs="*", default=[0.0, 0.1, 0.25, 0.5, 1.0])
+    parser.add_argument(
+        "--kinds",
+        nargs="*",
+        default=[],
+        metavar="FIELDS",
+        help="LARA-FM told each task's kind, named by these comma-separated config fields",
+    )
     parser.add_argument("--no-mara", action="store_true", help="leave the shipped MARA out")
     parser.add_argument("--workers", type=int, default=2, help=">= 1 processes")
     args = parser.parse_args(argv)
@@ -53,18 +68,37 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--noise values must be >= 0, got {args.noise}.")
     if args.workers < 1:
         parser.error(f"--workers must be >= 1, got {args.workers}.")
+    for fields in args.kinds:
+        try:
+            check_kind(fields)
+        except ValueError as e:
+            parser.error(f"--kinds {fields!r}: {e}")
     return args
+
+
+def check_kind(fields: str) -> None:
+    """A ValueError unless ``fields`` names config fields every `REFERENCE` run has."""
+    config = AnalogConfig(kind_fields=tuple(fields.split(",")))
+    for text in named_task_set(REFERENCE).config:
+        kind_of(text, config.kind_fields, REFERENCE)
 
 
 def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarray, str]:
     """One method's completion rates on the task set's episodes, and its estimates' errors.
 
-    For LARA and LARA-FM: the σ equivalent to them, their median (bias), the share "never" and
-    the share whose truth is unknown; for the others, empty cells.
+    For LARA, LARA-FM and the kind rows: the σ equivalent to them, their median (bias), the share
+    "never" and the share whose truth is unknown (and for a kind row, the share FM answered alone,
+    with no analog); for the others, empty cells.
     """
     torch.set_num_threads(1)
-    log = None
-    if method in ("lara", "lara_fm"):
+    log = analog = None
+    if method.startswith("kind "):
+        config = AnalogConfig(kind_fields=tuple(method.split()[1].split(",")))
+        episodes = named_task_set(task_set)
+        analog = KindAnalog(named_task_set(REFERENCE), episodes, make_predictor("fm"), config)
+        log = ErrorLog(analog, ClairvoyantPredictor(episodes))
+        scheduler = LARA(predictor=log)
+    elif method in ("lara", "lara_fm"):
         predictor = WLSPredictor() if method == "lara" else make_predictor("fm")
         log = ErrorLog(predictor, ClairvoyantPredictor(named_task_set(task_set)))
         scheduler = LARA(predictor=log)
@@ -78,11 +112,12 @@ def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarr
     env = {"task_set": task_set, "arrival_prob": args.load}
     rates = completion_rates(scheduler, args.episodes, args.seed, **env)
     if log is None:
-        return rates, "| | | | |"
+        return rates, "| | | | | |"
     known = log.never + len(log.log_errors)
+    alone = "" if analog is None else f"{100 * analog.fallbacks / analog.queries:.0f}%"
     return rates, (
         f"| {log.equivalent_noise():.2f} | {log.bias():+.2f} | {100 * log.never / known:.1f}% "
-        f"| {100 * log.unknown / (known + log.unknown):.0f}% |"
+        f"| {100 * log.unknown / (known + log.unknown):.0f}% | {alone} |"
     )
 
 
@@ -98,7 +133,7 @@ def play_all(units: list[tuple[str, str]], args: argparse.Namespace) -> dict:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     truth = [f"{name} {s:g}" for s in args.noise for name in ("truth", "hedged")]
-    methods = [*CLASSIC, "lara_fm", *truth, "oracle"]
+    methods = [*CLASSIC, "lara_fm", *(f"kind {fields}" for fields in args.kinds), *truth, "oracle"]
     if not args.no_mara:
         methods.append("mara")
     results = play_all([(m, t) for t in args.task_sets for m in methods], args)
@@ -109,14 +144,17 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"\n{task_set}, p = {args.load}, {args.episodes} episodes from seed {args.seed} "
             f"(best classic: {best})\n\n| method | completion (%) | − {best} (paired ± SE) "
-            "| share of the oracle's headroom | errors as σ | median log error | never "
-            "| truth unknown |\n|---|---|---|---|---|---|---|---|"
+            "| − lara_fm (paired ± SE) | share of the oracle's headroom | errors as σ "
+            "| median log error | never | truth unknown | FM alone (no analog) |\n"
+            "|---|---|---|---|---|---|---|---|---|---|"
         )
         for method in methods:
             gain, se = paired_difference(rates[best], rates[method])
+            over_fm, over_fm_se = paired_difference(rates["lara_fm"], rates[method])
             print(
                 f"| {method} | {100 * rates[method].mean():.2f} | {100 * gain:+.2f} ± "
-                f"{100 * se:.2f} | {100 * gain / headroom:.0f}% {results[(method, task_set)][1]}"
+                f"{100 * se:.2f} | {100 * over_fm:+.2f} ± {100 * over_fm_se:.2f} "
+                f"| {100 * gain / headroom:.0f}% {results[(method, task_set)][1]}"
             )
 
 

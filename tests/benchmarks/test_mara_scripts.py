@@ -291,12 +291,15 @@ def test_mara_samplers_refuses_bad_input_before_work(argv, message, capsys):
 def test_value_of_information_prices_errors_on_paired_training_seeds(capsys):
     script = load_script("value_of_information")
     argv = ["--task-sets", "vit_ood", "--episodes", "2", "--noise", "0", "1", "--workers", "1"]
-    script.main(argv)
+    script.main([*argv, "--kinds", "family"])
     rows = {line.split(" | ")[0][2:]: line for line in capsys.readouterr().out.splitlines()}
-    expected = {"fifo", "edf", "lara", "lara_fm", "truth 0", "hedged 1", "oracle", "mara"}
-    assert expected <= set(rows)
-    assert rows["lara_fm"].count("|") == rows["truth 0"].count("|")  # one table, full rows
-    assert "%" in rows["lara_fm"].split("|")[-2]  # the share of estimates that were never
+    expected = {"fifo", "edf", "lara", "lara_fm", "kind family", "truth 0", "hedged 1", "oracle"}
+    assert expected | {"mara"} <= set(rows)
+    assert len({rows[method].count("|") for method in expected}) == 1  # one table, full rows
+    assert "%" in rows["lara_fm"].split("|")[-4]  # the share of estimates that were never
+    # no ID training run is of ViT OOD's kind: LARA-FM told the kind plays as LARA-FM
+    assert rows["kind family"].split("|")[2:-2] == rows["lara_fm"].split("|")[2:-2]
+    assert rows["kind family"].split("|")[-2].strip() == "100%"
 
 
 @pytest.mark.parametrize(
@@ -307,6 +310,7 @@ def test_value_of_information_prices_errors_on_paired_training_seeds(capsys):
         (["--noise", "-1"], "--noise values must be >= 0"),
         (["--load", "1.5"], "--load must be in (0, 1)"),
         (["--task-sets", "live"], "invalid choice"),
+        (["--kinds", "family,colour"], "no config field 'colour'"),
     ],
 )
 def test_value_of_information_refuses_bad_input_before_work(argv, message, capsys):

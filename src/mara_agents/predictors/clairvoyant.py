@@ -37,11 +37,7 @@ class ClairvoyantPredictor:
 
     def estimate(self, prefix: np.ndarray, target: float, budget: int) -> Estimate:
         """``R* − n`` of the run this prefix belongs to, and 1 if it fits the budget else 0."""
-        runs = [
-            losses
-            for row in self._rows.get(self._key(prefix), [])
-            if np.array_equal((losses := self.bank.curve(row).losses)[: len(prefix)], prefix)
-        ]
+        runs = [self.bank.curve(row).losses for row in self.rows_of(prefix)]
         if not runs:
             raise KeyError("this prefix is not the start of any run of the bank.")
         demands = {_demand(losses, target) for losses in runs}
@@ -52,6 +48,14 @@ class ClairvoyantPredictor:
             )
         remaining = demands.pop() - (len(prefix) - 1)
         return Estimate(float(remaining), float(remaining <= budget))
+
+    def rows_of(self, prefix: np.ndarray) -> list[int]:
+        """The rows of the bank whose runs start with ``prefix`` (none, one, or several)."""
+        return [
+            row
+            for row in self._rows.get(self._key(prefix), [])
+            if np.array_equal(self.bank.curve(row).losses[: len(prefix)], prefix)
+        ]
 
     @staticmethod
     def _key(losses: np.ndarray) -> bytes:

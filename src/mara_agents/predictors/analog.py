@@ -1,0 +1,155 @@
+"""A predictor told each task's kind, for a diagnostic of what the kind is worth (docs/mara.md).
+
+The environment does not tell a scheduler what a task is. `KindAnalog` prices that: it looks the
+task's run up in the bank the episode replays (as `ClairvoyantPredictor` does) only to read its
+kind, named by fields of the run's config (``family``, ``optimizer``, ...); never its future.
+Among the reference runs of that kind (training runs) it finds the one whose revealed losses
+match the prefix best, up to a constant factor, and reads when that run, scaled by the same
+factor, reaches the target. The answer is the geometric mean of that and the base predictor's
+estimate; ``p_success`` is the base predictor's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from coreenv import Estimate, Predictor, estimate_many
+from coreenv.curves import CurveBank
+from mara_agents.predictors.clairvoyant import ClairvoyantPredictor
+
+__all__ = ["AnalogConfig", "KindAnalog"]
+
+
+@dataclass(frozen=True)
+class AnalogConfig:
+    """How `KindAnalog` names a kind and matches a prefix."""
+
+    kind_fields: tuple[str, ...] = ("family",)
+    """Config fields whose values together name a run's kind (every reference run has them)."""
+    windows: int = 24
+    """Log-spaced windows of the prefix whose mean log losses are compared."""
+    neighbours: int = 1
+    """Nearest reference runs whose crossings are read; their median is the analog estimate."""
+
+    def __post_init__(self) -> None:
+        if not self.kind_fields or not all(isinstance(f, str) and f for f in self.kind_fields):
+            raise ValueError(
+                "AnalogConfig.kind_fields must be one or more field names, got "
+                f"{self.kind_fields!r}."
+            )
+        for name in ("windows", "neighbours"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"AnalogConfig.{name} must be an int >= 1, got {value!r}.")
+
+
+class KindAnalog:
+    """``base``'s estimates blended with the nearest ``reference`` run of the task's kind.
+
+    Args:
+        reference: the runs read for analogs (training runs only).
+        episodes: the bank the episodes replay; a prefix is looked up there for its run's kind.
+        base: the predictor blended with, and answered alone where no analog is found (a prefix
+            of no run of ``episodes``, runs of several kinds, or no reference run of that kind).
+        config: the kind's fields and the matching.
+
+    ``fallbacks`` and ``queries`` count how often ``base`` answered alone.
+    """
+
+    def __init__(
+        self,
+        reference: CurveBank,
+        episodes: CurveBank,
+        base: Predictor,
+        config: AnalogConfig = AnalogConfig(),
+    ) -> None:
+        self.config = config
+        self.base = base
+        fields = config.kind_fields
+        self._kinds = [kind_of(text, fields, reference.name) for text in reference.config]
+        self._episodes = [kind_of(text, fields, None) for text in episodes.config]
+        self._lookup = ClairvoyantPredictor(episodes)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self._log = np.log(np.asarray(reference.losses, np.float64))
+        self._lengths = np.sum(np.isfinite(self._log), axis=1)
+        self._sums = np.concatenate(
+            [np.zeros((len(self._log), 1)), np.cumsum(np.nan_to_num(self._log), axis=1)], axis=1
+        )
+        self.fallbacks = 0
+        self.queries = 0
+
+    def estimate(self, prefix: np.ndarray, target: float, budget: int) -> Estimate:
+        """The blended estimate of one task."""
+        remaining, p_success = self.estimate_batch([prefix], np.array([target]), np.array([budget]))
+        return Estimate(float(remaining[0]), float(p_success[0]))
+
+    def estimate_batch(
+        self, prefixes: list[np.ndarray], targets: np.ndarray, budgets: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``base``'s answers, each remaining count blended with its analog's where one is found."""
+        remaining, p_success = estimate_many(self.base, prefixes, targets, budgets)
+        remaining = np.array(remaining, np.float64)
+        for i, (prefix, target) in enumerate(zip(prefixes, targets)):
+            self.queries += 1
+            analog = self._analog(np.asarray(prefix, np.float64), float(target))
+            if analog is None:
+                self.fallbacks += 1
+            elif math.isfinite(analog) and math.isfinite(remaining[i]):
+                remaining[i] = math.sqrt(max(analog, 1.0) * max(remaining[i], 1.0))
+            elif math.isinf(remaining[i]):
+                remaining[i] = analog
+        return remaining, p_success
+
+    def _analog(self, prefix: np.ndarray, target: float) -> float | None:
+        """Batches the nearest reference run of the prefix's kind needs; None if there is none."""
+        kind = self._kind(prefix)
+        n = len(prefix) - 1
+        rows = [r for r, k in enumerate(self._kinds) if k == kind and self._lengths[r] > n]
+        if kind is None or not rows:
+            return None
+        edges = np.unique(
+            np.concatenate([[0], np.geomspace(1, n + 1, self.config.windows + 1).astype(int)])
+        )
+        log_prefix = np.log(prefix)
+        sums = np.concatenate([[0.0], np.cumsum(log_prefix)])
+        widths = np.diff(edges)
+        query = (sums[edges[1:]] - sums[edges[:-1]]) / widths
+        runs = (self._sums[rows][:, edges[1:]] - self._sums[rows][:, edges[:-1]]) / widths
+        gaps = query - runs
+        tail = max(1, len(widths) // 4)  # the factor is fitted on the latest windows
+        shift = gaps[:, -tail:].mean(axis=1)
+        distance = np.sqrt(np.mean((gaps - shift[:, None]) ** 2, axis=1))
+        nearest = np.argsort(distance, kind="stable")[: self.config.neighbours]
+        crossings = []
+        for j in nearest:
+            later = self._log[rows[j], n + 1 : self._lengths[rows[j]]] + shift[j]
+            hits = np.flatnonzero(later <= math.log(target))
+            crossings.append(float(hits[0] + 1) if hits.size else math.inf)
+        return float(np.median(crossings))
+
+    def _kind(self, prefix: np.ndarray) -> tuple | None:
+        """The kind of the run of ``episodes`` this prefix starts; None if unknown or ambiguous."""
+        kinds = {self._episodes[row] for row in self._lookup.rows_of(prefix)}
+        return kinds.pop() if len(kinds) == 1 else None
+
+
+def kind_of(config: str, fields: tuple[str, ...], bank: str | None) -> tuple | None:
+    """The values of ``fields`` in a run's JSON config.
+
+    A missing field is a ValueError naming the field and the bank when ``bank`` is given (the
+    reference runs must all have a kind); otherwise the run has no kind (None).
+    """
+    values = json.loads(config)
+    missing = [field for field in fields if field not in values]
+    if not missing:
+        return tuple(values[field] for field in fields)
+    if bank is None:
+        return None
+    raise ValueError(
+        f"KindAnalog: a run of the reference bank {bank!r} has no config field {missing[0]!r}; "
+        f"its fields: {sorted(values)}."
+    )
