@@ -4,14 +4,16 @@
     python benchmarks/value_of_information.py --task-sets id --noise 0 0.5 --episodes 100
     python benchmarks/value_of_information.py --task-sets id --noise --no-mara --kinds family \
         family,optimizer
+    python benchmarks/value_of_information.py --noise --kinds family --analogs own
 
 On each task set, paired on the same training-seed episodes (below 1,000,000): FIFO, EDF, LARA
 (WLS), LARA-FM, LARA on the true remaining demand times one log-normal error factor per task
 (`TruthLARA`, "truth σ", for each σ of ``--noise``), HOP on 32 samples spread by the same σ
 around that estimate (`TruthHOP`, "hedged σ": a planner that knows how unsure it is), the oracle
 and the shipped MARA; with ``--kinds``, LARA-FM told each task's kind ("kind FIELDS":
-`KindAnalog`, FM's estimate blended with the nearest ID training run of that kind, named by the
-config fields FIELDS; a run of a kind the ID training runs lack is answered by FM alone). The
+`KindAnalog`, FM's estimate blended with the nearest run of that kind, named by the config fields
+FIELDS, among the ID training runs or, with ``--analogs own``, the task set's other runs; a task
+of a kind with no such run is answered by FM alone). The
 queries of LARA, LARA-FM and the kind rows are scored against the truth as they play (`ErrorLog`;
 a query whose prefix starts several runs with different demands has no known truth: RL runs share
 their first batches), and their errors given as the σ whose noise errs as much in the median,
@@ -37,8 +39,8 @@ from mara_agents.seeds import check_choice_episodes
 TASK_SETS = ("id", "rl_ood", "vit_ood")
 """The test runs of the bundled curve banks, whose runs `ClairvoyantPredictor` can look up."""
 CLASSIC = ("fifo", "edf", "lara")
-REFERENCE = "id_train"
-"""The runs `KindAnalog` reads analogs from."""
+ANALOGS = {"id_train": "the ID training runs", "own": "the task set's other runs"}
+"""Where `KindAnalog` finds its analogs (``--analogs``)."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -55,6 +57,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="FIELDS",
         help="LARA-FM told each task's kind, named by these comma-separated config fields",
     )
+    parser.add_argument(
+        "--analogs",
+        choices=ANALOGS,
+        default="id_train",
+        help="where --kinds finds its analogs: the ID training runs, or the task set's other runs",
+    )
     parser.add_argument("--no-mara", action="store_true", help="leave the shipped MARA out")
     parser.add_argument("--workers", type=int, default=2, help=">= 1 processes")
     args = parser.parse_args(argv)
@@ -70,17 +78,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--workers must be >= 1, got {args.workers}.")
     for fields in args.kinds:
         try:
-            check_kind(fields)
+            for task_set in analog_banks(args):
+                check_kind(fields, task_set)
         except ValueError as e:
             parser.error(f"--kinds {fields!r}: {e}")
     return args
 
 
-def check_kind(fields: str) -> None:
-    """A ValueError unless ``fields`` names config fields every `REFERENCE` run has."""
+def analog_banks(args: argparse.Namespace) -> list[str]:
+    """The task sets whose runs `KindAnalog` reads analogs from."""
+    return ["id_train"] if args.analogs == "id_train" else args.task_sets
+
+
+def check_kind(fields: str, task_set: str) -> None:
+    """A ValueError unless ``fields`` names config fields every run of ``task_set`` has."""
     config = AnalogConfig(kind_fields=tuple(fields.split(",")))
-    for text in named_task_set(REFERENCE).config:
-        kind_of(text, config.kind_fields, REFERENCE)
+    for text in named_task_set(task_set).config:
+        kind_of(text, config.kind_fields, task_set)
 
 
 def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarray, str]:
@@ -95,7 +109,8 @@ def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarr
     if method.startswith("kind "):
         config = AnalogConfig(kind_fields=tuple(method.split()[1].split(",")))
         episodes = named_task_set(task_set)
-        analog = KindAnalog(named_task_set(REFERENCE), episodes, make_predictor("fm"), config)
+        reference = episodes if args.analogs == "own" else named_task_set("id_train")
+        analog = KindAnalog(reference, episodes, make_predictor("fm"), config)
         log = ErrorLog(analog, ClairvoyantPredictor(episodes))
         scheduler = LARA(predictor=log)
     elif method in ("lara", "lara_fm"):
@@ -143,7 +158,8 @@ def main(argv: list[str] | None = None) -> None:
         headroom = rates["oracle"].mean() - rates[best].mean()
         print(
             f"\n{task_set}, p = {args.load}, {args.episodes} episodes from seed {args.seed} "
-            f"(best classic: {best})\n\n| method | completion (%) | − {best} (paired ± SE) "
+            f"(best classic: {best}{'; analogs: ' + ANALOGS[args.analogs] if args.kinds else ''})"
+            f"\n\n| method | completion (%) | − {best} (paired ± SE) "
             "| − lara_fm (paired ± SE) | share of the oracle's headroom | errors as σ "
             "| median log error | never | truth unknown | FM alone (no analog) |\n"
             "|---|---|---|---|---|---|---|---|---|---|"

@@ -5,8 +5,9 @@ task's run up in the bank the episode replays (as `ClairvoyantPredictor` does) o
 kind, named by fields of the run's config (``family``, ``optimizer``, ...); never its future.
 Among the reference runs of that kind (training runs) it finds the one whose revealed losses
 match the prefix best, up to a constant factor, and reads when that run, scaled by the same
-factor, reaches the target. The answer is the geometric mean of that and the base predictor's
-estimate; ``p_success`` is the base predictor's.
+factor, reaches the target; a task's own run is never its analog (the reference may be the bank
+the episodes replay: what the other runs of a kind tell). The answer is the geometric mean of
+that and the base predictor's estimate; ``p_success`` is the base predictor's.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ class KindAnalog:
     """``base``'s estimates blended with the nearest ``reference`` run of the task's kind.
 
     Args:
-        reference: the runs read for analogs (training runs only).
+        reference: the runs read for analogs: training runs, or ``episodes`` itself (each task's
+            own run left out).
         episodes: the bank the episodes replay; a prefix is looked up there for its run's kind.
         base: the predictor blended with, and answered alone where no analog is found (a prefix
             of no run of ``episodes``, runs of several kinds, or no reference run of that kind).
@@ -73,6 +75,10 @@ class KindAnalog:
         self._kinds = [kind_of(text, fields, reference.name) for text in reference.config]
         self._episodes = [kind_of(text, fields, None) for text in episodes.config]
         self._lookup = ClairvoyantPredictor(episodes)
+        rows = {reference.curve(r).losses.tobytes(): r for r in range(len(reference))}
+        self._same = [
+            rows.get(episodes.curve(r).losses.tobytes(), -1) for r in range(len(episodes))
+        ]
         with np.errstate(divide="ignore", invalid="ignore"):
             self._log = np.log(np.asarray(reference.losses, np.float64))
         self._lengths = np.sum(np.isfinite(self._log), axis=1)
@@ -106,9 +112,15 @@ class KindAnalog:
 
     def _analog(self, prefix: np.ndarray, target: float) -> float | None:
         """Batches the nearest reference run of the prefix's kind needs; None if there is none."""
-        kind = self._kind(prefix)
+        runs = self._lookup.rows_of(prefix)
+        kind = self._kind(runs)
+        own = {self._same[row] for row in runs}
         n = len(prefix) - 1
-        rows = [r for r, k in enumerate(self._kinds) if k == kind and self._lengths[r] > n]
+        rows = [
+            r
+            for r, k in enumerate(self._kinds)
+            if k == kind and self._lengths[r] > n and r not in own
+        ]
         if kind is None or not rows:
             return None
         edges = np.unique(
@@ -131,9 +143,9 @@ class KindAnalog:
             crossings.append(float(hits[0] + 1) if hits.size else math.inf)
         return float(np.median(crossings))
 
-    def _kind(self, prefix: np.ndarray) -> tuple | None:
-        """The kind of the run of ``episodes`` this prefix starts; None if unknown or ambiguous."""
-        kinds = {self._episodes[row] for row in self._lookup.rows_of(prefix)}
+    def _kind(self, runs: list[int]) -> tuple | None:
+        """The kind of the runs of ``episodes`` a prefix starts; None if none or several."""
+        kinds = {self._episodes[row] for row in runs}
         return kinds.pop() if len(kinds) == 1 else None
 
 

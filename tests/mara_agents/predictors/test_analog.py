@@ -1,6 +1,7 @@
 """A predictor told each task's kind blends another's estimate with the nearest recorded run of
 that kind, and answers as the other predictor alone where it finds no such run."""
 
+import json
 import math
 
 import numpy as np
@@ -35,23 +36,57 @@ def queries(bank, count: int, prefix: int = 60):
     return found[:count]
 
 
-def test_a_run_in_the_reference_is_its_own_analog():
+def test_its_analog_is_the_nearest_run_of_its_kind_and_the_answer_the_geometric_mean():
+    family = BANK.families[0]
+    rows = np.flatnonzero(BANK.family == family)
+    episodes, reference = BANK.subset(rows[:1]), BANK.subset(rows[1:])
+    prefix, target = queries(episodes, 1)[0]
+    # the analog by hand: the reference run whose windows of log losses match best after one shift
+    n = len(prefix) - 1
+    edges = np.unique(np.concatenate([[0], np.geomspace(1, n + 1, 25).astype(int)]))
+
+    def windows(logs):
+        return np.array([logs[a:b].mean() for a, b in zip(edges[:-1], edges[1:])])
+
+    query = windows(np.log(prefix))
+    best = None
+    for row in range(len(reference)):
+        logs = np.log(reference.curve(row).losses)
+        gaps = query - windows(logs[: n + 1])
+        shift = gaps[-(len(gaps) // 4) :].mean()
+        distance = np.sqrt(np.mean((gaps - shift) ** 2))
+        if best is None or distance < best[0]:
+            hits = np.flatnonzero(logs[n + 1 :] + shift <= math.log(target))
+            best = (distance, hits[0] + 1.0 if hits.size else math.inf)
+    analog = KindAnalog(reference, episodes, Constant(100.0))
+    estimate = analog.estimate(prefix, target, 50)
+    assert estimate.remaining == pytest.approx(math.sqrt(best[1] * 100.0))
+    assert estimate.p_success == 0.25  # the base predictor's
+    assert analog.fallbacks == 0 and analog.queries == 1
+
+
+def test_a_tasks_own_run_is_never_its_analog():
     truth = ClairvoyantPredictor(BANK)
-    analog = KindAnalog(BANK, BANK, Constant(100.0))
-    for prefix, target in queries(BANK, 10):
-        true = truth.estimate(prefix, target, 0).remaining
-        estimate = analog.estimate(prefix, target, 50)
-        assert estimate.remaining == pytest.approx(math.sqrt(true * 100.0))
-        assert estimate.p_success == 0.25  # the base predictor's
-    assert analog.fallbacks == 0 and analog.queries == 10
+    asked = queries(BANK, 10)
+    for prefix, target in asked:
+        own = truth.rows_of(prefix)[0]
+        without = BANK.subset(np.flatnonzero(np.arange(len(BANK)) != own))
+        alone = KindAnalog(without, BANK, Constant(math.inf)).estimate(prefix, target, 0)
+        assert KindAnalog(BANK, BANK, Constant(math.inf)).estimate(prefix, target, 0) == alone
+    exact = sum(
+        KindAnalog(BANK, BANK, Constant(math.inf)).estimate(prefix, target, 0).remaining
+        == truth.estimate(prefix, target, 0).remaining
+        for prefix, target in asked
+    )
+    assert exact < len(asked)  # another run of the kind is not the task's own future
 
 
 def test_an_analog_answers_where_the_base_predictor_says_never():
-    truth = ClairvoyantPredictor(BANK)
-    analog = KindAnalog(BANK, BANK, Constant(math.inf))
-    for prefix, target in queries(BANK, 5):
-        true = truth.estimate(prefix, target, 0).remaining
-        assert analog.estimate(prefix, target, 50).remaining == true
+    reference, episodes = BANK.subset(np.arange(1, len(BANK))), BANK.subset([0])
+    prefix, target = queries(episodes, 1)[0]
+    blended = KindAnalog(reference, episodes, Constant(1.0)).estimate(prefix, target, 0)
+    alone = KindAnalog(reference, episodes, Constant(math.inf)).estimate(prefix, target, 0)
+    assert alone.remaining == pytest.approx(blended.remaining**2)  # blended: sqrt(analog * 1)
 
 
 def test_without_a_reference_run_of_its_kind_the_base_predictor_answers_alone():
@@ -66,12 +101,21 @@ def test_without_a_reference_run_of_its_kind_the_base_predictor_answers_alone():
 
 
 def test_the_kind_can_be_named_by_several_fields():
-    config = AnalogConfig(kind_fields=("family", "optimizer"))
-    truth = ClairvoyantPredictor(BANK)
-    analog = KindAnalog(BANK, BANK, Constant(math.inf), config)
-    prefix, target = queries(BANK, 1)[0]
-    true = truth.estimate(prefix, target, 0).remaining
-    assert analog.estimate(prefix, target, 0).remaining == true
+    by_optimizer = AnalogConfig(kind_fields=("family", "optimizer"))
+    episodes = BANK.subset([0])
+    family, optimizer = BANK.family[0], json.loads(BANK.config[0])["optimizer"]
+    unlike = [
+        row
+        for row in range(1, len(BANK))
+        if BANK.family[row] == family and json.loads(BANK.config[row])["optimizer"] != optimizer
+    ]
+    prefix, target = queries(episodes, 1)[0]
+    analog = KindAnalog(BANK.subset(unlike), episodes, Constant(7.0), by_optimizer)
+    assert analog.estimate(prefix, target, 0).remaining == 7.0  # its family, not its optimizer
+    assert analog.fallbacks == 1
+    by_family = KindAnalog(BANK.subset(unlike), episodes, Constant(7.0))
+    assert by_family.estimate(prefix, target, 0).remaining != 7.0  # another optimizer's run
+    assert by_family.fallbacks == 0
 
 
 def test_a_reference_run_without_the_kind_fields_is_refused():
