@@ -10,10 +10,11 @@ On each task set, paired on the same training-seed episodes (below 1,000,000): F
 (WLS), LARA-FM, LARA on the true remaining demand times one log-normal error factor per task
 (`TruthLARA`, "truth σ", for each σ of ``--noise``), HOP on 32 samples spread by the same σ
 around that estimate (`TruthHOP`, "hedged σ": a planner that knows how unsure it is), the oracle
-and the shipped MARA; with ``--kinds``, LARA-FM told each task's kind ("kind FIELDS":
+and the shipped MARA; with ``--kinds``, LARA-FM told each task's kind ("lara_fm kind FIELDS":
 `KindAnalog`, FM's estimate blended with the nearest run of that kind, named by the config fields
 FIELDS, among the ID training runs or, with ``--analogs own``, the task set's other runs; a task
-of a kind with no such run is answered by FM alone). The
+of a kind with no such run is answered by FM alone); with ``--hop``, HOP-FM (the sweep's
+``hop_fm``, MARA's imitation teacher) and HOP-FM told the kind ("hop_fm kind FIELDS"). The
 queries of LARA, LARA-FM and the kind rows are scored against the truth as they play (`ErrorLog`;
 a query whose prefix starts several runs with different demands has no known truth: RL runs share
 their first batches), and their errors given as the σ whose noise errs as much in the median,
@@ -32,7 +33,8 @@ from coreenv.curves import named_task_set
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.predictors import ClairvoyantPredictor, ErrorLog, WLSPredictor, make_predictor
 from mara_agents.predictors.analog import AnalogConfig, KindAnalog, kind_of
-from mara_agents.schedulers import EDF, FIFO, LARA, Oracle, TruthHOP, TruthLARA
+from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, TruthHOP, TruthLARA
+from mara_agents.schedulers.hop import HOP_TUNED
 from mara_agents.schedulers.mara import MARA
 from mara_agents.seeds import check_choice_episodes
 
@@ -64,6 +66,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="where --kinds finds its analogs: the ID training runs, or the task set's other runs",
     )
     parser.add_argument("--no-mara", action="store_true", help="leave the shipped MARA out")
+    parser.add_argument(
+        "--hop", action="store_true", help="add HOP-FM, and HOP-FM told the kinds of --kinds"
+    )
     parser.add_argument("--workers", type=int, default=2, help=">= 1 processes")
     args = parser.parse_args(argv)
     try:
@@ -100,19 +105,25 @@ def check_kind(fields: str, task_set: str) -> None:
 def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarray, str]:
     """One method's completion rates on the task set's episodes, and its estimates' errors.
 
-    For LARA, LARA-FM and the kind rows: the σ equivalent to them, their median (bias), the share
-    "never" and the share whose truth is unknown (and for a kind row, the share FM answered alone,
-    with no analog); for the others, empty cells.
+    For LARA, LARA-FM and LARA-FM told the kind: the σ equivalent to them, their median (bias),
+    the share "never" and the share whose truth is unknown; for a row told the kind, the share FM
+    answered alone (no analog); for the others, empty cells.
     """
     torch.set_num_threads(1)
     log = analog = None
-    if method.startswith("kind "):
-        config = AnalogConfig(kind_fields=tuple(method.split()[1].split(",")))
+    planner, _, fields = method.partition(" kind ")
+    if fields:
+        config = AnalogConfig(kind_fields=tuple(fields.split(",")))
         episodes = named_task_set(task_set)
         reference = episodes if args.analogs == "own" else named_task_set("id_train")
         analog = KindAnalog(reference, episodes, make_predictor("fm"), config)
-        log = ErrorLog(analog, ClairvoyantPredictor(episodes))
-        scheduler = LARA(predictor=log)
+        if planner == "hop_fm":
+            scheduler = HOP(analog, HOP_TUNED)
+        else:
+            log = ErrorLog(analog, ClairvoyantPredictor(episodes))
+            scheduler = LARA(predictor=log)
+    elif method == "hop_fm":
+        scheduler = HOP(make_predictor("fm"), HOP_TUNED)
     elif method in ("lara", "lara_fm"):
         predictor = WLSPredictor() if method == "lara" else make_predictor("fm")
         log = ErrorLog(predictor, ClairvoyantPredictor(named_task_set(task_set)))
@@ -126,10 +137,10 @@ def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarr
         scheduler = makers[method]()
     env = {"task_set": task_set, "arrival_prob": args.load}
     rates = completion_rates(scheduler, args.episodes, args.seed, **env)
-    if log is None:
-        return rates, "| | | | | |"
-    known = log.never + len(log.log_errors)
     alone = "" if analog is None else f"{100 * analog.fallbacks / analog.queries:.0f}%"
+    if log is None:
+        return rates, f"| | | | | {alone} |"
+    known = log.never + len(log.log_errors)
     return rates, (
         f"| {log.equivalent_noise():.2f} | {log.bias():+.2f} | {100 * log.never / known:.1f}% "
         f"| {100 * log.unknown / (known + log.unknown):.0f}% | {alone} |"
@@ -148,7 +159,10 @@ def play_all(units: list[tuple[str, str]], args: argparse.Namespace) -> dict:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     truth = [f"{name} {s:g}" for s in args.noise for name in ("truth", "hedged")]
-    methods = [*CLASSIC, "lara_fm", *(f"kind {fields}" for fields in args.kinds), *truth, "oracle"]
+    methods = [*CLASSIC, "lara_fm", *(f"lara_fm kind {fields}" for fields in args.kinds)]
+    if args.hop:
+        methods += ["hop_fm", *(f"hop_fm kind {fields}" for fields in args.kinds)]
+    methods += [*truth, "oracle"]
     if not args.no_mara:
         methods.append("mara")
     results = play_all([(m, t) for t in args.task_sets for m in methods], args)

@@ -288,18 +288,36 @@ def test_mara_samplers_refuses_bad_input_before_work(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+def table_rows(out: str) -> dict[str, str]:
+    """The rows of a printed markdown table by their first cell (the header row left out)."""
+    rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
+    return {name: row for name, row in rows.items() if name != "method"}
+
+
 def test_value_of_information_prices_errors_on_paired_training_seeds(capsys):
     script = load_script("value_of_information")
     argv = ["--task-sets", "vit_ood", "--episodes", "2", "--noise", "0", "1", "--workers", "1"]
-    script.main([*argv, "--kinds", "family"])
-    rows = {line.split(" | ")[0][2:]: line for line in capsys.readouterr().out.splitlines()}
-    expected = {"fifo", "edf", "lara", "lara_fm", "kind family", "truth 0", "hedged 1", "oracle"}
-    assert expected | {"mara"} <= set(rows)
+    script.main(argv)
+    rows = table_rows(capsys.readouterr().out)
+    truth = {"truth 0", "hedged 0", "truth 1", "hedged 1"}
+    expected = {"fifo", "edf", "lara", "lara_fm", *truth, "oracle", "mara"}
+    assert expected == set(rows)
     assert len({rows[method].count("|") for method in expected}) == 1  # one table, full rows
     assert "%" in rows["lara_fm"].split("|")[-4]  # the share of estimates that were never
-    # no ID training run is of ViT OOD's kind: LARA-FM told the kind plays as LARA-FM
-    assert rows["kind family"].split("|")[2:-2] == rows["lara_fm"].split("|")[2:-2]
-    assert rows["kind family"].split("|")[-2].strip() == "100%"
+
+
+def test_value_of_information_tells_lara_fm_and_hop_fm_the_kind(capsys):
+    script = load_script("value_of_information")
+    argv = ["--task-sets", "vit_ood", "--episodes", "2", "--noise", "--no-mara", "--workers", "1"]
+    script.main([*argv, "--kinds", "family", "--hop"])
+    rows = table_rows(capsys.readouterr().out)
+    told = ["lara_fm kind family", "hop_fm kind family"]
+    assert {"fifo", "edf", "lara", "lara_fm", "hop_fm", *told, "oracle"} == set(rows)
+    # no ID training run is of ViT OOD's kind: a planner told the kind plays as without it
+    for planner in ("lara_fm", "hop_fm"):
+        cells = rows[f"{planner} kind family"].split("|")
+        assert cells[2:-2] == rows[planner].split("|")[2:-2]
+        assert cells[-2].strip() == "100%"  # FM alone
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,8 @@ Among the reference runs of that kind (training runs) it finds the one whose rev
 match the prefix best, up to a constant factor, and reads when that run, scaled by the same
 factor, reaches the target; a task's own run is never its analog (the reference may be the bank
 the episodes replay: what the other runs of a kind tell). The answer is the geometric mean of
-that and the base predictor's estimate; ``p_success`` is the base predictor's.
+that and the base predictor's estimate; ``p_success`` is the base predictor's. Its sampled
+futures, for `HOP`, are the base predictor's scaled to the same median.
 """
 
 from __future__ import annotations
@@ -98,17 +99,42 @@ class KindAnalog:
     ) -> tuple[np.ndarray, np.ndarray]:
         """``base``'s answers, each remaining count blended with its analog's where one is found."""
         remaining, p_success = estimate_many(self.base, prefixes, targets, budgets)
-        remaining = np.array(remaining, np.float64)
+        blended = self._blend(np.array(remaining, np.float64)[:, None], prefixes, targets)
+        return blended[:, 0], p_success
+
+    def sampled_crossings(self, prefixes: list[np.ndarray], targets: np.ndarray) -> np.ndarray:
+        """(B, S) ``base``'s sampled futures (its estimate alone if it samples none), blended.
+
+        Each task's samples are scaled by one factor, which takes their median to the blend of
+        it with the analog: what `HOP` plans on.
+        """
+        sampler = getattr(self.base, "sampled_crossings", None)
+        if sampler is None:
+            budgets = np.zeros(len(prefixes), np.int64)
+            samples = estimate_many(self.base, prefixes, targets, budgets)[0][:, None]
+        else:
+            samples = sampler(prefixes, targets)
+        return self._blend(np.array(samples, np.float64), prefixes, targets)
+
+    def _blend(
+        self, samples: np.ndarray, prefixes: list[np.ndarray], targets: np.ndarray
+    ) -> np.ndarray:
+        """(B, S) each task's samples scaled to a median that blends theirs with the analog's.
+
+        The blend is the geometric mean; the analog's answer alone where the median is never;
+        the samples unchanged where there is no analog.
+        """
         for i, (prefix, target) in enumerate(zip(prefixes, targets)):
             self.queries += 1
             analog = self._analog(np.asarray(prefix, np.float64), float(target))
+            median = float(np.median(samples[i]))
             if analog is None:
                 self.fallbacks += 1
-            elif math.isfinite(analog) and math.isfinite(remaining[i]):
-                remaining[i] = math.sqrt(max(analog, 1.0) * max(remaining[i], 1.0))
-            elif math.isinf(remaining[i]):
-                remaining[i] = analog
-        return remaining, p_success
+            elif math.isfinite(analog) and math.isfinite(median):
+                samples[i] *= math.sqrt(max(analog, 1.0) / max(median, 1.0))
+            elif math.isinf(median):
+                samples[i] = analog
+        return samples
 
     def _analog(self, prefix: np.ndarray, target: float) -> float | None:
         """Batches the nearest reference run of the prefix's kind needs; None if there is none."""

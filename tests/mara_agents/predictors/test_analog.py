@@ -89,6 +89,25 @@ def test_an_analog_answers_where_the_base_predictor_says_never():
     assert alone.remaining == pytest.approx(blended.remaining**2)  # blended: sqrt(analog * 1)
 
 
+class Sampler(Constant):
+    """Samples 10, 20 and 40 of every task."""
+
+    def sampled_crossings(self, prefixes, targets):
+        return np.tile([10.0, 20.0, 40.0], (len(prefixes), 1))
+
+
+def test_sampled_futures_keep_their_spread_around_the_blended_median():
+    reference, episodes = BANK.subset(np.arange(1, len(BANK))), BANK.subset([0])
+    prefix, target = queries(episodes, 1)[0]
+    analog = KindAnalog(reference, episodes, Constant(math.inf)).estimate(prefix, target, 0)
+    samples = KindAnalog(reference, episodes, Sampler(20.0)).sampled_crossings([prefix], [target])
+    assert samples[0, 1] == pytest.approx(math.sqrt(20.0 * analog.remaining))
+    assert samples[0] / samples[0, 1] == pytest.approx([0.5, 1.0, 2.0])
+    without = KindAnalog(reference, episodes, WLSPredictor())
+    one = without.sampled_crossings([prefix], [target])
+    assert one.shape == (1, 1) and one[0, 0] == without.estimate(prefix, target, 0).remaining
+
+
 def test_without_a_reference_run_of_its_kind_the_base_predictor_answers_alone():
     family = BANK.families[0]
     reference = BANK.subset(np.flatnonzero(BANK.family == family))
