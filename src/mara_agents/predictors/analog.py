@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coreenv import Estimate, Predictor, estimate_many
+from coreenv import Predictor, estimate_many
 from coreenv.curves import CurveBank
+from mara_agents.predictors.batched import BatchPredictor
 from mara_agents.predictors.clairvoyant import ClairvoyantPredictor
 
 __all__ = ["AnalogConfig", "KindAnalog"]
@@ -49,7 +50,7 @@ class AnalogConfig:
                 raise ValueError(f"AnalogConfig.{name} must be an int >= 1, got {value!r}.")
 
 
-class KindAnalog:
+class KindAnalog(BatchPredictor):
     """``base``'s estimates blended with the nearest ``reference`` run of the task's kind.
 
     Args:
@@ -88,11 +89,6 @@ class KindAnalog:
         )
         self.fallbacks = 0
         self.queries = 0
-
-    def estimate(self, prefix: np.ndarray, target: float, budget: int) -> Estimate:
-        """The blended estimate of one task."""
-        remaining, p_success = self.estimate_batch([prefix], np.array([target]), np.array([budget]))
-        return Estimate(float(remaining[0]), float(p_success[0]))
 
     def estimate_batch(
         self, prefixes: list[np.ndarray], targets: np.ndarray, budgets: np.ndarray

@@ -15,6 +15,7 @@ import numpy as np
 
 from coreenv import Estimate, Predictor, estimate_many
 from coreenv.curves import CurveBank, demand_of
+from mara_agents.predictors.batched import BatchPredictor
 
 __all__ = ["ClairvoyantPredictor", "ErrorLog"]
 
@@ -70,7 +71,7 @@ def _demand(losses: np.ndarray, target: float) -> float:
         return math.inf
 
 
-class ErrorLog:
+class ErrorLog(BatchPredictor):
     """A predictor that answers as ``predictor`` and logs each answer's error against ``truth``.
 
     The error of a query is ``log(estimate / true remaining)``; an estimate of ``inf`` (never,
@@ -85,11 +86,6 @@ class ErrorLog:
         self.log_errors: list[float] = []
         self.never = 0
         self.unknown = 0
-
-    def estimate(self, prefix: np.ndarray, target: float, budget: int) -> Estimate:
-        """``predictor``'s answer, its error logged."""
-        remaining, p_success = self.estimate_batch([prefix], np.array([target]), np.array([budget]))
-        return Estimate(float(remaining[0]), float(p_success[0]))
 
     def estimate_batch(
         self, prefixes: list[np.ndarray], targets: np.ndarray, budgets: np.ndarray

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from mara_agents.predictors.basis import FutureBasis
+from mara_agents.predictors.batched import BatchPredictor
 from mara_agents.predictors.calibration import (
     RAW,
     Calibration,
@@ -55,7 +56,7 @@ PROGRESS_RANGE = (0.1, 3.0)
 """Bounds of the progress ratio (a rising loss would give a negative one)."""
 
 
-class FMPredictor:
+class FMPredictor(BatchPredictor):
     """A `coreenv.Predictor` that samples future loss trajectories by flow matching.
 
     Args:
@@ -161,13 +162,6 @@ class FMPredictor:
             state["basis_mean"] = torch.from_numpy(self.basis.mean)
             state["basis"] = torch.from_numpy(self.basis.components)
         torch.save(state, path)
-
-    def estimate(self, prefix: np.ndarray, target: float, budget: int):
-        """`coreenv.Predictor.estimate` for one task."""
-        from coreenv import Estimate
-
-        remaining, p_success = self.estimate_batch([prefix], np.array([target]), np.array([budget]))
-        return Estimate(float(remaining[0]), float(p_success[0]))
 
     def estimate_batch(
         self, prefixes: list[np.ndarray], targets: np.ndarray, budgets: np.ndarray
