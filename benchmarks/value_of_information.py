@@ -10,15 +10,15 @@ On each task set, paired on the same training-seed episodes (below 1,000,000): F
 (WLS), LARA-FM, LARA on the true remaining demand times one log-normal error factor per task
 (`TruthLARA`, "truth σ", for each σ of ``--noise``), HOP on 32 samples spread by the same σ
 around that estimate (`TruthHOP`, "hedged σ": a planner that knows how unsure it is), the oracle
-and the shipped MARA; with ``--kinds``, LARA-FM told each task's kind ("lara_fm kind FIELDS":
-`KindAnalog`, FM's estimate blended with the nearest run of that kind, named by the config fields
-FIELDS, among the ID training runs or, with ``--analogs own``, the task set's other runs; a task
-of a kind with no such run is answered by FM alone); with ``--hop``, HOP-FM (the sweep's
-``hop_fm``, MARA's imitation teacher) and HOP-FM told the kind ("hop_fm kind FIELDS"). The
-queries of LARA, LARA-FM and the kind rows are scored against the truth as they play (`ErrorLog`;
-a query whose prefix starts several runs with different demands has no known truth: RL runs share
-their first batches), and their errors given as the σ whose noise errs as much in the median,
-their median (bias) and the share of estimates that were "never".
+and the shipped MARA. With ``--kinds``, LARA-FM told each task's kind ("lara_fm kind FIELDS":
+`KindAnalog`, FM's estimate blended with the nearest run of that kind, named by the config
+fields FIELDS, among the ID training runs or, with ``--analogs own``, the task set's other runs;
+FM answers alone where there is none, the "FM alone" column); with ``--hop``, HOP-FM (the
+sweep's ``hop_fm``: HOP on the broad FM) and HOP-FM told the kind ("hop_fm kind FIELDS"). The
+queries of LARA, LARA-FM and LARA-FM told the kind are scored against the truth as they play
+(`ErrorLog`; a query whose prefix starts several runs with different demands has no known truth:
+RL runs share their first batches), and their errors given as the σ whose noise errs as much in
+the median, their median (bias) and the share of estimates that were "never".
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, TruthHOP, Truth
 from mara_agents.schedulers.hop import HOP_TUNED
 from mara_agents.schedulers.mara import MARA
 from mara_agents.seeds import check_choice_episodes
+from mara_agents.sweep.methods import METHODS
 
 TASK_SETS = ("id", "rl_ood", "vit_ood")
 """The test runs of the bundled curve banks, whose runs `ClairvoyantPredictor` can look up."""
@@ -62,7 +63,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--analogs",
         choices=ANALOGS,
-        default="id_train",
+        default=None,
         help="where --kinds finds its analogs: the ID training runs, or the task set's other runs",
     )
     parser.add_argument("--no-mara", action="store_true", help="leave the shipped MARA out")
@@ -81,6 +82,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--noise values must be >= 0, got {args.noise}.")
     if args.workers < 1:
         parser.error(f"--workers must be >= 1, got {args.workers}.")
+    if args.analogs is not None and not args.kinds:
+        parser.error("--analogs needs --kinds: it says where the kinds' analogs come from.")
+    args.analogs = args.analogs or "id_train"
+    if len(set(args.kinds)) < len(args.kinds):
+        parser.error(f"--kinds names a kind twice: {args.kinds}.")
     for fields in args.kinds:
         try:
             for task_set in analog_banks(args):
@@ -123,7 +129,7 @@ def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarr
             log = ErrorLog(analog, ClairvoyantPredictor(episodes))
             scheduler = LARA(predictor=log)
     elif method == "hop_fm":
-        scheduler = HOP(make_predictor("fm"), HOP_TUNED)
+        scheduler = METHODS["hop_fm"]()
     elif method in ("lara", "lara_fm"):
         predictor = WLSPredictor() if method == "lara" else make_predictor("fm")
         log = ErrorLog(predictor, ClairvoyantPredictor(named_task_set(task_set)))
@@ -137,7 +143,7 @@ def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarr
         scheduler = makers[method]()
     env = {"task_set": task_set, "arrival_prob": args.load}
     rates = completion_rates(scheduler, args.episodes, args.seed, **env)
-    alone = "" if analog is None else f"{100 * analog.fallbacks / analog.queries:.0f}%"
+    alone = "" if analog is None else f"{100 * analog.fallbacks / max(analog.queries, 1):.0f}%"
     if log is None:
         return rates, f"| | | | | {alone} |"
     known = log.never + len(log.log_errors)

@@ -8,7 +8,8 @@ match the prefix best, up to a constant factor, and reads when that run, scaled 
 factor, reaches the target; a task's own run is never its analog (the reference may be the bank
 the episodes replay: what the other runs of a kind tell). The answer is the geometric mean of
 that and the base predictor's estimate; ``p_success`` is the base predictor's. Its sampled
-futures, for `HOP`, are the base predictor's scaled to the same median.
+futures, for `HOP`, are the base predictor's, scaled so that their median is the blend of it
+with the analog.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from coreenv.curves import CurveBank
 from mara_agents.predictors.batched import BatchPredictor
 from mara_agents.predictors.clairvoyant import ClairvoyantPredictor
 
-__all__ = ["AnalogConfig", "KindAnalog"]
+__all__ = ["AnalogConfig", "KindAnalog", "kind_of"]
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,8 @@ class AnalogConfig:
     kind_fields: tuple[str, ...] = ("family",)
     """Config fields whose values together name a run's kind (every reference run has them)."""
     windows: int = 24
-    """Log-spaced windows of the prefix whose mean log losses are compared."""
+    """Log-spaced windows of the prefix whose mean log losses are compared (at most: on a short
+    prefix some coincide and merge), after the window of the initial loss."""
     neighbours: int = 1
     """Nearest reference runs whose crossings are read; their median is the analog estimate."""
 
@@ -57,11 +59,12 @@ class KindAnalog(BatchPredictor):
         reference: the runs read for analogs: training runs, or ``episodes`` itself (each task's
             own run left out).
         episodes: the bank the episodes replay; a prefix is looked up there for its run's kind.
-        base: the predictor blended with, and answered alone where no analog is found (a prefix
-            of no run of ``episodes``, runs of several kinds, or no reference run of that kind).
-        config: the kind's fields and the matching.
+        base: the predictor blended with. It answers alone where there is no analog (a prefix
+            of no run of ``episodes``, or of runs of several kinds; no reference run of that
+            kind longer than the prefix) and where the analog never reaches the target within
+            its recorded length.
 
-    ``fallbacks`` and ``queries`` count how often ``base`` answered alone.
+    ``queries`` counts the tasks asked about; ``fallbacks`` those ``base`` answered alone.
     """
 
     def __init__(
@@ -77,9 +80,11 @@ class KindAnalog(BatchPredictor):
         self._kinds = [kind_of(text, fields, reference.name) for text in reference.config]
         self._episodes = [kind_of(text, fields, None) for text in episodes.config]
         self._lookup = ClairvoyantPredictor(episodes)
-        rows = {reference.curve(r).losses.tobytes(): r for r in range(len(reference))}
-        self._same = [
-            rows.get(episodes.curve(r).losses.tobytes(), -1) for r in range(len(episodes))
+        copies: dict[bytes, list[int]] = {}
+        for row in range(len(reference)):
+            copies.setdefault(reference.curve(row).losses.tobytes(), []).append(row)
+        self._own = [
+            copies.get(episodes.curve(r).losses.tobytes(), []) for r in range(len(episodes))
         ]
         with np.errstate(divide="ignore", invalid="ignore"):
             self._log = np.log(np.asarray(reference.losses, np.float64))
@@ -101,8 +106,8 @@ class KindAnalog(BatchPredictor):
     def sampled_crossings(self, prefixes: list[np.ndarray], targets: np.ndarray) -> np.ndarray:
         """(B, S) ``base``'s sampled futures (its estimate alone if it samples none), blended.
 
-        Each task's samples are scaled by one factor, which takes their median to the blend of
-        it with the analog: what `HOP` plans on.
+        Each task's samples are scaled by one factor, which takes their own median to the
+        blend of that median with the analog: what `HOP` plans on.
         """
         sampler = getattr(self.base, "sampled_crossings", None)
         if sampler is None:
@@ -117,43 +122,47 @@ class KindAnalog(BatchPredictor):
     ) -> np.ndarray:
         """(B, S) each task's samples scaled to a median that blends theirs with the analog's.
 
-        The blend is the geometric mean; the analog's answer alone where the median is never;
-        the samples unchanged where there is no analog.
+        The blend is the geometric mean of the two, each at least 1 batch; the analog's answer
+        alone where the median is never; the samples unchanged where there is no analog, or
+        the analog says never.
         """
         for i, (prefix, target) in enumerate(zip(prefixes, targets)):
             self.queries += 1
             analog = self._analog(np.asarray(prefix, np.float64), float(target))
             median = float(np.median(samples[i]))
-            if analog is None:
+            if analog is None or math.isinf(analog) or median <= 0:
                 self.fallbacks += 1
-            elif math.isfinite(analog) and math.isfinite(median):
-                samples[i] *= math.sqrt(max(analog, 1.0) / max(median, 1.0))
             elif math.isinf(median):
                 samples[i] = analog
+            else:
+                samples[i] *= math.sqrt(max(analog, 1.0) * max(median, 1.0)) / median
         return samples
 
     def _analog(self, prefix: np.ndarray, target: float) -> float | None:
-        """Batches the nearest reference run of the prefix's kind needs; None if there is none."""
-        runs = self._lookup.rows_of(prefix)
-        kind = self._kind(runs)
-        own = {self._same[row] for row in runs}
+        """Batches after the prefix until its nearest analogs reach the target, or None.
+
+        The median over ``neighbours`` analogs; ``inf`` if they do not reach it within their
+        recorded lengths; None without an analog.
+        """
+        starts = self._lookup.rows_of(prefix)
+        kind = self._kind(starts)
+        own = {row for start in starts for row in self._own[start]}
         n = len(prefix) - 1
         rows = [
             r
             for r, k in enumerate(self._kinds)
-            if k == kind and self._lengths[r] > n and r not in own
+            if k == kind and self._lengths[r] > n + 1 and r not in own
         ]
         if kind is None or not rows:
             return None
         edges = np.unique(
             np.concatenate([[0], np.geomspace(1, n + 1, self.config.windows + 1).astype(int)])
         )
-        log_prefix = np.log(prefix)
-        sums = np.concatenate([[0.0], np.cumsum(log_prefix)])
+        sums = np.concatenate([[0.0], np.cumsum(np.log(prefix))])
         widths = np.diff(edges)
         query = (sums[edges[1:]] - sums[edges[:-1]]) / widths
-        runs = (self._sums[rows][:, edges[1:]] - self._sums[rows][:, edges[:-1]]) / widths
-        gaps = query - runs
+        candidates = (self._sums[rows][:, edges[1:]] - self._sums[rows][:, edges[:-1]]) / widths
+        gaps = query - candidates
         tail = max(1, len(widths) // 4)  # the factor is fitted on the latest windows
         shift = gaps[:, -tail:].mean(axis=1)
         distance = np.sqrt(np.mean((gaps - shift[:, None]) ** 2, axis=1))
@@ -165,9 +174,9 @@ class KindAnalog(BatchPredictor):
             crossings.append(float(hits[0] + 1) if hits.size else math.inf)
         return float(np.median(crossings))
 
-    def _kind(self, runs: list[int]) -> tuple | None:
+    def _kind(self, starts: list[int]) -> tuple | None:
         """The kind of the runs of ``episodes`` a prefix starts; None if none or several."""
-        kinds = {self._episodes[row] for row in runs}
+        kinds = {self._episodes[row] for row in starts}
         return kinds.pop() if len(kinds) == 1 else None
 
 

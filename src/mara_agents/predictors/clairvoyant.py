@@ -52,9 +52,12 @@ class ClairvoyantPredictor:
 
     def rows_of(self, prefix: np.ndarray) -> list[int]:
         """The rows of the bank whose runs start with ``prefix`` (none, one, or several)."""
+        candidates = (
+            self._rows.get(self._key(prefix), []) if len(prefix) >= _KEY else range(len(self.bank))
+        )
         return [
             row
-            for row in self._rows.get(self._key(prefix), [])
+            for row in candidates
             if np.array_equal(self.bank.curve(row).losses[: len(prefix)], prefix)
         ]
 
