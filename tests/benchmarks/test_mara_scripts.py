@@ -320,6 +320,15 @@ def test_value_of_information_tells_lara_fm_and_hop_fm_the_kind(capsys):
         assert cells[-2].strip() == "100%"  # FM alone
 
 
+def test_value_of_information_finds_analogs_among_the_task_sets_other_runs(capsys):
+    argv = ["--task-sets", "vit_ood", "--episodes", "2", "--noise", "--no-mara", "--workers", "1"]
+    load_script("value_of_information").main([*argv, "--kinds", "family", "--analogs", "own"])
+    out = capsys.readouterr().out
+    assert "analogs: the task set's other runs" in out
+    row = table_rows(out)["lara_fm kind family"].split("|")
+    assert row[-2].strip() != "100%"  # other ViT runs are of its kind: analogs found
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
@@ -329,9 +338,17 @@ def test_value_of_information_tells_lara_fm_and_hop_fm_the_kind(capsys):
         (["--load", "1.5"], "--load must be in (0, 1)"),
         (["--task-sets", "live"], "invalid choice"),
         (["--kinds", "family,colour"], "no config field 'colour'"),
+        (["--kinds", "family", "--analogs", "own", "--task-sets", "rl_ood"], None),
+        (["--kinds", "family,optimizer", "--analogs", "own", "--task-sets", "rl_ood"], "'rl_ood'"),
+        (["--analogs", "own"], "--analogs needs --kinds"),
+        (["--kinds", "family", "family"], "names a kind twice"),
     ],
 )
 def test_value_of_information_refuses_bad_input_before_work(argv, message, capsys):
+    script = load_script("value_of_information")
+    if message is None:  # a valid neighbour of the bad inputs
+        assert script.parse_args(argv).analogs == "own"
+        return
     with pytest.raises(SystemExit):
-        load_script("value_of_information").parse_args(argv)
+        script.parse_args(argv)
     assert message in capsys.readouterr().err

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from coreenv import Estimate
-from coreenv.curves import named_task_set
+from coreenv.curves import CurveBank, named_task_set
 from mara_agents.predictors import ClairvoyantPredictor, WLSPredictor
 from mara_agents.predictors.analog import AnalogConfig, KindAnalog
 
@@ -36,12 +36,9 @@ def queries(bank, count: int, prefix: int = 60):
     return found[:count]
 
 
-def test_its_analog_is_the_nearest_run_of_its_kind_and_the_answer_the_geometric_mean():
-    family = BANK.families[0]
-    rows = np.flatnonzero(BANK.family == family)
-    episodes, reference = BANK.subset(rows[:1]), BANK.subset(rows[1:])
-    prefix, target = queries(episodes, 1)[0]
-    # the analog by hand: the reference run whose windows of log losses match best after one shift
+def by_hand(reference, prefix, target):
+    """Batches the nearest reference run needs, computed directly: mean log losses over the
+    windows [0, 1), then up to 24 log-spaced ones to n + 1; the shift fitted on the last quarter."""
     n = len(prefix) - 1
     edges = np.unique(np.concatenate([[0], np.geomspace(1, n + 1, 25).astype(int)]))
 
@@ -53,32 +50,71 @@ def test_its_analog_is_the_nearest_run_of_its_kind_and_the_answer_the_geometric_
     for row in range(len(reference)):
         logs = np.log(reference.curve(row).losses)
         gaps = query - windows(logs[: n + 1])
-        shift = gaps[-(len(gaps) // 4) :].mean()
+        shift = gaps[-max(1, len(gaps) // 4) :].mean()
         distance = np.sqrt(np.mean((gaps - shift) ** 2))
         if best is None or distance < best[0]:
             hits = np.flatnonzero(logs[n + 1 :] + shift <= math.log(target))
             best = (distance, hits[0] + 1.0 if hits.size else math.inf)
-    analog = KindAnalog(reference, episodes, Constant(100.0))
-    estimate = analog.estimate(prefix, target, 50)
-    assert estimate.remaining == pytest.approx(math.sqrt(best[1] * 100.0))
+    return best[1]
+
+
+@pytest.mark.parametrize("family", BANK.families)
+@pytest.mark.parametrize("prefix", [5, 30, 120, 400])
+def test_its_analog_is_the_nearest_run_of_its_kind_and_the_answer_the_geometric_mean(
+    family, prefix
+):
+    rows = np.flatnonzero(BANK.family == family)
+    asked = next(r for r in rows if queries(BANK.subset([r]), 1, prefix))  # a new low follows
+    episodes, reference = BANK.subset([asked]), BANK.subset(rows[rows != asked])
+    losses, target = queries(episodes, 1, prefix)[0]
+    analog = by_hand(reference, losses, target)
+    predictor = KindAnalog(BANK, episodes, Constant(100.0))  # other families are not its kind
+    estimate = predictor.estimate(losses, target, 50)
+    if math.isinf(analog):
+        assert estimate.remaining == 100.0 and predictor.fallbacks == 1
+    else:
+        assert estimate.remaining == pytest.approx(math.sqrt(max(analog, 1.0) * 100.0))
+        assert predictor.fallbacks == 0
     assert estimate.p_success == 0.25  # the base predictor's
-    assert analog.fallbacks == 0 and analog.queries == 1
+    assert predictor.queries == 1
+
+
+def test_a_run_that_matches_exactly_gives_the_true_remaining_batches():
+    rows = np.flatnonzero(BANK.family == BANK.families[0])[:12]
+    episodes = BANK.subset(rows)
+    losses = np.asarray(episodes.losses)[:, :-1]  # the same runs, one batch shorter: not "own"
+    copies = CurveBank(losses, episodes.family, episodes.config, name="copies")
+    truth = ClairvoyantPredictor(episodes)
+    analog = KindAnalog(copies, episodes, Constant(math.inf))
+    asked = queries(episodes, 12) + queries(episodes, 12, prefix=8)
+    for prefix, target in asked:
+        true = truth.estimate(prefix, target, 0).remaining
+        assert analog.estimate(prefix, target, 0).remaining == true
 
 
 def test_a_tasks_own_run_is_never_its_analog():
     truth = ClairvoyantPredictor(BANK)
-    asked = queries(BANK, 10)
-    for prefix, target in asked:
+    for prefix, target in queries(BANK, 10):
         own = truth.rows_of(prefix)[0]
         without = BANK.subset(np.flatnonzero(np.arange(len(BANK)) != own))
         alone = KindAnalog(without, BANK, Constant(math.inf)).estimate(prefix, target, 0)
         assert KindAnalog(BANK, BANK, Constant(math.inf)).estimate(prefix, target, 0) == alone
-    exact = sum(
-        KindAnalog(BANK, BANK, Constant(math.inf)).estimate(prefix, target, 0).remaining
-        == truth.estimate(prefix, target, 0).remaining
-        for prefix, target in asked
-    )
-    assert exact < len(asked)  # another run of the kind is not the task's own future
+
+
+def test_an_analog_that_never_reaches_the_target_leaves_the_base_answer():
+    reference, episodes = BANK.subset(np.arange(1, len(BANK))), BANK.subset([0])
+    prefix, _ = queries(episodes, 1)[0]
+    analog = KindAnalog(reference, episodes, Constant(40.0))
+    assert analog.estimate(prefix, 1e-9, 0).remaining == 40.0  # no run gets that low
+    assert analog.fallbacks == analog.queries == 1
+
+
+def test_the_blend_is_the_geometric_mean_of_at_least_one_batch_each():
+    reference, episodes = BANK.subset(np.arange(1, len(BANK))), BANK.subset([0])
+    prefix, target = queries(episodes, 1)[0]
+    alone = KindAnalog(reference, episodes, Constant(math.inf)).estimate(prefix, target, 0)
+    under_one = KindAnalog(reference, episodes, Constant(0.5)).estimate(prefix, target, 0)
+    assert under_one.remaining == pytest.approx(math.sqrt(alone.remaining))
 
 
 def test_an_analog_answers_where_the_base_predictor_says_never():

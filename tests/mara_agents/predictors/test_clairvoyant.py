@@ -81,3 +81,13 @@ def test_the_error_log_gives_back_the_size_of_a_known_error():
     assert abs(scaled.bias()) < 0.1
     with pytest.raises(ValueError, match="no finite estimate"):
         ErrorLog(truth, truth).equivalent_noise()
+
+
+def test_it_finds_the_runs_a_prefix_starts_however_short():
+    truth = ClairvoyantPredictor(BANK)
+    losses = BANK.curve(7).losses
+    for length in (1, 2, 3, 4, 30):
+        rows = truth.rows_of(losses[:length])
+        assert 7 in rows
+        assert all(np.array_equal(BANK.curve(r).losses[:length], losses[:length]) for r in rows)
+    assert truth.rows_of(np.array([9.0, 8.0])) == []
