@@ -64,7 +64,8 @@ class KindAnalog(BatchPredictor):
             kind longer than the prefix) and where the analog never reaches the target within
             its recorded length.
 
-    ``queries`` counts the tasks asked about; ``fallbacks`` those ``base`` answered alone.
+    ``queries`` counts the answers given (a task asked twice, or through both `estimate_batch`
+    and `sampled_crossings`, counts twice); ``fallbacks`` those ``base`` gave alone.
     """
 
     def __init__(
@@ -77,8 +78,10 @@ class KindAnalog(BatchPredictor):
         self.config = config
         self.base = base
         fields = config.kind_fields
-        self._kinds = [kind_of(text, fields, reference.name) for text in reference.config]
-        self._episodes = [kind_of(text, fields, None) for text in episodes.config]
+        self._reference_rows: dict[tuple, list[int]] = {}  # the reference runs of each kind
+        for row, text in enumerate(reference.config):
+            self._reference_rows.setdefault(kind_of(text, fields, reference.name), []).append(row)
+        self._episode_kinds = [kind_of(text, fields, None) for text in episodes.config]
         self._lookup = ClairvoyantPredictor(episodes)
         copies: dict[bytes, list[int]] = {}
         for row in range(len(reference)):
@@ -146,14 +149,16 @@ class KindAnalog(BatchPredictor):
         """
         starts = self._lookup.rows_of(prefix)
         kind = self._kind(starts)
+        if kind is None:
+            return None
         own = {row for start in starts for row in self._own[start]}
         n = len(prefix) - 1
         rows = [
             r
-            for r, k in enumerate(self._kinds)
-            if k == kind and self._lengths[r] > n + 1 and r not in own
+            for r in self._reference_rows.get(kind, [])
+            if self._lengths[r] > n + 1 and r not in own
         ]
-        if kind is None or not rows:
+        if not rows:
             return None
         edges = np.unique(
             np.concatenate([[0], np.geomspace(1, n + 1, self.config.windows + 1).astype(int)])
@@ -161,7 +166,7 @@ class KindAnalog(BatchPredictor):
         sums = np.concatenate([[0.0], np.cumsum(np.log(prefix))])
         widths = np.diff(edges)
         query = (sums[edges[1:]] - sums[edges[:-1]]) / widths
-        candidates = (self._sums[rows][:, edges[1:]] - self._sums[rows][:, edges[:-1]]) / widths
+        candidates = np.diff(self._sums[np.ix_(rows, edges)], axis=1) / widths
         gaps = query - candidates
         tail = max(1, len(widths) // 4)  # the factor is fitted on the latest windows
         shift = gaps[:, -tail:].mean(axis=1)
@@ -176,7 +181,7 @@ class KindAnalog(BatchPredictor):
 
     def _kind(self, starts: list[int]) -> tuple | None:
         """The kind of the runs of ``episodes`` a prefix starts; None if none or several."""
-        kinds = {self._episodes[row] for row in starts}
+        kinds = {self._episode_kinds[row] for row in starts}
         return kinds.pop() if len(kinds) == 1 else None
 
 
