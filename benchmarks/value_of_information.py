@@ -89,16 +89,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--kinds names a kind twice: {args.kinds}.")
     for fields in args.kinds:
         try:
-            for task_set in analog_banks(args):
-                check_kind(fields, task_set)
+            for task_set in args.task_sets:
+                check_kind(fields, analog_bank(args, task_set))
         except ValueError as e:
             parser.error(f"--kinds {fields!r}: {e}")
     return args
 
 
-def analog_banks(args: argparse.Namespace) -> list[str]:
-    """The task sets whose runs `KindAnalog` reads analogs from."""
-    return ["id_train"] if args.analogs == "id_train" else args.task_sets
+def analog_bank(args: argparse.Namespace, task_set: str) -> str:
+    """The task set whose runs `KindAnalog` reads analogs from for ``task_set``'s episodes."""
+    return task_set if args.analogs == "own" else "id_train"
 
 
 def check_kind(fields: str, task_set: str) -> None:
@@ -118,21 +118,18 @@ def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarr
     torch.set_num_threads(1)
     log = analog = None
     planner, _, fields = method.partition(" kind ")
+    episodes = named_task_set(task_set)
     if fields:
         config = AnalogConfig(kind_fields=tuple(fields.split(",")))
-        episodes = named_task_set(task_set)
-        reference = episodes if args.analogs == "own" else named_task_set("id_train")
+        reference = named_task_set(analog_bank(args, task_set))
         analog = KindAnalog(reference, episodes, make_predictor("fm"), config)
-        if planner == "hop_fm":
-            scheduler = HOP(analog, HOP_TUNED)
-        else:
-            log = ErrorLog(analog, ClairvoyantPredictor(episodes))
-            scheduler = LARA(predictor=log)
-    elif method == "hop_fm":
-        scheduler = METHODS["hop_fm"]()
-    elif method in ("lara", "lara_fm"):
-        predictor = WLSPredictor() if method == "lara" else make_predictor("fm")
-        log = ErrorLog(predictor, ClairvoyantPredictor(named_task_set(task_set)))
+    if planner == "hop_fm":
+        scheduler = METHODS["hop_fm"]() if analog is None else HOP(analog, HOP_TUNED)
+    elif planner in ("lara", "lara_fm"):
+        predictor = analog
+        if predictor is None:
+            predictor = WLSPredictor() if planner == "lara" else make_predictor("fm")
+        log = ErrorLog(predictor, ClairvoyantPredictor(episodes))
         scheduler = LARA(predictor=log)
     elif method.startswith("truth "):
         scheduler = TruthLARA(noise=float(method.split()[1]))
