@@ -13,8 +13,11 @@ around that estimate (`TruthHOP`, "hedged σ": a planner that knows how unsure i
 and the shipped MARA. With ``--kinds``, LARA-FM told each task's kind ("lara_fm kind FIELDS":
 `KindAnalog`, FM's estimate blended with the nearest run of that kind, named by the config
 fields FIELDS, among the ID training runs or, with ``--analogs own``, the task set's other runs;
-FM answers alone where there is none, the "FM alone" column); with ``--hop``, HOP-FM (the
-sweep's ``hop_fm``: HOP on the broad FM) and HOP-FM told the kind ("hop_fm kind FIELDS"). The
+FM answers alone where there is none, the "FM alone" column) and the shipped MARA, not retrained,
+reading its own predictor so blended ("mara kind FIELDS"); with ``--hop``, HOP-FM (the sweep's
+``hop_fm``: HOP on the broad FM), HOP on the network the shipped MARA reads ("hop_mara",
+``fm_mara``: the planner it imitated, on package 0.2's network now distilled to one step) and
+each told the kind ("hop_fm kind FIELDS", "hop_mara kind FIELDS"). The
 queries of LARA, LARA-FM and LARA-FM told the kind are scored against the truth as they play
 (`ErrorLog`; a query whose prefix starts several runs with different demands has no known truth:
 RL runs share their first batches), and their errors given as the σ whose noise errs as much in
@@ -37,7 +40,6 @@ from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, TruthHOP, Truth
 from mara_agents.schedulers.hop import HOP_TUNED
 from mara_agents.schedulers.mara import MARA
 from mara_agents.seeds import check_choice_episodes
-from mara_agents.sweep.methods import METHODS
 
 TASK_SETS = ("id", "rl_ood", "vit_ood")
 """The test runs of the bundled curve banks, whose runs `ClairvoyantPredictor` can look up."""
@@ -66,9 +68,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="where --kinds finds its analogs: the ID training runs, or the task set's other runs",
     )
-    parser.add_argument("--no-mara", action="store_true", help="leave the shipped MARA out")
     parser.add_argument(
-        "--hop", action="store_true", help="add HOP-FM, and HOP-FM told the kinds of --kinds"
+        "--no-mara", action="store_true", help="leave the shipped MARA out (and it told the kinds)"
+    )
+    parser.add_argument(
+        "--hop",
+        action="store_true",
+        help="add HOP-FM and HOP on MARA's network, and each told the kinds of --kinds",
     )
     parser.add_argument("--workers", type=int, default=2, help=">= 1 processes")
     args = parser.parse_args(argv)
@@ -119,12 +125,23 @@ def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarr
     log = analog = None
     planner, _, fields = method.partition(" kind ")
     episodes = named_task_set(task_set)
+    mara = MARA.pretrained() if planner == "mara" else None
+    if planner == "mara":
+        base = mara.observation_predictor
+    else:
+        base = make_predictor("fm_mara" if planner == "hop_mara" else "fm")
     if fields:
         config = AnalogConfig(kind_fields=tuple(fields.split(",")))
         reference = named_task_set(analog_bank(args, task_set))
-        analog = KindAnalog(reference, episodes, make_predictor("fm"), config)
-    if planner == "hop_fm":
-        scheduler = METHODS["hop_fm"]() if analog is None else HOP(analog, HOP_TUNED)
+        analog = KindAnalog(reference, episodes, base, config)
+    if planner in ("hop_fm", "hop_mara"):
+        scheduler = HOP(base if analog is None else analog, HOP_TUNED)
+    elif mara is not None:
+        scheduler = mara
+        if analog is not None:
+            scheduler = MARA(
+                mara.policy, analog, quantiles=mara.observation_quantiles, decisions=mara.decisions
+            )
     elif planner in ("lara", "lara_fm"):
         predictor = analog
         if predictor is None:
@@ -136,7 +153,7 @@ def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarr
     elif method.startswith("hedged "):
         scheduler = TruthHOP(noise=float(method.split()[1]))
     else:
-        makers = {"fifo": FIFO, "edf": EDF, "oracle": Oracle, "mara": MARA.pretrained}
+        makers = {"fifo": FIFO, "edf": EDF, "oracle": Oracle}
         scheduler = makers[method]()
     env = {"task_set": task_set, "arrival_prob": args.load}
     rates = completion_rates(scheduler, args.episodes, args.seed, **env)
@@ -164,10 +181,11 @@ def main(argv: list[str] | None = None) -> None:
     truth = [f"{name} {s:g}" for s in args.noise for name in ("truth", "hedged")]
     methods = [*CLASSIC, "lara_fm", *(f"lara_fm kind {fields}" for fields in args.kinds)]
     if args.hop:
-        methods += ["hop_fm", *(f"hop_fm kind {fields}" for fields in args.kinds)]
+        for planner in ("hop_fm", "hop_mara"):
+            methods += [planner, *(f"{planner} kind {fields}" for fields in args.kinds)]
     methods += [*truth, "oracle"]
     if not args.no_mara:
-        methods.append("mara")
+        methods += ["mara", *(f"mara kind {fields}" for fields in args.kinds)]
     results = play_all([(m, t) for t in args.task_sets for m in methods], args)
     for task_set in args.task_sets:
         rates = {m: results[(m, task_set)][0] for m in methods}

@@ -306,18 +306,44 @@ def test_value_of_information_prices_errors_on_paired_training_seeds(capsys):
     assert "%" in rows["lara_fm"].split("|")[-4]  # the share of estimates that were never
 
 
-def test_value_of_information_tells_lara_fm_and_hop_fm_the_kind(capsys):
+def test_value_of_information_tells_the_planners_and_mara_the_kind(capsys):
     script = load_script("value_of_information")
-    argv = ["--task-sets", "vit_ood", "--episodes", "2", "--noise", "--no-mara", "--workers", "1"]
+    argv = ["--task-sets", "vit_ood", "--episodes", "2", "--noise", "--workers", "1"]
     script.main([*argv, "--kinds", "family", "--hop"])
     rows = table_rows(capsys.readouterr().out)
-    told = ["lara_fm kind family", "hop_fm kind family"]
-    assert {"fifo", "edf", "lara", "lara_fm", "hop_fm", *told, "oracle"} == set(rows)
+    planners = ["lara_fm", "hop_fm", "hop_mara", "mara"]
+    told = [f"{planner} kind family" for planner in planners]
+    assert {"fifo", "edf", "lara", *planners, *told, "oracle"} == set(rows)
     # no ID training run is of ViT OOD's kind: a planner told the kind plays as without it
-    for planner in ("lara_fm", "hop_fm"):
+    for planner in planners:
         cells = rows[f"{planner} kind family"].split("|")
         assert cells[2:-2] == rows[planner].split("|")[2:-2]
         assert cells[-2].strip() == "100%"  # FM alone
+
+
+@pytest.mark.parametrize(
+    "method, network",
+    [("mara kind family", "fm_mara"), ("hop_mara kind family", "fm_mara"), ("hop_fm", "fm")],
+)
+def test_value_of_information_blends_the_analog_into_the_network_each_row_reads(
+    method, network, monkeypatch
+):
+    torch = pytest.importorskip("torch")
+    script = load_script("value_of_information")
+    played = []
+    monkeypatch.setattr(script, "completion_rates", lambda s, *a, **k: played.append(s) or [])
+    args = script.parse_args(["--task-sets", "vit_ood", "--kinds", "family", "--analogs", "own"])
+    script.play(method, "vit_ood", args)
+    (scheduler,) = played
+    predictor = getattr(scheduler, "predictor", None) or scheduler.observation_predictor
+    if " kind " in method:
+        assert isinstance(predictor, script.KindAnalog)
+        predictor = predictor.base
+    expected = script.make_predictor(network)
+    assert (predictor.calibration is None) == (expected.calibration is None)
+    read, shipped = predictor.net.state_dict(), expected.net.state_dict()
+    assert read.keys() == shipped.keys()
+    assert all(torch.equal(read[name], shipped[name]) for name in read)
 
 
 def test_value_of_information_finds_analogs_among_the_task_sets_other_runs(capsys):
