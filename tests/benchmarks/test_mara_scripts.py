@@ -298,7 +298,9 @@ def test_value_of_information_prices_errors_on_paired_training_seeds(capsys):
     script = load_script("value_of_information")
     argv = ["--task-sets", "vit_ood", "--episodes", "2", "--noise", "0", "1", "--workers", "1"]
     script.main(argv)
-    rows = table_rows(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    rows = table_rows(out)
+    assert "| − mara (paired ± SE) |" in out  # every row set against the shipped MARA too
     truth = {"truth 0", "hedged 0", "truth 1", "hedged 1"}
     expected = {"fifo", "edf", "lara", "lara_fm", *truth, "oracle", "mara"}
     assert expected == set(rows)
@@ -351,6 +353,7 @@ def test_value_of_information_finds_analogs_among_the_task_sets_other_runs(capsy
     load_script("value_of_information").main([*argv, "--kinds", "family", "--analogs", "own"])
     out = capsys.readouterr().out
     assert "analogs: the task set's other runs" in out
+    assert "− mara" not in out  # --no-mara: no MARA rows, no column against it
     row = table_rows(out)["lara_fm kind family"].split("|")
     assert row[-2].strip() != "100%"  # other ViT runs are of its kind: analogs found
 
