@@ -16,9 +16,10 @@ fields FIELDS, among the ID training runs or, with ``--analogs own``, the task s
 FM answers alone where there is none, the "FM alone" column) and the shipped MARA, not retrained,
 reading its own predictor so blended ("mara kind FIELDS"); with ``--hop``, HOP-FM (the sweep's
 ``hop_fm``: HOP on the broad FM), HOP on the network the shipped MARA reads ("hop_mara",
-``fm_mara``: the planner it imitated, on package 0.2's network now distilled to one step) and
-each told the kind ("hop_fm kind FIELDS", "hop_mara kind FIELDS"). The
-queries of LARA, LARA-FM and LARA-FM told the kind are scored against the truth as they play
+``fm_mara``, package 0.2's network distilled to one step: a stand-in for the planner it
+imitated, which sampled that network in four) and each told the kind ("hop_fm kind FIELDS",
+"hop_mara kind FIELDS"). The queries of LARA, LARA-FM and LARA-FM told the kind are scored
+against the truth as they play
 (`ErrorLog`; a query whose prefix starts several runs with different demands has no known truth:
 RL runs share their first batches), and their errors given as the σ whose noise errs as much in
 the median, their median (bias) and the share of estimates that were "never". Every method is
@@ -48,6 +49,8 @@ TASK_SETS = ("id", "rl_ood", "vit_ood")
 CLASSIC = ("fifo", "edf", "lara")
 ANALOGS = {"id_train": "the ID training runs", "own": "the task set's other runs"}
 """Where `KindAnalog` finds its analogs (``--analogs``)."""
+NETWORKS = {"lara_fm": "fm", "hop_fm": "fm", "hop_mara": "fm_mara"}
+"""The predictor each FM planner's rows read; MARA's rows read the one its checkpoint names."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -62,7 +65,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         nargs="*",
         default=[],
         metavar="FIELDS",
-        help="LARA-FM told each task's kind, named by these comma-separated config fields",
+        help="LARA-FM, MARA (and with --hop both HOPs) told each task's kind, named by these "
+        "comma-separated config fields",
     )
     parser.add_argument(
         "--analogs",
@@ -71,7 +75,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="where --kinds finds its analogs: the ID training runs, or the task set's other runs",
     )
     parser.add_argument(
-        "--no-mara", action="store_true", help="leave the shipped MARA out (and it told the kinds)"
+        "--no-mara", action="store_true", help="leave out the shipped MARA, told the kinds or not"
     )
     parser.add_argument(
         "--hop",
@@ -128,16 +132,17 @@ def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarr
     planner, _, fields = method.partition(" kind ")
     episodes = named_task_set(task_set)
     mara = MARA.pretrained() if planner == "mara" else None
-    if planner == "mara":
-        base = mara.observation_predictor
-    else:
-        base = make_predictor("fm_mara" if planner == "hop_mara" else "fm")
+    predictor = None  # what the row reads: the network it names, blended with the analog if told
+    if mara is not None:
+        predictor = mara.observation_predictor
+    elif planner in NETWORKS:
+        predictor = make_predictor(NETWORKS[planner])
     if fields:
         config = AnalogConfig(kind_fields=tuple(fields.split(",")))
         reference = named_task_set(analog_bank(args, task_set))
-        analog = KindAnalog(reference, episodes, base, config)
+        predictor = analog = KindAnalog(reference, episodes, predictor, config)
     if planner in ("hop_fm", "hop_mara"):
-        scheduler = HOP(base if analog is None else analog, HOP_TUNED)
+        scheduler = HOP(predictor, HOP_TUNED)
     elif mara is not None:
         scheduler = mara
         if analog is not None:
@@ -145,10 +150,9 @@ def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarr
                 mara.policy, analog, quantiles=mara.observation_quantiles, decisions=mara.decisions
             )
     elif planner in ("lara", "lara_fm"):
-        predictor = analog
-        if predictor is None:
-            predictor = WLSPredictor() if planner == "lara" else make_predictor("fm")
-        log = ErrorLog(predictor, ClairvoyantPredictor(episodes))
+        log = ErrorLog(
+            WLSPredictor() if predictor is None else predictor, ClairvoyantPredictor(episodes)
+        )
         scheduler = LARA(predictor=log)
     elif method.startswith("truth "):
         scheduler = TruthLARA(noise=float(method.split()[1]))
@@ -197,11 +201,20 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"\n{task_set}, p = {args.load}, {args.episodes} episodes from seed {args.seed} "
             f"(best classic: {best}{'; analogs: ' + ANALOGS[args.analogs] if args.kinds else ''})"
-            f"\n\n| method | completion (%) "
-            + "".join(f"| − {name} (paired ± SE) " for name in references)
-            + "| share of the oracle's headroom | errors as σ | median log error | never "
-            "| truth unknown | FM alone (no analog) |\n" + "|---" * (len(references) + 8) + "|"
+            "\n"
         )
+        header = [
+            "method",
+            "completion (%)",
+            *(f"− {name} (paired ± SE)" for name in references),
+            "share of the oracle's headroom",
+            "errors as σ",
+            "median log error",
+            "never",
+            "truth unknown",
+            "FM alone (no analog)",
+        ]
+        print("| " + " | ".join(header) + " |\n" + "|---" * len(header) + "|")
         for method in methods:
             differences = [paired_difference(rates[name], rates[method]) for name in references]
             print(

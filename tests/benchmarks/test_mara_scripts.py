@@ -294,6 +294,11 @@ def table_rows(out: str) -> dict[str, str]:
     return {name: row for name, row in rows.items() if name != "method"}
 
 
+def cell_counts(out: str) -> set[int]:
+    """The numbers of cells of a printed table's lines: header, separator and rows."""
+    return {line.count("|") for line in out.splitlines() if line.startswith("|")}
+
+
 def test_value_of_information_prices_errors_on_paired_training_seeds(capsys):
     script = load_script("value_of_information")
     argv = ["--task-sets", "vit_ood", "--episodes", "2", "--noise", "0", "1", "--workers", "1"]
@@ -304,7 +309,11 @@ def test_value_of_information_prices_errors_on_paired_training_seeds(capsys):
     truth = {"truth 0", "hedged 0", "truth 1", "hedged 1"}
     expected = {"fifo", "edf", "lara", "lara_fm", *truth, "oracle", "mara"}
     assert expected == set(rows)
-    assert len({rows[method].count("|") for method in expected}) == 1  # one table, full rows
+    assert len(cell_counts(out)) == 1  # one table, full rows
+    # differences are the row's method minus the column's: the oracle leads, MARA against itself 0
+    oracle, mara = rows["oracle"].split("|"), rows["mara"].split("|")
+    assert all(cell.strip().startswith("+") for cell in oracle[3:6])
+    assert mara[5].strip() == "+0.00 ± 0.00"
     assert "%" in rows["lara_fm"].split("|")[-4]  # the share of estimates that were never
 
 
@@ -325,7 +334,12 @@ def test_value_of_information_tells_the_planners_and_mara_the_kind(capsys):
 
 @pytest.mark.parametrize(
     "method, network",
-    [("mara kind family", "fm_mara"), ("hop_mara kind family", "fm_mara"), ("hop_fm", "fm")],
+    [
+        ("mara kind family", "fm_mara"),
+        ("hop_mara kind family", "fm_mara"),
+        ("hop_mara", "fm_mara"),
+        ("hop_fm", "fm"),
+    ],
 )
 def test_value_of_information_blends_the_analog_into_the_network_each_row_reads(
     method, network, monkeypatch
@@ -354,6 +368,7 @@ def test_value_of_information_finds_analogs_among_the_task_sets_other_runs(capsy
     out = capsys.readouterr().out
     assert "analogs: the task set's other runs" in out
     assert "− mara" not in out  # --no-mara: no MARA rows, no column against it
+    assert len(cell_counts(out)) == 1
     row = table_rows(out)["lara_fm kind family"].split("|")
     assert row[-2].strip() != "100%"  # other ViT runs are of its kind: analogs found
 
