@@ -12,6 +12,7 @@ RULES: dict[str, Callable[[Any], bool]] = {
     ">= 2": lambda value: value >= 2,
     "> 0": lambda value: value > 0,
     ">= 0": lambda value: value >= 0,
+    "an int >= 1": lambda value: type(value) is int and value >= 1,  # bool is no count
 }
 """The rules a field can be held to, by the words the error message uses."""
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from coreenv import Predictor, estimate_many
 from coreenv.curves import CurveBank
+from mara_agents.checks import require
 from mara_agents.predictors.batched import BatchPredictor
 from mara_agents.predictors.clairvoyant import ClairvoyantPredictor
 
@@ -46,10 +47,7 @@ class AnalogConfig:
                 "AnalogConfig.kind_fields must be one or more field names, got "
                 f"{self.kind_fields!r}."
             )
-        for name in ("windows", "neighbours"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"AnalogConfig.{name} must be an int >= 1, got {value!r}.")
+        require(self, "an int >= 1", ("windows", "neighbours"))
 
 
 class KindAnalog(BatchPredictor):
