@@ -197,7 +197,7 @@ def test_learning_curves_prints_curves_pairs_and_last_policies_against_lara(
     assert "the first two arms are paired run by run" in capsys.readouterr().err
 
 
-def test_compare_policies_pairs_every_policy_with_the_first(tmp_path, capsys, monkeypatch):
+def test_compare_pairs_every_policy_with_the_first(tmp_path, capsys, monkeypatch):
     torch = pytest.importorskip("torch")
     from mara_agents.policy import MAT, MATConfig
     from mara_agents.predictors import WLSPredictor
