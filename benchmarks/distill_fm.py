@@ -9,7 +9,8 @@ trained) unless ``--teacher`` names another checkpoint; it is read with its own 
 calibration, which the student keeps. Prefixes come from the training runs of ``--recipe``
 (default ``broad``: the curve corpus and the ``id_train`` runs; never test runs). The student is
 written to ``--out``; the shipped `checkpoints/fm_mara.pt` is the default command's, and
-`benchmarks/mara_samplers.py` plays any other (``--settings 32:1:euler@PATH``).
+`studies/samplers_distillation/mara_samplers.py` plays any other
+(``--settings 32:1:euler@PATH``).
 """
 
 from __future__ import annotations

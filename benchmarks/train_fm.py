@@ -11,7 +11,7 @@ per kind of the curve corpus for a recipe with a corpus (``loko_folds``), per ID
 the training runs of what it held out, then trains the model of everything the recipe names
 (``--work/all``) and writes it with the calibration to ``--out``. Test runs and the RL and ViT
 task sets are never read. Every model checkpoints to its folder every ``--every`` steps and a
-rerun resumes; finished fold models are reused (also by ``eval_predictors.py --protocol
+rerun resumes; finished fold models are reused (also by ``coreenv eval-predictors --protocol
 lofo/loko``).
 """
 

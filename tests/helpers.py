@@ -194,16 +194,20 @@ def assert_curve_matches_recording(
     np.testing.assert_allclose(actual, recorded, rtol=rtol, atol=0.0, err_msg=err_msg)
 
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+ROOT = Path(__file__).resolve().parent.parent
+BENCHMARKS = ROOT / "benchmarks"
+STUDIES = ROOT / "studies"
 
 
-def load_script(name: str) -> ModuleType:
-    """Import ``benchmarks/<name>.py`` as a module (benchmark scripts are not a package).
+def load_script(name: str, folder: Path = BENCHMARKS) -> ModuleType:
+    """Import the script ``<folder>/<name>.py`` as a module (scripts are not a package).
 
-    Smoke tests call ``load_script("ablations").main([...])`` in-process, so ``benchmarks`` need
-    not be on the test path.
+    ``folder`` is ``benchmarks/`` unless given (a study's folder: ``STUDIES / "shaping"``).
+    Smoke tests call ``load_script("ablations").main([...])`` in-process, so the scripts' folders
+    need not be on the test path.
     """
-    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", BENCHMARKS / f"{name}.py")
+    module_name = f"{folder.name}_{name}"
+    spec = importlib.util.spec_from_file_location(module_name, folder / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

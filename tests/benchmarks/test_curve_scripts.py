@@ -25,23 +25,3 @@ def test_describe_task_sets_prints_a_row(capsys):
     )
     out = capsys.readouterr().out
     assert "| synthetic |" in out
-
-
-def test_calibrate_regime_prints_a_row_per_setting(capsys):
-    load_script("calibrate_regime").main(
-        [
-            "--task-set",
-            "synthetic",
-            "--episodes",
-            "1",
-            "--workers",
-            "1",
-            "--horizons",
-            "200",
-            "--windows",
-            "50:100",
-            "100:200",
-        ]
-    )
-    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 4 | 8 |")]
-    assert len(lines) == 2

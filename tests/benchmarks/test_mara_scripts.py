@@ -11,7 +11,6 @@ pytest.importorskip("torch")
 
 from helpers import load_script  # noqa: E402
 from mara_agents.cli import compare, learning_curves, train_mara  # noqa: E402
-from mara_agents.predictors.flow import MARA_NETWORK, MARA_TEACHER  # noqa: E402
 from mara_agents.schedulers.mara import MARA, VARIANTS  # noqa: E402
 from mara_agents.training import MARATrainConfig  # noqa: E402
 
@@ -154,30 +153,6 @@ def test_training_benchmark_prints_both_setups_and_refuses_bad_sizes(capsys):
     assert "--held-episodes must be >= 0" in capsys.readouterr().err
 
 
-def test_tune_hop_tries_each_value_of_a_stage_paired_and_keeps_the_best(capsys, monkeypatch):
-    script = load_script("tune_hop")
-    monkeypatch.setattr(script, "STAGES", {"slack": [0, 2]})  # two settings: a short test
-    script.main(["--predictor", "wls", "--episodes", "2", "--stages", "slack", "--workers", "1"])
-    out = capsys.readouterr().out
-    assert "| slack | completion (%) | − best so far (points) |" in out
-    assert "\n| 0 | " in out and "\n| 2 | " in out and "keep slack = " in out
-    assert "best: HOPConfig(" in out
-
-
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        (["--episodes", "1"], "--episodes must be >= 2"),
-        (["--seed", "999999"], "reaches the evaluation seeds"),
-        (["--workers", "0"], "--workers must be >= 1"),
-    ],
-)
-def test_tune_hop_refuses_bad_options_before_any_work(argv, message, capsys):
-    with pytest.raises(SystemExit):
-        load_script("tune_hop").main(argv)
-    assert message in capsys.readouterr().err
-
-
 def test_learning_curves_prints_curves_pairs_and_last_policies_against_lara(
     tmp_path, capsys, monkeypatch
 ):
@@ -222,7 +197,7 @@ def test_learning_curves_prints_curves_pairs_and_last_policies_against_lara(
     assert "the first two arms are paired run by run" in capsys.readouterr().err
 
 
-def test_compare_policies_pairs_every_policy_with_the_first(tmp_path, capsys, monkeypatch):
+def test_compare_pairs_every_policy_with_the_first(tmp_path, capsys, monkeypatch):
     torch = pytest.importorskip("torch")
     from mara_agents.policy import MAT, MATConfig
     from mara_agents.predictors import WLSPredictor
@@ -247,152 +222,3 @@ def test_compare_policies_pairs_every_policy_with_the_first(tmp_path, capsys, mo
     with pytest.raises(SystemExit):
         compare.main(["mara_typo"])
     assert "mara_typo: neither a sweep method (['edf'" in capsys.readouterr().err
-
-
-def test_mara_samplers_pairs_settings_on_training_seeds(capsys):
-    samplers = load_script("mara_samplers")
-    # the reference: the teacher the policies were trained on, then the shipped student
-    first, second = samplers.parse_args([]).settings[:2]
-    assert first == (32, 4, "heun", MARA_TEACHER) and second == (32, 1, "euler", None)
-    samplers.main(["--episodes", "2", "--settings", "4:1:euler", "2:1:euler"])
-    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 4 ")]
-    assert rows and "+0.00 ± 0.00" in rows[0]  # the first setting is the reference
-
-
-def test_mara_samplers_reads_a_named_checkpoint_raw_on_the_task_set_asked(capsys):
-    samplers = load_script("mara_samplers")
-    settings = ["2:1:euler", f"2:1:euler@{MARA_NETWORK}"]  # fm_mara itself, by its path
-    samplers.main(["--episodes", "2", "--task-set", "vit_ood", "--settings", *settings])
-    out = capsys.readouterr().out
-    assert out.startswith("mara on 2 vit_ood episodes at p = 0.04 from seed 960000")
-    rows = [line for line in out.splitlines() if line.startswith("| 2 ")]
-    assert len(rows) == 2 and str(MARA_NETWORK) in rows[1]
-    assert "+0.00 ± 0.00" in rows[1]  # the same network and sampler: the same episodes
-
-
-@pytest.mark.parametrize(
-    "argv, message",
-    [
-        (["--settings", "8:4"], "SAMPLES:STEPS:SOLVER"),
-        (["--settings", "8:4:rk4"], "SAMPLES:STEPS:SOLVER"),
-        (["--settings", "8:1:euler@no/such.pt"], "no FM checkpoint at 'no/such.pt'"),
-        (["--settings", f"8:1:euler@{__file__}"], "is not an FM checkpoint"),
-        (["--episodes", "1"], "--episodes must be >= 2"),
-        (["--seed", "999990", "--episodes", "20"], "training seeds"),
-        (["--task-set", "id_tset"], "invalid choice: 'id_tset'"),
-    ],
-)
-def test_mara_samplers_refuses_bad_input_before_work(argv, message, capsys):
-    with pytest.raises(SystemExit):
-        load_script("mara_samplers").parse_args(argv)
-    assert message in capsys.readouterr().err
-
-
-def table_rows(out: str) -> dict[str, str]:
-    """The rows of a printed markdown table by their first cell (the header row left out)."""
-    rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
-    return {name: row for name, row in rows.items() if name != "method"}
-
-
-def cell_counts(out: str) -> set[int]:
-    """The numbers of cells of a printed table's lines: header, separator and rows."""
-    return {line.count("|") for line in out.splitlines() if line.startswith("|")}
-
-
-def test_value_of_information_prices_errors_on_paired_training_seeds(capsys):
-    script = load_script("value_of_information")
-    argv = ["--task-sets", "vit_ood", "--episodes", "2", "--noise", "0", "1", "--workers", "1"]
-    script.main(argv)
-    out = capsys.readouterr().out
-    rows = table_rows(out)
-    assert "| − mara (paired ± SE) |" in out  # every row set against the shipped MARA too
-    truth = {"truth 0", "hedged 0", "truth 1", "hedged 1"}
-    expected = {"fifo", "edf", "lara", "lara_fm", *truth, "oracle", "mara"}
-    assert expected == set(rows)
-    assert len(cell_counts(out)) == 1  # one table, full rows
-    # differences are the row's method minus the column's: the oracle leads, MARA against itself 0
-    oracle, mara = rows["oracle"].split("|"), rows["mara"].split("|")
-    assert all(cell.strip().startswith("+") for cell in oracle[3:6])
-    assert mara[5].strip() == "+0.00 ± 0.00"
-    assert "%" in rows["lara_fm"].split("|")[-4]  # the share of estimates that were never
-
-
-def test_value_of_information_tells_the_planners_and_mara_the_kind(capsys):
-    script = load_script("value_of_information")
-    argv = ["--task-sets", "vit_ood", "--episodes", "2", "--noise", "--workers", "1"]
-    script.main([*argv, "--kinds", "family", "--hop"])
-    rows = table_rows(capsys.readouterr().out)
-    planners = ["lara_fm", "hop_fm", "hop_mara", "mara"]
-    told = [f"{planner} kind family" for planner in planners]
-    assert {"fifo", "edf", "lara", *planners, *told, "oracle"} == set(rows)
-    # no ID training run is of ViT OOD's kind: a planner told the kind plays as without it
-    for planner in planners:
-        cells = rows[f"{planner} kind family"].split("|")
-        assert cells[2:-2] == rows[planner].split("|")[2:-2]
-        assert cells[-2].strip() == "100%"  # FM alone
-
-
-@pytest.mark.parametrize(
-    "method, network",
-    [
-        ("mara kind family", "fm_mara"),
-        ("hop_mara kind family", "fm_mara"),
-        ("hop_mara", "fm_mara"),
-        ("hop_fm", "fm"),
-    ],
-)
-def test_value_of_information_blends_the_analog_into_the_network_each_row_reads(
-    method, network, monkeypatch
-):
-    torch = pytest.importorskip("torch")
-    script = load_script("value_of_information")
-    played = []
-    monkeypatch.setattr(script, "completion_rates", lambda s, *a, **k: played.append(s) or [])
-    args = script.parse_args(["--task-sets", "vit_ood", "--kinds", "family", "--analogs", "own"])
-    script.play(method, "vit_ood", args)
-    (scheduler,) = played
-    predictor = getattr(scheduler, "predictor", None) or scheduler.observation_predictor
-    if " kind " in method:
-        assert isinstance(predictor, script.KindAnalog)
-        predictor = predictor.base
-    expected = script.make_predictor(network)
-    assert (predictor.calibration is None) == (expected.calibration is None)
-    read, shipped = predictor.net.state_dict(), expected.net.state_dict()
-    assert read.keys() == shipped.keys()
-    assert all(torch.equal(read[name], shipped[name]) for name in read)
-
-
-def test_value_of_information_finds_analogs_among_the_task_sets_other_runs(capsys):
-    argv = ["--task-sets", "vit_ood", "--episodes", "2", "--noise", "--no-mara", "--workers", "1"]
-    load_script("value_of_information").main([*argv, "--kinds", "family", "--analogs", "own"])
-    out = capsys.readouterr().out
-    assert "analogs: the task set's other runs" in out
-    assert "− mara" not in out  # --no-mara: no MARA rows, no column against it
-    assert len(cell_counts(out)) == 1
-    row = table_rows(out)["lara_fm kind family"].split("|")
-    assert row[-2].strip() != "100%"  # other ViT runs are of its kind: analogs found
-
-
-@pytest.mark.parametrize(
-    "argv, message",
-    [
-        (["--episodes", "1"], "--episodes must be >= 2"),
-        (["--seed", "999990", "--episodes", "20"], "training seeds"),
-        (["--noise", "-1"], "--noise values must be >= 0"),
-        (["--load", "1.5"], "--load must be in (0, 1)"),
-        (["--task-sets", "live"], "invalid choice"),
-        (["--kinds", "family,colour"], "no config field 'colour'"),
-        (["--kinds", "family", "--analogs", "own", "--task-sets", "rl_ood"], None),
-        (["--kinds", "family,optimizer", "--analogs", "own", "--task-sets", "rl_ood"], "'rl_ood'"),
-        (["--analogs", "own"], "--analogs needs --kinds"),
-        (["--kinds", "family", "family"], "names a kind twice"),
-    ],
-)
-def test_value_of_information_refuses_bad_input_before_work(argv, message, capsys):
-    script = load_script("value_of_information")
-    if message is None:  # a valid neighbour of the bad inputs
-        assert script.parse_args(argv).analogs == "own"
-        return
-    with pytest.raises(SystemExit):
-        script.parse_args(argv)
-    assert message in capsys.readouterr().err

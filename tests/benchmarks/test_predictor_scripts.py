@@ -1,5 +1,5 @@
 """Smoke tests of the predictor scripts and `coreenv eval-predictors`: FM training resumes;
-evaluation and tuning print."""
+evaluation prints."""
 
 import csv
 import json
@@ -200,26 +200,3 @@ def test_eval_predictors_refuses_bad_options_before_any_work(argv, message, caps
         eval_predictors.main(argv)
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and message in err and err.count("\n") == 1, err
-
-
-def test_tune_lara_prints_its_three_tables(capsys):
-    argv = ["--task-set", "vit_ood", "--discounts", "0.7", "0.9", "--ridges", "0.0"]
-    argv += ["--per-curve", "1", "--explore", "3", "--episodes", "1", "--workers", "1"]
-    load_script("tune_lara").main(argv)
-    out = capsys.readouterr().out
-    assert "| 0.7 | 0.0 |" in out and "| 0.9 | 0.0 |" in out
-    assert "| explore (batches) |" in out and "\n| 3 | " in out
-    for label in ("FIFO", "EDF", "LARA (WLS)", "LARA (true demand)", "oracle"):
-        assert f"| {label} | " in out
-
-
-def test_sample_noise_prints_the_noise_of_prefixes_and_of_samples(capsys):
-    load_script("sample_noise").main(["--task-set", "vit_ood", "--steps", "2", "--runs", "3"])
-    out = capsys.readouterr().out
-    assert "3 prefixes: median per-batch noise of the prefix" in out and "| 2 | raw |" in out
-
-
-def test_sample_noise_refuses_a_missing_checkpoint(capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        load_script("sample_noise").main(["--checkpoint", "nowhere.pt"])
-    assert exit_info.value.code == 2 and "nowhere.pt" in capsys.readouterr().err

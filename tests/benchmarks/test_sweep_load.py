@@ -1,5 +1,5 @@
 """Smoke tests of `coreenv sweep` and `coreenv stress`: tables, resume, user schedulers, the Ray
-backend; and the script shims in benchmarks/."""
+backend; and the scripts ablations.py and compare_rows.py."""
 
 import json
 import os
@@ -17,7 +17,6 @@ from helpers import coreenv_executable, load_script
 from mara_agents.cli import stress, sweep
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 TINY = ["--task-sets", "synthetic", "--loads", "0.04", "--episodes", "2", "--workers", "1"]
 

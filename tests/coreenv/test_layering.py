@@ -49,7 +49,8 @@ PUBLIC_FACES = ("coreenv", "coreenv.curves")
 
 def test_code_above_imports_coreenv_only_through_its_public_faces():
     repository = Path(__file__).parents[2]
-    folders = [repository / name for name in ("src/mara_agents", "src/curvegen", "benchmarks")]
+    names = ("src/mara_agents", "src/curvegen", "benchmarks", "studies")
+    folders = [repository / name for name in names]
     assert all(folder.is_dir() for folder in folders)
     for folder in [*folders, repository / "examples"]:
         for path in sorted(folder.rglob("*.py")):

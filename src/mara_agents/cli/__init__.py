@@ -6,8 +6,8 @@
 
 A command's module is imported only when that command runs, so ``coreenv --help`` starts fast
 and works without torch; a command that needs torch (or scikit-learn) where it is missing says
-how to install it, in one line. The scripts in ``benchmarks/`` of a source checkout are shims
-over these modules.
+how to install it, in one line. In a source checkout, ``benchmarks/sweep_load.py`` and
+``benchmarks/stress_infeasible.py`` run ``sweep`` and ``stress`` as scripts.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 It looks a prefix up among the bank's runs and answers with ``R* − n`` and whether that fits the
 budget. LARA with it separates LARA's allocation rule from the error of its WLS estimates, and
 `ErrorLog` scores another predictor's answers against it as a scheduler plays
-(`benchmarks/value_of_information.py`).
+(`studies/value_of_information/value_of_information.py`).
 """
 
 from __future__ import annotations

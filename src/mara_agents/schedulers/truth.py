@@ -1,7 +1,8 @@
 """Diagnostics that plan on the hidden truth with errors of a chosen size.
 
-They price estimation error in completion (`benchmarks/value_of_information.py`, docs/mara.md).
-Like the oracle they read a clairvoyant view; they are not realisable methods.
+They price estimation error in completion (docs/mara.md;
+`studies/value_of_information/value_of_information.py`). Like the oracle they read a clairvoyant
+view; they are not realisable methods.
 
 Each task of a seeded episode gets one error factor ``exp(σ z)``, ``z ~ N(0, 1)`` drawn from the
 diagnostic's seed, the episode's seed and the task's number, so its estimates are off by the same

@@ -1,10 +1,11 @@
 """What better estimates are worth: LARA fed the true demand with errors of chosen sizes.
 
-    python benchmarks/value_of_information.py                  # 30 episodes per task set
-    python benchmarks/value_of_information.py --task-sets id --noise 0 0.5 --episodes 100
-    python benchmarks/value_of_information.py --task-sets id --noise --no-mara --kinds family \
-        family,optimizer
-    python benchmarks/value_of_information.py --noise --kinds family --analogs own
+    python studies/value_of_information/value_of_information.py      # 30 episodes per task set
+    python studies/value_of_information/value_of_information.py --task-sets id --noise 0 0.5 \
+        --episodes 100
+    python studies/value_of_information/value_of_information.py --task-sets id --noise --no-mara \
+        --kinds family family,optimizer
+    python studies/value_of_information/value_of_information.py --noise --kinds family --analogs own
 
 On each task set, paired on the same training-seed episodes (below 1,000,000): FIFO, EDF, LARA
 (WLS), LARA-FM, LARA on the true remaining demand times one log-normal error factor per task

@@ -1,6 +1,6 @@
 """Tune LARA on the ID training runs only: its WLS settings, then its exploration length.
 
-    python benchmarks/tune_lara.py
+    python studies/tuning/tune_lara.py
 
 1. WLS: capped MAE and success accuracy over a grid of discount × ridge, by the predictor query
    protocol (`mara_agents.predictors.queries`) on the ``id_train`` runs (never the test runs).

@@ -1,6 +1,6 @@
 """Tune HOP's knobs on the ID training runs with training seeds only, one knob at a time.
 
-    python benchmarks/tune_hop.py                 # 100 paired episodes per setting, 2 workers
+    python studies/tuning/tune_hop.py                 # 100 paired episodes per setting, 2 workers
 
 Each stage tries the values of one `HOPConfig` field with the others at the best so far, every
 setting on the same ``--episodes`` training episodes (``id_train``, p = 0.04, seeds from

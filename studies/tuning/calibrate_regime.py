@@ -1,6 +1,6 @@
 """Calibrate the default regime: baselines and the oracle over a grid of environment settings.
 
-    python benchmarks/calibrate_regime.py --windows 100:400 60:300 --fractions 0.05:0.5 0.1:0.7
+    python studies/tuning/calibrate_regime.py --windows 100:400 60:300 --fractions 0.05:0.5 0.1:0.7
 
 Runs on the ID *training* runs with training seeds (below `EVAL_SEED_BASE`), so the defaults are
 never chosen on what the benchmark evaluates. For each setting it prints the independent-

@@ -1,7 +1,7 @@
 """The scale of every observed feature at a scheduler's decisions (docs/mara.md).
 
-    python benchmarks/feature_scale.py                           # MARA-WLS, 20 episodes
-    python benchmarks/feature_scale.py --method mara --episodes 50
+    python studies/learnability/feature_scale.py               # MARA-WLS, 20 episodes
+    python studies/learnability/feature_scale.py --method mara --episodes 50
 
 The method plays ``--episodes`` training-seed episodes (from ``--seed``) in the event form, with
 the predictor it declares; at each decision the global features and the features of the

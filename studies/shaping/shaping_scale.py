@@ -1,7 +1,7 @@
 """The shaping term's size per held decision, beside the completions (docs/mara.md).
 
-    python benchmarks/shaping_scale.py                          # LARA and random, 20 episodes
-    python benchmarks/shaping_scale.py --methods lara --episodes 50 --lam 1.0
+    python studies/shaping/shaping_scale.py             # LARA and random, 20 episodes
+    python studies/shaping/shaping_scale.py --methods lara --episodes 50 --lam 1.0
 
 Each method plays ``--episodes`` training-seed episodes (from ``--seed``) in the event form with
 β = 1; every decision's reward is split into completions and the shaping term β·(Φ' − Φ)

@@ -1,9 +1,11 @@
 """MARA with cheaper flow-matching samplers: completion paired on training seeds, cost against LARA.
 
-    python benchmarks/mara_samplers.py                      # 60 episodes from seed 960,000
-    python benchmarks/mara_samplers.py --settings 32:1:euler 8:1:euler --episodes 100
-    python benchmarks/mara_samplers.py --settings 32:1:euler 32:1:euler@results/distill/fm_mara.pt
-    python benchmarks/mara_samplers.py --task-set vit_ood   # a diagnostic on held-out runs
+    python studies/samplers_distillation/mara_samplers.py         # 60 episodes from seed 960,000
+    python studies/samplers_distillation/mara_samplers.py --settings 32:1:euler 8:1:euler \
+        --episodes 100
+    python studies/samplers_distillation/mara_samplers.py --settings 32:1:euler \
+        32:1:euler@results/distill/fm_mara.pt
+    python studies/samplers_distillation/mara_samplers.py --task-set vit_ood   # held-out runs
 
 Each setting ``SAMPLES:STEPS:SOLVER`` reads the policy's own network with that many sampled
 futures per prefix and integration steps (`FMConfig`'s sampler fields);

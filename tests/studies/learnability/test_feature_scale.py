@@ -1,13 +1,13 @@
-"""Smoke test of benchmarks/feature_scale.py, and what `feature_scales` gathers."""
+"""Smoke test of studies/learnability/feature_scale.py, and what `feature_scales` gathers."""
 
 import pytest
 
 from coreenv import OBS_BOUND, Decisions, SlotFeature, make_config
-from helpers import load_script
+from helpers import STUDIES, load_script
 from mara_agents.schedulers import LARA
 from mara_agents.training.observed import feature_scales, play_decisions
 
-feature_scale = load_script("feature_scale")
+feature_scale = load_script("feature_scale", STUDIES / "learnability")
 CONFIG = make_config(None, task_set="id_train", arrival_prob=0.04)
 
 

@@ -1,7 +1,8 @@
 """How noisy are FM's sampled futures, against the prefixes they continue?
 
-    python benchmarks/sample_noise.py --task-set id_train --steps 4 16 64
-    python benchmarks/sample_noise.py --checkpoint results/fm_0.2.1.pt --bank my_runs.csv
+    python studies/value_of_information/sample_noise.py --task-set id_train --steps 4 16 64
+    python studies/value_of_information/sample_noise.py --checkpoint results/fm_0.2.1.pt \
+        --bank my_runs.csv
 
 For prefixes of the chosen runs (one per run, at batch 50-300), prints the median per-batch noise
 of the log-loss in the prefixes (`mara_agents.predictors.flow.noise_level`) and, per number of

@@ -1,14 +1,14 @@
-"""Smoke test of benchmarks/shaping_scale.py, and the split it reports."""
+"""Smoke test of studies/shaping/shaping_scale.py, and the split it reports."""
 
 import numpy as np
 import pytest
 
 from coreenv import Decisions, make_config
-from helpers import load_script
+from helpers import STUDIES, load_script
 from mara_agents.schedulers import LARA
 from mara_agents.training.shaping import decision_rewards, lambda_sums
 
-shaping_scale = load_script("shaping_scale")
+shaping_scale = load_script("shaping_scale", STUDIES / "shaping")
 
 
 def test_the_split_adds_up_to_the_shaped_reward_and_the_shaping_telescopes_away():
