@@ -20,7 +20,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from coreenv import GLOBAL_FEATURES, EnvConfig, SlotFeature, slot_width
+from coreenv import EnvConfig, SlotFeature
+from coreenv.layout import GLOBAL_FEATURES, slot_width
 
 __all__ = [
     "PointerHead",
