@@ -77,7 +77,7 @@ class Decisions:
         ``tables`` and ``last``: (B, K, F), each lane's slot table now and at its last step;
         ``since``: (B,) steps since each lane last decided.
         """
-        return table_changed(tables, last, self.feasibility) | (since + 1 >= self.hold)
+        return _due(tables, last, since, self.hold, self.feasibility)
 
 
 def make_decisions(decisions: Decisions | str | None) -> Decisions:
@@ -108,6 +108,13 @@ def table_changed(tables: np.ndarray, last: np.ndarray, feasibility: bool) -> np
     return changed.any(axis=1)
 
 
+def _due(
+    tables: np.ndarray, last: np.ndarray, since: np.ndarray, hold: int, feasibility: bool
+) -> np.ndarray:
+    """The module's rule: the table changed in kind, or this is the ``hold``-th step held."""
+    return table_changed(tables, last, feasibility) | (since + 1 >= hold)
+
+
 class DecisionEvents:
     """Which of B lanes decide at this step, from their slot tables (the module's rule).
 
@@ -116,14 +123,12 @@ class DecisionEvents:
         slot_width: F, columns of a slot block.
         hold: the most steps a decision is held (1: decide every step).
         feasibility: also decide when a task's estimated P(success) crosses 0.5.
-
-    Attributes:
-        rule: the `Decisions` (event form) whose ``due`` it applies, lane by lane.
     """
 
     def __init__(self, num_nodes: int, slot_width: int, hold: int, feasibility: bool) -> None:
         self.num_nodes, self.width = num_nodes, slot_width
-        self.rule = Decisions("events", hold, feasibility)
+        self.hold = checked_count(hold, "hold", unit=" step")
+        self.feasibility = feasibility
         self.last: np.ndarray | None = None  # (B, K, F) slot table at each lane's last step
         self.since = np.zeros(0, np.int64)  # (B,) steps since each lane's last decision
 
@@ -149,7 +154,7 @@ class DecisionEvents:
             return due
         rows = slice(None) if lanes is None else lanes
         since = self.since[rows]
-        due = self.rule.due(tables, self.last[rows], since)
+        due = _due(tables, self.last[rows], since, self.hold, self.feasibility)
         if restarted is not None:
             due |= restarted
         self.last[rows] = tables
