@@ -2,6 +2,11 @@
 
 Learning tasks arrive over time with deadlines and target losses; discrete compute nodes (the
 agents) decide which tasks to train. See `CoreEnv` for the full specification.
+
+The package is built in floors: `coreenv.core` is the simulator, `coreenv.shells` the
+environments over it (one module per form), `coreenv.layout` the observation-layout helpers for
+code that reads observations as arrays, and `coreenv.compat` every old name and path, each with
+its removal version. The top level re-exports what most users need.
 """
 
 from importlib.metadata import PackageNotFoundError, version
