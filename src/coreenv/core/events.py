@@ -49,6 +49,7 @@ class Decisions:
 
     In the event form one ``step`` call plays the joint action, then holds it step after step
     until an event or ``hold`` steps, summing the rewards; ``infos`` say how many steps elapsed.
+    It is no `EnvConfig` field: the same episodes (one config) are played in either form.
     """
 
     at: str = "step"
