@@ -2,37 +2,29 @@
 
 Learning tasks arrive over time with deadlines and target losses; discrete compute nodes (the
 agents) decide which tasks to train. See `CoreEnv` for the full specification.
+
+The package is built in floors: `coreenv.core` is the simulator, `coreenv.shells` the
+environments over it (one module per form), `coreenv.layout` the observation-layout helpers for
+code that reads observations as arrays, and `coreenv.compat` every old name and path, each with
+its removal version. The top level re-exports what most users need.
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
-from coreenv import curves
+from coreenv import compat, curves
+from coreenv.compat import OracleView, SlotTable
 from coreenv.config import EnvConfig, make_config
-from coreenv.core import (
-    NO_PREDICTOR,
-    BatchedCore,
-    BatchedObservation,
-    BatchedStep,
-    CoreEnv,
-    OracleView,
-    SchedulerView,
-    SlotFeature,
-    SlotTable,
-)
+from coreenv.core import NO_PREDICTOR, SchedulerView, SlotFeature
 from coreenv.core.events import (
     DECISION_FORMS,
     DecisionEvents,
     Decisions,
     make_decisions,
-    slot_tables,
     table_changed,
 )
-from coreenv.core.features import GLOBAL_FEATURES, OBS_BOUND, slot_width, table_start
-from coreenv.core.masks import live_mask
 from coreenv.core.metrics import METRIC_KEYS
 from coreenv.core_v1 import env, parallel_env, raw_env
 from coreenv.errors import BankError, ConfigError, InvalidActionError, NoPredictorError
-from coreenv.gym_env import CoreGymEnv
 from coreenv.predictor import Estimate, Predictor, check_remaining, estimate_many
 from coreenv.recording import (
     Fingerprint,
@@ -41,15 +33,20 @@ from coreenv.recording import (
     fingerprint_vector,
 )
 from coreenv.registration import ENV_ID, SEQUENTIAL_ENV_ID, register_envs
-from coreenv.sequential_env import SLOT_ORDERS, CoreSequentialEnv, listed_state, slot_listing
-from coreenv.vector_env import CoreVectorEnv
+from coreenv.shells import (
+    BatchedCore,
+    BatchedObservation,
+    BatchedStep,
+    CoreEnv,
+    CoreGymEnv,
+    CoreSequentialEnv,
+    CoreVectorEnv,
+)
 
 __all__ = [
     "DECISION_FORMS",
     "ENV_ID",
     "SEQUENTIAL_ENV_ID",
-    "GLOBAL_FEATURES",
-    "OBS_BOUND",
     "METRIC_KEYS",
     "NO_PREDICTOR",
     "BankError",
@@ -62,9 +59,6 @@ __all__ = [
     "CoreEnv",
     "CoreGymEnv",
     "CoreSequentialEnv",
-    "SLOT_ORDERS",
-    "listed_state",
-    "slot_listing",
     "CoreVectorEnv",
     "EnvConfig",
     "Estimate",
@@ -83,14 +77,10 @@ __all__ = [
     "fingerprint",
     "fingerprint_differences",
     "fingerprint_vector",
-    "live_mask",
     "make_config",
     "make_decisions",
     "parallel_env",
     "raw_env",
-    "slot_tables",
-    "slot_width",
-    "table_start",
     "table_changed",
 ]
 
@@ -100,3 +90,4 @@ except PackageNotFoundError:  # a source tree that was never installed
     __version__ = "0+unknown"
 
 register_envs()
+compat.install()  # the old paths (`coreenv.compat`), each warning where it moved

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from coreenv.checks import checked_count, is_int
 from coreenv.curves import CurveSource
 from coreenv.errors import ConfigError
 
@@ -126,19 +127,13 @@ def _check_names(overrides: dict[str, Any]) -> None:
             raise ConfigError(f"EnvConfig has no field {name!r}.{hint} Fields: {_FIELD_NAMES}.")
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
 def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def _check_int(cfg: EnvConfig, name: str, minimum: int) -> None:
-    value = getattr(cfg, name)
-    if not _is_int(value) or value < minimum:
-        raise ConfigError(f"EnvConfig.{name} must be an int >= {minimum}, got {value!r}.")
-    object.__setattr__(cfg, name, int(value))
+    value = checked_count(getattr(cfg, name), f"EnvConfig.{name}", minimum, error=ConfigError)
+    object.__setattr__(cfg, name, value)
 
 
 def _check_float(cfg: EnvConfig, name: str, low: float, high: float) -> None:
@@ -159,7 +154,7 @@ def _check_pair(
     open_low: bool = False,
 ) -> None:
     value = getattr(cfg, name)
-    ok_item = _is_int if kind is int else _is_real
+    ok_item = is_int if kind is int else _is_real
     problem = None
     if not isinstance(value, (tuple, list)) or len(value) != 2 or not all(map(ok_item, value)):
         problem = f"a pair of {kind.__name__}s (low, high)"

@@ -2,6 +2,8 @@
 
 Package 0.2.0 changed what a node observes without a predictor (0 → −1), which can change
 learning results, so the id moved to ``coreenv/CoRE-v1`` (docs/environment.md, Version History).
+The module stays (as PettingZoo answers a retired version with an error naming the new one), so that
+``core_v0`` and the id ``coreenv/CoRE-v0`` answer with this error rather than not being found.
 """
 
 from __future__ import annotations

@@ -27,12 +27,12 @@ def register_envs() -> None:
     if ENV_ID not in gymnasium.registry:
         gymnasium.register(
             ENV_ID,
-            entry_point="coreenv.gym_env:CoreGymEnv",
-            vector_entry_point="coreenv.vector_env:CoreVectorEnv",
+            entry_point="coreenv.shells.gym:CoreGymEnv",
+            vector_entry_point="coreenv.shells.vector:CoreVectorEnv",
         )
     if SEQUENTIAL_ENV_ID not in gymnasium.registry:
         gymnasium.register(
-            SEQUENTIAL_ENV_ID, entry_point="coreenv.sequential_env:CoreSequentialEnv"
+            SEQUENTIAL_ENV_ID, entry_point="coreenv.shells.sequential:CoreSequentialEnv"
         )
     if RETIRED_IDS[0] not in gymnasium.registry:
         gymnasium.register(RETIRED_IDS[0], entry_point="coreenv.core_v0:gym_env")

@@ -23,10 +23,8 @@ from coreenv import (
     SchedulerView,
     make_config,
     make_decisions,
-    slot_tables,
-    slot_width,
-    table_changed,
 )
+from coreenv.layout import slot_tables, slot_width
 from mara_agents.schedulers.base import (
     Scheduler,
     acts_in_batches,
@@ -148,7 +146,6 @@ class HeldDecisions:
         """(E, M) actions: the scheduler's for the episodes that decide now, else the held ones."""
         if not self.decisions.held:
             return scheduler.act_view(view)
-        rule = self.decisions
         tables = slot_tables(view.obs, view.num_nodes, slot_width(view.configs[0]))
         known = [self._held.get(e) for e in view.episode.tolist()]
         due = np.ones(view.num_episodes, bool)
@@ -156,8 +153,7 @@ class HeldDecisions:
         if seen:
             last = np.stack([known[i][0] for i in seen])
             since = np.array([known[i][1] for i in seen])
-            changed = table_changed(tables[seen], last, rule.feasibility)
-            due[seen] = changed | (since + 1 >= rule.hold)
+            due[seen] = self.decisions.due(tables[seen], last, since)
         chosen = np.empty((view.num_episodes, view.num_nodes), np.int64)
         if due.any():
             chosen[due] = scheduler.act_view(view if due.all() else view.take(due))

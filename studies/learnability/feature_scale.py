@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import argparse
 
-from coreenv import OBS_BOUND, Decisions, make_config
+from coreenv import Decisions, make_config
 from coreenv.curves import TASK_SETS
+from coreenv.layout import OBS_BOUND
 from mara_agents.sweep import SweepInputError, make_scheduler, validate
 from mara_agents.training.observed import feature_scales
 

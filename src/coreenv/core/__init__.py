@@ -1,23 +1,9 @@
-"""The simulator core (state, dynamics, observations, scenarios) and its shells.
+"""The simulator: episodes' draws, the compiled engine, lanes, events, observations, views.
 
-`CoreEnv` is the PettingZoo environment; `BatchedCore` steps many of its episodes at once.
+It is written once for any number of episodes; the environments over it are `coreenv.shells`.
 """
 
-from coreenv.core.batched import BatchedCore, BatchedObservation, BatchedStep
-from coreenv.core.env import CoreEnv
 from coreenv.core.features import NO_PREDICTOR, SlotFeature
-from coreenv.core.legacy import OracleView, SlotTable, TaskTruth
 from coreenv.core.views import SchedulerView
 
-__all__ = [
-    "NO_PREDICTOR",
-    "BatchedCore",
-    "BatchedObservation",
-    "BatchedStep",
-    "CoreEnv",
-    "OracleView",
-    "SchedulerView",
-    "SlotFeature",
-    "SlotTable",
-    "TaskTruth",
-]
+__all__ = ["NO_PREDICTOR", "SchedulerView", "SlotFeature"]

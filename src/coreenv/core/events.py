@@ -15,12 +15,12 @@ the environment's event form and MARA's trainers over `BatchedCore` lanes alike.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from coreenv.core.features import SlotFeature, table_start
+from coreenv.checks import checked_count
+from coreenv.core.features import SlotFeature, slot_tables
 from coreenv.errors import ConfigError
 
 __all__ = [
@@ -28,7 +28,6 @@ __all__ = [
     "DecisionEvents",
     "Decisions",
     "make_decisions",
-    "slot_tables",
     "table_changed",
 ]
 
@@ -50,6 +49,7 @@ class Decisions:
 
     In the event form one ``step`` call plays the joint action, then holds it step after step
     until an event or ``hold`` steps, summing the rewards; ``infos`` say how many steps elapsed.
+    It is no `EnvConfig` field: the same episodes (one config) are played in either form.
     """
 
     at: str = "step"
@@ -62,10 +62,8 @@ class Decisions:
     def __post_init__(self) -> None:
         if self.at not in DECISION_FORMS:
             raise ConfigError(f"Decisions.at must be one of {DECISION_FORMS}, got {self.at!r}.")
-        hold = self.hold
-        if isinstance(hold, bool) or not isinstance(hold, numbers.Integral) or hold < 1:
-            raise ConfigError(f"Decisions.hold must be an int >= 1 step, got {hold!r}.")
-        object.__setattr__(self, "hold", int(hold))
+        hold = checked_count(self.hold, "Decisions.hold", unit=" step", error=ConfigError)
+        object.__setattr__(self, "hold", hold)
         if not isinstance(self.feasibility, (bool, np.bool_)):
             raise ConfigError(f"Decisions.feasibility must be a bool, got {self.feasibility!r}.")
 
@@ -73,6 +71,14 @@ class Decisions:
     def held(self) -> bool:
         """Whether decisions are held between events."""
         return self.at == "events"
+
+    def due(self, tables: np.ndarray, last: np.ndarray, since: np.ndarray) -> np.ndarray:
+        """(B,) bool: which of B lanes holding an action decide now (the module's rule).
+
+        ``tables`` and ``last``: (B, K, F), each lane's slot table now and at its last step;
+        ``since``: (B,) steps since each lane last decided.
+        """
+        return _due(tables, last, since, self.hold, self.feasibility)
 
 
 def make_decisions(decisions: Decisions | str | None) -> Decisions:
@@ -89,12 +95,6 @@ def make_decisions(decisions: Decisions | str | None) -> Decisions:
     return decisions
 
 
-def slot_tables(obs: np.ndarray, num_nodes: int, slot_width: int) -> np.ndarray:
-    """(B, K, F) slot tables of (B, M, D) node observations (node 0's: every node sees them)."""
-    start = table_start(num_nodes)
-    return obs[:, 0, start:].reshape(obs.shape[0], -1, slot_width)
-
-
 def table_changed(tables: np.ndarray, last: np.ndarray, feasibility: bool) -> np.ndarray:
     """(B,) bool: whether each (K, F) slot table changed in kind since ``last`` (the module's rule).
 
@@ -109,6 +109,13 @@ def table_changed(tables: np.ndarray, last: np.ndarray, feasibility: bool) -> np
     return changed.any(axis=1)
 
 
+def _due(
+    tables: np.ndarray, last: np.ndarray, since: np.ndarray, hold: int, feasibility: bool
+) -> np.ndarray:
+    """The module's rule: the table changed in kind, or this is the ``hold``-th step held."""
+    return table_changed(tables, last, feasibility) | (since + 1 >= hold)
+
+
 class DecisionEvents:
     """Which of B lanes decide at this step, from their slot tables (the module's rule).
 
@@ -120,10 +127,8 @@ class DecisionEvents:
     """
 
     def __init__(self, num_nodes: int, slot_width: int, hold: int, feasibility: bool) -> None:
-        if isinstance(hold, bool) or not isinstance(hold, numbers.Integral) or hold < 1:
-            raise ValueError(f"hold must be an int >= 1 step, got {hold!r}.")
         self.num_nodes, self.width = num_nodes, slot_width
-        self.hold = int(hold)
+        self.hold = checked_count(hold, "hold", unit=" step")
         self.feasibility = feasibility
         self.last: np.ndarray | None = None  # (B, K, F) slot table at each lane's last step
         self.since = np.zeros(0, np.int64)  # (B,) steps since each lane's last decision
@@ -150,8 +155,7 @@ class DecisionEvents:
             return due
         rows = slice(None) if lanes is None else lanes
         since = self.since[rows]
-        due = table_changed(tables, self.last[rows], self.feasibility)
-        due |= since + 1 >= self.hold
+        due = _due(tables, self.last[rows], since, self.hold, self.feasibility)
         if restarted is not None:
             due |= restarted
         self.last[rows] = tables

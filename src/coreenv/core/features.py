@@ -17,6 +17,7 @@ __all__ = [
     "SlotFeature",
     "entering_rows",
     "observation_size",
+    "slot_tables",
     "slot_width",
     "table_start",
     "write_estimates",
@@ -69,6 +70,12 @@ def table_start(num_nodes: int) -> int:
     ``table_start(0)``: where they start in the state vector, which has no id.
     """
     return num_nodes + len(GLOBAL_FEATURES)
+
+
+def slot_tables(obs: np.ndarray, num_nodes: int, slot_width: int) -> np.ndarray:
+    """(B, K, F) slot tables of (B, M, D) node observations (node 0's: every node sees them)."""
+    start = table_start(num_nodes)
+    return obs[:, 0, start:].reshape(obs.shape[0], -1, slot_width)
 
 
 def observation_size(config: EnvConfig) -> int:

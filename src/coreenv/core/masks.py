@@ -7,9 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from coreenv.core import engine
-
-__all__ = ["IDLE_REASONS", "action_indices", "idle_reasons", "invalid_actions", "live_mask"]
+__all__ = ["IDLE_REASONS", "action_indices", "idle_reasons", "live_mask"]
 
 IDLE_REASONS = {
     "range": "action {a!r} is not an int in [0, {k}]",
@@ -54,22 +52,6 @@ def idle_reasons(
         else:
             reasons[agent] = IDLE_REASONS["empty"].format(a=a)
     return reasons
-
-
-def invalid_actions(actions: Mapping, agents: Sequence[str], mask: np.ndarray) -> dict[str, str]:
-    """`idle_reasons` of one step's ``actions`` under the (K + 1,) step ``mask``.
-
-    For forms that check a choice before the step (`CoreSequentialEnv`); the rule is
-    `engine.claims`'.
-    """
-    k = len(mask) - 1
-    chosen = np.empty((1, len(agents)), np.int64)
-    action_indices(actions, agents, k, chosen[0])
-    lane = np.zeros((1, engine.LANE_COLUMNS), np.int64)
-    lane[0, engine.ACTIVE] = 1
-    takes = np.zeros(chosen.shape, bool)
-    engine.claims(chosen, np.append(mask, 0).astype(np.int8)[None], lane, takes)
-    return idle_reasons(actions, agents, k, chosen[0], takes[0])
 
 
 def _as_int(action: object, k: int) -> int:

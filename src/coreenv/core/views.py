@@ -166,12 +166,3 @@ class SchedulerView:
     def per_episode(self, rows: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
         """``rows`` of the (E, K) ``mask``'s true cells in row-major order, split by episode."""
         return np.split(rows, np.cumsum(mask.sum(axis=1))[:-1]) if self.num_episodes else []
-
-
-def __getattr__(name: str) -> object:
-    """0.1.0 kept its per-episode forms here: their old path (and 0.1.0 pickles) finds them."""
-    if name in ("SlotTable", "OracleView", "TaskTruth"):
-        from coreenv.core import legacy
-
-        return getattr(legacy, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,7 +26,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from coreenv import DECISION_FORMS, CoreVectorEnv, Decisions, SchedulerView, slot_width
+from coreenv import DECISION_FORMS, CoreVectorEnv, Decisions, SchedulerView
+from coreenv.layout import slot_width
 from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.baselines.slot_set import (
     PointerHead,

@@ -35,16 +35,13 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 
 from coreenv import (
     DECISION_FORMS,
-    SLOT_ORDERS,
     CoreSequentialEnv,
     CoreVectorEnv,
     Decisions,
     SchedulerView,
-    listed_state,
-    live_mask,
     make_config,
-    slot_listing,
 )
+from coreenv.layout import SLOT_ORDERS, listed_state, live_mask, slot_listing
 from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.baselines.sb3_env import SB3VecEnv
 from mara_agents.baselines.slot_set import SlotSetPolicy, slot_set_kwargs
@@ -97,7 +94,7 @@ class MaskablePPOConfig(BaselineRun):
     hold: int = 8
     """The most steps a joint action is held (``decisions="events"``)."""
     slot_order: str = "table"
-    """How the sequential form lists the slots, one of `coreenv.SLOT_ORDERS`."""
+    """How the sequential form lists the slots, one of `coreenv.layout.SLOT_ORDERS`."""
 
     def __post_init__(self) -> None:
         super().__post_init__()

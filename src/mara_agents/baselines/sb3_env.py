@@ -24,7 +24,7 @@ class SB3VecEnv(VecEnv):
     """``CoreVectorEnv`` (its ``"state"`` view, in any decision form) seen by Stable-Baselines3.
 
     Seeding follows SB3: ``seed(s)`` then ``reset()`` starts lane i on seed ``s + i``; later
-    episodes follow `coreenv.vector_env.LaneSeeds`. An ended lane's ``infos[i]`` carries
+    episodes follow `coreenv.shells.vector.LaneSeeds`. An ended lane's ``infos[i]`` carries
     ``terminal_observation``, ``TimeLimit.truncated`` and the episode's ``metrics``.
     """
 

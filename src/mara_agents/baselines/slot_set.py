@@ -20,7 +20,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from coreenv import GLOBAL_FEATURES, EnvConfig, SlotFeature, slot_width
+from coreenv import EnvConfig, SlotFeature
+from coreenv.layout import GLOBAL_FEATURES, slot_width
 
 __all__ = [
     "PointerHead",
@@ -43,7 +44,7 @@ class SlotSetExtractor(BaseFeaturesExtractor):
     """Sequential observations -> each slot's encoding and a context, (K + 1) · width features.
 
     Args:
-        observation_space: the sequential form's Box (`coreenv.sequential_env.sequential_layout`).
+        observation_space: the sequential form's Box (`coreenv.layout.sequential_layout`).
         num_slots, slot_width, num_nodes: K, F and M of the environment's config.
         width: width of the encodings and the context.
     """

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from coreenv import BatchedCore, DecisionEvents, slot_width
+from coreenv import BatchedCore, DecisionEvents
+from coreenv.layout import slot_width
 from mara_agents.policy.mat import MAT
 
 __all__ = ["PlayedEpisodes", "play_episodes", "segment_rewards"]

@@ -13,16 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coreenv import (
-    GLOBAL_FEATURES,
-    OBS_BOUND,
-    CoreEnv,
-    Decisions,
-    EnvConfig,
-    SlotFeature,
-    slot_width,
-    table_start,
-)
+from coreenv import CoreEnv, Decisions, EnvConfig, SlotFeature
+from coreenv.layout import GLOBAL_FEATURES, OBS_BOUND, slot_width, table_start
 from mara_agents.schedulers.base import Scheduler, predictor_for
 
 __all__ = ["Decision", "FeatureScale", "feature_scales", "play_decisions"]

@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from coreenv import EnvConfig, Predictor, slot_width
+from coreenv import EnvConfig, Predictor
 from coreenv.curves import TASK_SETS, resolve_task_set
+from coreenv.layout import slot_width
 from mara_agents import seeds
 from mara_agents.checks import require
 from mara_agents.evaluation import completion_rates, paired_difference

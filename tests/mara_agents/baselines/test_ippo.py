@@ -8,9 +8,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coreenv import CoreEnv, Decisions, SlotFeature, slot_width  # noqa: E402
+from coreenv import CoreEnv, Decisions, SlotFeature  # noqa: E402
 from coreenv.config import make_config  # noqa: E402
-from coreenv.sequential_env import sequential_layout  # noqa: E402
+from coreenv.layout import sequential_layout, slot_width  # noqa: E402
 from helpers import TINY_TRAINING_ENV, OneByOne  # noqa: E402
 from mara_agents.baselines.ippo import (  # noqa: E402
     IPPOConfig,

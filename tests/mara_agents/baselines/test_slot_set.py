@@ -8,8 +8,8 @@ pytest.importorskip("sb3_contrib")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from coreenv import CoreSequentialEnv, SlotFeature, slot_width  # noqa: E402
-from coreenv.sequential_env import sequential_layout  # noqa: E402
+from coreenv import CoreSequentialEnv, SlotFeature  # noqa: E402
+from coreenv.layout import sequential_layout, slot_width  # noqa: E402
 from helpers import SMALL_CURVES  # noqa: E402
 from mara_agents.baselines.slot_set import SlotSetExtractor, SlotSetPolicy, slot_set_kwargs  # noqa: E402
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from coreenv import OBS_BOUND, Decisions, SlotFeature, make_config
+from coreenv import Decisions, SlotFeature, make_config
+from coreenv.layout import OBS_BOUND
 from helpers import STUDIES, load_script
 from mara_agents.schedulers import LARA
 from mara_agents.training.observed import feature_scales, play_decisions

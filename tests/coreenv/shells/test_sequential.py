@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import coreenv
-from coreenv import CoreEnv, CoreSequentialEnv, SlotFeature, slot_width
+from coreenv import CoreEnv, CoreSequentialEnv, SlotFeature
 from coreenv.errors import ConfigError
-from coreenv.sequential_env import sequential_layout
+from coreenv.layout import live_mask, sequential_layout, slot_width
 from helpers import SMALL_CURVES
 
 SHORT = {
@@ -158,9 +158,9 @@ def test_under_raise_a_bad_choice_is_refused_at_once_and_the_node_may_choose_aga
 
 def test_live_mask_names_bad_input():
     with pytest.raises(ValueError, match=r"one \(K \+ 1,\) step mask, got shape \(2, 4\)"):
-        coreenv.live_mask(np.ones((2, 4), np.int8), [])
+        live_mask(np.ones((2, 4), np.int8), [])
     with pytest.raises(ValueError, match="as a sequence, got 0"):
-        coreenv.live_mask(np.ones(4, np.int8), 0)
+        live_mask(np.ones(4, np.int8), 0)
 
 
 def test_listing_by_deadline_shows_the_table_in_another_order_and_plays_the_same_episode():

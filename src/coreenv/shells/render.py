@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from coreenv.core.engine import EMPTY
-from coreenv.core.events import slot_tables
-from coreenv.core.features import SlotFeature, slot_width
+from coreenv.core.features import SlotFeature, slot_tables, slot_width
 from coreenv.core.views import SchedulerView
 
 __all__ = ["GANTT_STEPS", "ansi_table", "gantt"]

@@ -13,6 +13,7 @@ in the observation means the same thing from step to step (`slot_listing`).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,59 +22,14 @@ import numpy as np
 from gymnasium import spaces
 
 from coreenv.config import EnvConfig
-from coreenv.core.env import CoreEnv
-from coreenv.core.events import Decisions
-from coreenv.core.features import OBS_BOUND, SlotFeature, slot_width, table_start
-from coreenv.core.masks import invalid_actions, live_mask
-from coreenv.core.observation import state_space
+from coreenv.core import engine
+from coreenv.core.features import OBS_BOUND
+from coreenv.core.masks import action_indices, idle_reasons, live_mask
 from coreenv.errors import ConfigError, InvalidActionError
-from coreenv.predictor import Predictor
+from coreenv.layout import SLOT_ORDERS, listed_state, sequential_layout, slot_listing
+from coreenv.shells.parallel import CoreEnv
 
-__all__ = ["SLOT_ORDERS", "CoreSequentialEnv", "listed_state", "sequential_layout", "slot_listing"]
-
-SLOT_ORDERS = ("table", "deadline")
-"""How a sequential observation lists the slots: as the table holds them, or by deadline."""
-
-
-def sequential_layout(config: EnvConfig) -> tuple[int, int, int]:
-    """Where the parts of a sequential observation start: the taken flags, the node, the end."""
-    taken = state_space(config).shape[0]
-    node = taken + config.num_slots
-    return taken, node, node + config.num_nodes
-
-
-def slot_listing(states: np.ndarray, config: EnvConfig, order: str) -> np.ndarray:
-    """(…, K) which slot each listed position shows, for (…, D) states (`CoreEnv.state`).
-
-    ``"table"``: the slot table's order. ``"deadline"``: occupied slots by time left, soonest
-    first, then the empty ones; ties keep the table's order.
-    """
-    blocks = _slot_blocks(states, config)
-    if order == "table":
-        return np.broadcast_to(np.arange(config.num_slots), blocks.shape[:-1])
-    occupied = blocks[..., int(SlotFeature.OCCUPIED)] > 0
-    key = np.where(occupied, blocks[..., int(SlotFeature.TIME_LEFT)], np.inf)
-    return np.argsort(key, axis=-1, kind="stable")
-
-
-def listed_state(states: np.ndarray, listing: np.ndarray, config: EnvConfig) -> np.ndarray:
-    """(…, D) states with their slot blocks in ``listing``'s order (`slot_listing`)."""
-    listed = np.take_along_axis(_slot_blocks(states, config), listing[..., None], axis=-2)
-    out = states.copy()
-    out[..., _table(config)] = listed.reshape(*states.shape[:-1], -1)
-    return out
-
-
-def _table(config: EnvConfig) -> slice:
-    """Where a state's slot blocks lie."""
-    start = table_start(0)
-    return slice(start, start + config.num_slots * slot_width(config))
-
-
-def _slot_blocks(states: np.ndarray, config: EnvConfig) -> np.ndarray:
-    """(…, K, F) the slot blocks of (…, D) states."""
-    table = states[..., _table(config)]
-    return table.reshape(*states.shape[:-1], config.num_slots, slot_width(config))
+__all__ = ["CoreSequentialEnv"]
 
 
 class CoreSequentialEnv(gym.Env):
@@ -89,30 +45,27 @@ class CoreSequentialEnv(gym.Env):
     (environment steps played), ``successes``, ``invalid_actions`` and, at the end, ``metrics``.
     With ``slot_order="deadline"`` the slot blocks, taken flags, mask and actions follow the
     listing by deadline (`slot_listing`); ``listing`` says which slot each position shows.
+
+    Args:
+        config: the environment settings (`EnvConfig`).
+        slot_order: one of `SLOT_ORDERS`: how the observation lists the slots.
+        options: `CoreEnv`'s keyword arguments (``predictor``, ``render_mode``, ``decisions`` and
+            `EnvConfig` fields), handed to the `CoreEnv` it wraps (``self.env``).
     """
 
     metadata = CoreEnv.metadata
 
     def __init__(
-        self,
-        config: EnvConfig | None = None,
-        *,
-        predictor: Predictor | None = None,
-        render_mode: str | None = None,
-        decisions: Decisions | str | None = None,
-        slot_order: str = "table",
-        **overrides: Any,
+        self, config: EnvConfig | None = None, *, slot_order: str = "table", **options: Any
     ) -> None:
         if slot_order not in SLOT_ORDERS:
             raise ConfigError(
                 f"CoreSequentialEnv slot_order must be one of {SLOT_ORDERS}, got {slot_order!r}."
             )
         self.slot_order = slot_order
-        self.env = CoreEnv(
-            config, predictor=predictor, render_mode=render_mode, decisions=decisions, **overrides
-        )
+        self.env = CoreEnv(config, **options)
         self.config = cfg = self.env.config
-        self.render_mode = render_mode
+        self.render_mode = self.env.render_mode
         self._taken_at, self._node_at, size = sequential_layout(cfg)
         self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (size,), np.float32)
         self.action_space = spaces.Discrete(cfg.num_slots + 1)
@@ -177,14 +130,14 @@ class CoreSequentialEnv(gym.Env):
     def _check(self, action: Any) -> None:
         """Under ``invalid_action="raise"``, refuse a choice the node cannot carry out, at once.
 
-        The rule is the parallel env's (`invalid_actions`); raising before the choice is kept
+        The rule is the parallel env's (`_invalid_actions`); raising before the choice is kept
         leaves the step's earlier choices as they were, so the caller may choose again.
         """
         if self.config.invalid_action != "raise":
             return
         agents = self.env.possible_agents[: len(self._chosen) + 1]
         actions = dict(zip(agents, [*self._chosen, action]))
-        invalid = invalid_actions(actions, agents, self.env.action_masks()[0])
+        invalid = _invalid_actions(actions, agents, self.env.action_masks()[0])
         if agents[-1] in invalid:
             raise InvalidActionError(
                 f"invalid action at t={self.env.t}: {agents[-1]}: {invalid[agents[-1]]}."
@@ -240,6 +193,21 @@ class CoreSequentialEnv(gym.Env):
         if len(self._chosen) < self.config.num_nodes:
             obs[self._node_at + len(self._chosen)] = 1.0
         return obs
+
+
+def _invalid_actions(actions: Mapping, agents: Sequence[str], mask: np.ndarray) -> dict[str, str]:
+    """`idle_reasons` of one step's ``actions`` under the (K + 1,) step ``mask``, before the step.
+
+    The rule is `engine.claims`', as the parallel env applies it.
+    """
+    k = len(mask) - 1
+    chosen = np.empty((1, len(agents)), np.int64)
+    action_indices(actions, agents, k, chosen[0])
+    lane = np.zeros((1, engine.LANE_COLUMNS), np.int64)
+    lane[0, engine.ACTIVE] = 1
+    takes = np.zeros(chosen.shape, bool)
+    engine.claims(chosen, np.append(mask, 0).astype(np.int8)[None], lane, takes)
+    return idle_reasons(actions, agents, k, chosen[0], takes[0])
 
 
 @dataclass

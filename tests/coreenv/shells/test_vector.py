@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import coreenv
 from coreenv import ConfigError, CoreEnv, CoreGymEnv, CoreVectorEnv
-from coreenv.vector_env import LaneSeeds
+from coreenv.shells.vector import LaneSeeds
 from helpers import SMALL_CURVES
 
 SHORT = {

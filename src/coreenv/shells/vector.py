@@ -16,12 +16,12 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from coreenv.config import EnvConfig, make_config
-from coreenv.core.batched import BatchedCore
 from coreenv.core.events import Decisions, make_decisions
 from coreenv.core.features import OBS_BOUND
 from coreenv.core.observation import state_space
 from coreenv.errors import ConfigError
 from coreenv.predictor import Predictor
+from coreenv.shells.batched import BatchedCore
 
 __all__ = ["VIEWS", "CoreVectorEnv", "LaneSeeds"]
 

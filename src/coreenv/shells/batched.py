@@ -11,7 +11,6 @@ tasks are drawn when its episode starts (`EpisodeDrawer`); the lanes' state live
 
 from __future__ import annotations
 
-import numbers
 import operator
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from gymnasium.utils import seeding
 
+from coreenv.checks import checked_count
 from coreenv.config import EnvConfig, make_config
 from coreenv.core import engine
 from coreenv.core.episodes import EpisodeDrawer
@@ -379,9 +379,7 @@ def checked_lanes_actions(actions: object, lanes: int, nodes: int, k: int) -> np
 
 def checked_lanes(num_envs: object) -> int:
     """``num_envs`` as an int, refused unless it is an int >= 1 (a count of lanes)."""
-    if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, bool) or num_envs < 1:
-        raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}.")
-    return int(num_envs)
+    return checked_count(num_envs, "num_envs")
 
 
 def _checked_seed(seed: object) -> int:

@@ -1,4 +1,7 @@
-"""`CoreEnv`: the CoRE-Learning PettingZoo `ParallelEnv`, a shell over one lane of the engine."""
+"""`CoreEnv`: the CoRE-Learning PettingZoo `ParallelEnv`, a shell over one lane of the engine.
+
+`parallel_env` is its PettingZoo factory (`coreenv.core_v1`).
+"""
 
 from __future__ import annotations
 
@@ -10,24 +13,24 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
+from coreenv.compat import OracleView, SlotTable
 from coreenv.config import EnvConfig, make_config
 from coreenv.core import engine
 from coreenv.core.episodes import EpisodeDrawer
 from coreenv.core.events import DecisionEvents, Decisions, make_decisions
 from coreenv.core.features import slot_width
 from coreenv.core.lanes import Lanes
-from coreenv.core.legacy import OracleView, SlotTable
 from coreenv.core.masks import action_indices, idle_reasons
 from coreenv.core.metrics import metrics
 from coreenv.core.observation import observation_space, state_space
-from coreenv.core.render import ansi_table, gantt
 from coreenv.core.scenarios import Scenario, make_scenario
 from coreenv.core.views import SchedulerView, new_episode_id
 from coreenv.curves import resolve_task_set
-from coreenv.errors import InvalidActionError
+from coreenv.errors import ConfigError, InvalidActionError
 from coreenv.predictor import Predictor, checked_predictor
+from coreenv.shells.render import ansi_table, gantt
 
-__all__ = ["CoreEnv"]
+__all__ = ["CoreEnv", "parallel_env"]
 
 
 class CoreEnv(ParallelEnv):
@@ -428,3 +431,30 @@ def _deprecated(old: str, new: str) -> None:
         DeprecationWarning,
         stacklevel=3,
     )
+
+
+def parallel_env(**kwargs: Any) -> CoreEnv:
+    """The parallel environment.
+
+    Keyword arguments are `EnvConfig` fields, ``config``, ``predictor``, ``render_mode`` and
+    ``decisions`` (`coreenv.Decisions`: every step, or at events);
+    PettingZoo's ``max_cycles`` is accepted as the truncation bound ``max_steps``.
+    """
+    return CoreEnv(**_with_max_cycles(kwargs))
+
+
+def _with_max_cycles(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Translate PettingZoo's ``max_cycles`` keyword into `EnvConfig.max_steps`."""
+    if "max_cycles" not in kwargs:
+        return kwargs
+    kwargs = dict(kwargs)
+    cycles = kwargs.pop("max_cycles")
+    config = kwargs.get("config")
+    given = kwargs.get("max_steps", None if config is None else config.max_steps)
+    if given not in (None, cycles):
+        raise ConfigError(
+            f"max_cycles={cycles!r} and max_steps={given!r} disagree: "
+            "max_cycles is PettingZoo's name for EnvConfig.max_steps; give one of them."
+        )
+    kwargs["max_steps"] = cycles
+    return kwargs

@@ -14,9 +14,7 @@ import numpy as np
 from gymnasium import spaces
 
 from coreenv.config import EnvConfig
-from coreenv.core.env import CoreEnv
-from coreenv.core.events import Decisions
-from coreenv.predictor import Predictor
+from coreenv.shells.parallel import CoreEnv
 
 __all__ = ["CoreGymEnv"]
 
@@ -26,26 +24,21 @@ class CoreGymEnv(gym.Env):
 
     Observation: `CoreEnv.state()`. Action: ``MultiDiscrete([K + 1] * M)``, one entry per node.
     Reward: the team reward. Info: ``successes``, ``invalid_actions`` (node -> reason) and, at the
-    end, ``metrics``. ``decisions="events"`` (a keyword, as for `CoreEnv`) holds each action until
-    an event; the info then says how many steps ``elapsed``.
+    end, ``metrics``. ``decisions="events"`` holds each action until an event; the info then says
+    how many steps ``elapsed``.
+
+    Args:
+        config: the environment settings (`EnvConfig`).
+        options: `CoreEnv`'s keyword arguments (``predictor``, ``render_mode``, ``decisions`` and
+            `EnvConfig` fields), handed to the `CoreEnv` it wraps (``self.env``).
     """
 
     metadata = CoreEnv.metadata
 
-    def __init__(
-        self,
-        config: EnvConfig | None = None,
-        *,
-        predictor: Predictor | None = None,
-        render_mode: str | None = None,
-        decisions: Decisions | str | None = None,
-        **overrides: Any,
-    ) -> None:
-        self.env = CoreEnv(
-            config, predictor=predictor, render_mode=render_mode, decisions=decisions, **overrides
-        )
+    def __init__(self, config: EnvConfig | None = None, **options: Any) -> None:
+        self.env = CoreEnv(config, **options)
         self.config = self.env.config
-        self.render_mode = render_mode
+        self.render_mode = self.env.render_mode
         self.observation_space = self.env.state_space
         m, k = self.config.num_nodes, self.config.num_slots
         self.action_space = spaces.MultiDiscrete(np.full(m, k + 1))

@@ -1,0 +1,82 @@
+"""Where each part of an observation lies, for code that reads observations as arrays.
+
+A node's observation (`CoreEnv`) is its one-hot id, the `GLOBAL_FEATURES`, then K slot blocks of
+`slot_width` columns (`SlotFeature`), every value within ``[-OBS_BOUND, OBS_BOUND]``;
+`table_start` says where the blocks start and `slot_tables` cuts them out. The forms in which
+nodes choose in turn mask each choice by `live_mask`; the sequential Gymnasium form's observation
+is laid out by `sequential_layout` and lists its slots in one of `SLOT_ORDERS` (`slot_listing`,
+`listed_state`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from coreenv.config import EnvConfig
+from coreenv.core.features import (
+    GLOBAL_FEATURES,
+    OBS_BOUND,
+    SlotFeature,
+    slot_tables,
+    slot_width,
+    table_start,
+)
+from coreenv.core.masks import live_mask
+from coreenv.core.observation import state_space
+
+__all__ = [
+    "GLOBAL_FEATURES",
+    "OBS_BOUND",
+    "SLOT_ORDERS",
+    "listed_state",
+    "live_mask",
+    "sequential_layout",
+    "slot_listing",
+    "slot_tables",
+    "slot_width",
+    "table_start",
+]
+
+SLOT_ORDERS = ("table", "deadline")
+"""How a sequential observation lists the slots: as the table holds them, or by deadline."""
+
+
+def sequential_layout(config: EnvConfig) -> tuple[int, int, int]:
+    """Where the parts of a sequential observation start: the taken flags, the node, the end."""
+    taken = state_space(config).shape[0]
+    node = taken + config.num_slots
+    return taken, node, node + config.num_nodes
+
+
+def slot_listing(states: np.ndarray, config: EnvConfig, order: str) -> np.ndarray:
+    """(…, K) which slot each listed position shows, for (…, D) states (`CoreEnv.state`).
+
+    ``"table"``: the slot table's order. ``"deadline"``: occupied slots by time left, soonest
+    first, then the empty ones; ties keep the table's order.
+    """
+    blocks = _slot_blocks(states, config)
+    if order == "table":
+        return np.broadcast_to(np.arange(config.num_slots), blocks.shape[:-1])
+    occupied = blocks[..., int(SlotFeature.OCCUPIED)] > 0
+    key = np.where(occupied, blocks[..., int(SlotFeature.TIME_LEFT)], np.inf)
+    return np.argsort(key, axis=-1, kind="stable")
+
+
+def listed_state(states: np.ndarray, listing: np.ndarray, config: EnvConfig) -> np.ndarray:
+    """(…, D) states with their slot blocks in ``listing``'s order (`slot_listing`)."""
+    listed = np.take_along_axis(_slot_blocks(states, config), listing[..., None], axis=-2)
+    out = states.copy()
+    out[..., _table(config)] = listed.reshape(*states.shape[:-1], -1)
+    return out
+
+
+def _table(config: EnvConfig) -> slice:
+    """Where a state's slot blocks lie."""
+    start = table_start(0)
+    return slice(start, start + config.num_slots * slot_width(config))
+
+
+def _slot_blocks(states: np.ndarray, config: EnvConfig) -> np.ndarray:
+    """(…, K, F) the slot blocks of (…, D) states."""
+    table = states[..., _table(config)]
+    return table.reshape(*states.shape[:-1], config.num_slots, slot_width(config))
