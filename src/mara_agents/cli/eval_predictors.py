@@ -14,7 +14,7 @@ corpus): for each kind of training in the curve corpus, an FM trained without th
 with WLS on that kind's test runs. Fold predictors are read through a calibration fitted on the
 other folds (``--no-calibrate``: raw); fold models go to ``--work`` (reused from there, or
 resumed: ``benchmarks/train_fm.py`` trains the same), never into the package. The protocol is
-`mara_agents.predictors.queries` (fixed seed): capped MAE of remaining batches, accuracy of
+`mara_agents.predictor_eval.queries` (fixed seed): capped MAE of remaining batches, accuracy of
 "crosses within the budget", calibration error and ROC AUC of ``p_success`` and the latency of
 one call estimating 8 tasks, on one CPU thread. ``--queries`` chooses how every table's queries
 are drawn: ``environment`` (targets as the environment draws tasks) or ``user`` (a loss the run
@@ -46,17 +46,15 @@ import torch  # noqa: E402
 from coreenv import BankError  # noqa: E402
 from coreenv.curves import TASK_SETS, CurveBank, named_task_set  # noqa: E402
 from mara_agents.cli.parser import CommandParser  # noqa: E402
-from mara_agents.predictors import HORIZON, PREDICTORS, FMPredictor, make_predictor  # noqa: E402
-from mara_agents.predictors.calibration import REACH_EDGES  # noqa: E402
-from mara_agents.predictors.corpus import corpus_kinds, load_corpus  # noqa: E402
-from mara_agents.predictors.flow_training import FM_RECIPES  # noqa: E402
-from mara_agents.predictors.folds import (  # noqa: E402
+from mara_agents.fm_training.corpus import corpus_kinds, load_corpus  # noqa: E402
+from mara_agents.fm_training.folds import (  # noqa: E402
     cross_fitted_calibrations,
     lofo_folds,
     loko_folds,
     score_fold,
 )
-from mara_agents.predictors.queries import (  # noqa: E402
+from mara_agents.fm_training.training import FM_RECIPES  # noqa: E402
+from mara_agents.predictor_eval.queries import (  # noqa: E402
     TARGETS,
     PredictorScore,
     QueryConfig,
@@ -65,6 +63,8 @@ from mara_agents.predictors.queries import (  # noqa: E402
     read_bank,
     score_banks,
 )
+from mara_agents.predictors import HORIZON, PREDICTORS, FMPredictor, make_predictor  # noqa: E402
+from mara_agents.predictors.calibration import REACH_EDGES  # noqa: E402
 
 TARGET_RATIO = 0.7
 """Fold target: FM's capped MAE at most this share of WLS's on every fold."""

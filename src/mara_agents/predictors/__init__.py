@@ -1,8 +1,9 @@
 """Remaining-demand predictors implementing `coreenv.Predictor`, and their registry by name.
 
 To add a predictor: one module here with a class implementing ``estimate`` (and, if it can batch,
-``estimate_batch``), and one entry in `PREDICTORS`. `queries` scores any predictor by the common
-query protocol; `flow_training` trains the flow-matching one.
+``estimate_batch``), and one entry in `PREDICTORS`. `mara_agents.predictor_eval` scores any
+predictor by the common query protocol; `mara_agents.fm_training` trains the flow-matching one;
+`mara_agents.diagnostics` holds the predictors that read what no scheduler may.
 """
 
 from __future__ import annotations
@@ -11,15 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 from coreenv import Predictor
-from mara_agents.predictors.clairvoyant import ClairvoyantPredictor, ErrorLog
+from mara_agents import compat
 from mara_agents.predictors.horizon import HORIZON
 from mara_agents.predictors.wls import WLSConfig, WLSFit, WLSPredictor
 
 __all__ = [
     "HORIZON",
     "PREDICTORS",
-    "ClairvoyantPredictor",
-    "ErrorLog",
     "FMPredictor",
     "WLSConfig",
     "WLSFit",
@@ -75,9 +74,9 @@ def make_predictor(name: str, **sampler: Any) -> Predictor:
 
 
 def __getattr__(name: str):
-    """`FMPredictor` is imported on first use: it needs torch, the others only numpy."""
+    """`FMPredictor` is imported on first use (it needs torch); old names warn and hand on."""
     if name == "FMPredictor":
         from mara_agents.predictors.flow import FMPredictor
 
         return FMPredictor
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return compat.moved_name(__name__, name)

@@ -7,7 +7,7 @@ power-law fit (WLS) errs the other way. So the shipped predictor reads its sampl
 rescaled or not by the revealed-progress check), an isotonic (monotone, piecewise-linear) map of
 the success share, and, as remaining batches, a geometric blend of a quantile of the sampled
 crossings and the WLS estimate (where WLS has one). All are fitted by cross-fitting on held-out
-folds (`mara_agents.predictors.folds`): each fold's model predicts the *training* runs of the
+folds (`mara_agents.fm_training.folds`): each fold's model predicts the *training* runs of the
 family or kind it never saw, so the fit shows how the predictor errs on something new, and no
 test run is read.
 """

@@ -6,6 +6,7 @@ import pytest
 pytest.importorskip("sklearn")
 torch = pytest.importorskip("torch")
 
+from mara_agents.predictor_eval.queries import reliability  # noqa: E402
 from mara_agents.predictors.calibration import (  # noqa: E402
     LEVELS,
     REACH_EDGES,
@@ -20,7 +21,6 @@ from mara_agents.predictors.calibration import (  # noqa: E402
 )
 from mara_agents.predictors.flow import FMPredictor  # noqa: E402
 from mara_agents.predictors.flow_model import FMConfig, VelocityNet, task_features  # noqa: E402
-from mara_agents.predictors.queries import reliability  # noqa: E402
 from mara_agents.predictors.wls import WLSPredictor  # noqa: E402
 
 

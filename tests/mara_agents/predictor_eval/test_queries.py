@@ -9,8 +9,8 @@ from coreenv import EnvConfig
 from coreenv.curves import bank_from_arrays, bank_to_csv, named_task_set, save_bank
 from coreenv.curves.targets import demand_of
 from coreenv.errors import BankError
-from mara_agents.predictors import ClairvoyantPredictor, WLSPredictor
-from mara_agents.predictors.queries import (
+from mara_agents.diagnostics import ClairvoyantPredictor
+from mara_agents.predictor_eval.queries import (
     TARGETS,
     PredictorScore,
     QueryConfig,
@@ -22,6 +22,7 @@ from mara_agents.predictors.queries import (
     score_banks,
     score_predictor,
 )
+from mara_agents.predictors import WLSPredictor
 
 
 def test_query_bounds_are_the_environments_defaults():
