@@ -54,6 +54,7 @@ __all__ = [
     "lofo_folds",
     "loko_folds",
     "score_fold",
+    "score_folds",
     "train_calibrated",
 ]
 
@@ -185,6 +186,29 @@ def score_fold(
     fm.calibration = calibration
     wls = score_predictor(WLSPredictor(), asked)
     return FoldScore(fold.name, score_predictor(fm, asked), wls)
+
+
+def score_folds(
+    folds: list[Fold],
+    work: Path,
+    queries: QueryConfig | None = None,
+    calibrations: dict[str | None, Calibration] | None = None,
+    only: list[str] | None = None,
+    log: Callable[[str], None] = print,
+) -> dict[tuple[str, str], PredictorScore]:
+    """`score_fold` of each fold (of those named in ``only``, if given), as report rows.
+
+    Keys are (``"fold <name>"``, ``"wls"`` or ``"fm"``), in fold order; each fold's model is read
+    through ``calibrations[<name>]`` (`cross_fitted_calibrations`), raw when it has none.
+    """
+    calibrations = calibrations or {}
+    results = {}
+    for fold in folds:
+        if only is None or fold.name in only:
+            scored = score_fold(fold, work, queries, calibrations.get(fold.name), log)
+            results[(f"fold {fold.name}", "wls")] = scored.wls
+            results[(f"fold {fold.name}", "fm")] = scored.fm
+    return results
 
 
 def cross_fitted_calibrations(
