@@ -50,7 +50,7 @@ from mara_agents.fm_training.folds import (
 from mara_agents.fm_training.training import FM_RECIPES
 from mara_agents.predictor_eval.queries import TARGETS, QueryConfig, make_queries, read_bank
 from mara_agents.predictor_eval.report import Results, report, score_shipped, write_reports
-from mara_agents.predictors import HORIZON, PREDICTORS
+from mara_agents.predictors import HORIZON, PREDICTORS, predictor_name
 from mara_agents.predictors.calibration import REACH_EDGES
 
 DEFAULT_TASK_SETS = ["id", "rl_ood", "vit_ood"]
@@ -99,6 +99,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--predictors",
         nargs="+",
         default=["wls", "fm"],
+        type=predictor_name,
         choices=sorted(PREDICTORS),
         help="standard: the predictors to score",
     )

@@ -186,7 +186,7 @@ def test_a_calibrated_predictor_reads_its_samples_through_it_and_saves_it(tmp_pa
 def test_the_shipped_checkpoint_is_calibrated_and_can_be_read_raw():
     from mara_agents.predictors import make_predictor
 
-    shipped, raw = make_predictor("fm"), make_predictor("fm_raw")
+    shipped, raw = make_predictor("fm"), make_predictor("fm_uncalibrated")
     assert shipped.calibration is not None and raw.calibration is None
     prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
     np.testing.assert_array_equal(shipped.futures([prefix]), raw.futures([prefix]))
@@ -229,9 +229,9 @@ def test_mara_reads_the_network_its_policies_were_trained_on():
     from mara_agents.predictors.flow import MARA_NETWORK
     from mara_agents.schedulers.variants import VARIANTS
 
-    mara = make_predictor("fm_mara")
-    assert mara.calibration is None and MARA_NETWORK.name == "fm_mara.pt"
-    assert {VARIANTS[name].predictor for name in ("mara", "mara_noshape")} == {"fm_mara"}
+    mara = make_predictor("fm_mara_student")
+    assert mara.calibration is None and MARA_NETWORK.name == "fm_mara_student.pt"
+    assert {VARIANTS[name].predictor for name in ("mara", "mara_noshape")} == {"fm_mara_student"}
     reference = FMPredictor.pretrained(MARA_NETWORK, calibrated=False)
     prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
     np.testing.assert_array_equal(mara.futures([prefix]), reference.futures([prefix]))
@@ -240,7 +240,7 @@ def test_mara_reads_the_network_its_policies_were_trained_on():
 def test_a_predictor_by_name_takes_sampler_settings_and_wls_refuses_them():
     from mara_agents.predictors import make_predictor
 
-    cheap = make_predictor("fm_mara", samples=8, ode_steps=2)
+    cheap = make_predictor("fm_mara_student", samples=8, ode_steps=2)
     assert (cheap.config.samples, cheap.config.ode_steps) == (8, 2) and cheap.calibration is None
     prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
     assert cheap.futures([prefix]).shape[1] == 8
@@ -248,7 +248,7 @@ def test_a_predictor_by_name_takes_sampler_settings_and_wls_refuses_them():
     with pytest.raises(ValueError, match="'wls' has no sampler settings"):
         make_predictor("wls", samples=8)
     with pytest.raises(ValueError, match="shape the trained network"):
-        make_predictor("fm_raw", hidden=64)
+        make_predictor("fm_uncalibrated", hidden=64)
 
 
 def test_family_ratios_are_each_familys_mae_over_wlss_under_the_calibrations_reading():
@@ -283,3 +283,26 @@ def test_a_logistic_calibration_reads_more_than_the_share():
     assert p[1] > p[0] and np.allclose(p, 1 / (1 + np.exp(5 - np.log1p(budgets))))
     with pytest.raises(ValueError, match="Calibration.coefficients must be 8 finite numbers"):
         Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]), coefficients=np.zeros(3))
+
+
+@pytest.mark.parametrize(
+    ("old", "new"), [("fm_raw", "fm_uncalibrated"), ("fm_mara", "fm_mara_student")]
+)
+def test_an_old_network_name_still_loads_with_a_deprecation(old, new):
+    from mara_agents.predictors import make_predictor
+
+    with pytest.warns(DeprecationWarning, match=f"predictor '{old}' is deprecated .* use '{new}'"):
+        loaded = make_predictor(old)
+    prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
+    np.testing.assert_array_equal(loaded.futures([prefix]), make_predictor(new).futures([prefix]))
+
+
+def test_the_teacher_is_read_raw_from_its_own_checkpoint():
+    from mara_agents.predictors import make_predictor
+    from mara_agents.predictors.flow import MARA_TEACHER
+
+    teacher = make_predictor("fm_mara_teacher")
+    reference = FMPredictor.pretrained(MARA_TEACHER, calibrated=False)
+    prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
+    assert teacher.calibration is None
+    np.testing.assert_array_equal(teacher.futures([prefix]), reference.futures([prefix]))
