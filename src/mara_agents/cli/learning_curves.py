@@ -12,7 +12,7 @@ curve and its final completion against LARA's on the same selection episodes; an
 arms or more, the first − the second paired by seed (the runs in the order
 given) and by selection episode. With
 ``--test-episodes N`` each run's last policy and LARA play the same N episodes of ``--task-set``
-at ``--load`` from seed 1,000,000 (the sweep's evaluation seeds, never trained on).
+at ``--arrival-prob`` from seed 1,000,000 (the sweep's evaluation seeds, never trained on).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 
 from coreenv.curves import TASK_SETS
 from mara_agents import seeds
-from mara_agents.cli.parser import CommandParser
+from mara_agents.cli.parser import CommandParser, DeprecatedOption, arrival_prob
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.schedulers import LARA
 from mara_agents.training import TRAINING_ENV
@@ -52,7 +52,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--task-set", choices=sorted(TASK_SETS), default="id", help="task set of the test"
     )
     parser.add_argument(
-        "--load", type=float, default=0.04, help="arrival probability p of the test"
+        "--arrival-prob",
+        type=arrival_prob,
+        default=0.04,
+        metavar="P",
+        help="arrival probability p of the test",
+    )
+    parser.add_argument(
+        "--load",
+        type=arrival_prob,
+        dest="arrival_prob",
+        action=DeprecatedOption,
+        new="--arrival-prob",
+        help=argparse.SUPPRESS,
     )
     parser.add_argument("--plot", type=Path, default=None, help="write the curves to this PNG")
     parser.add_argument(
@@ -83,8 +95,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--test-episodes must be >= 0, got {args.test_episodes}")
     if args.test_episodes == 1:
         parser.error("--test-episodes must be 0 or >= 2 (a paired standard error needs two)")
-    if not 0.0 < args.load <= 1.0:
-        parser.error(f"--load must be an arrival probability in (0, 1], got {args.load}")
     return args
 
 
@@ -135,9 +145,9 @@ def main(argv: list[str] | None = None) -> None:
             )
             print(f"| {measure} | {cells} | {100 * d.mean:+.2f} ± {100 * d.se:.2f} |")
     if args.test_episodes:
-        env = {"task_set": args.task_set, "arrival_prob": args.load}
+        env = {"task_set": args.task_set, "arrival_prob": args.arrival_prob}
         n = args.test_episodes
-        print(f"\n## Last policies on {args.task_set} at p = {args.load}: {n} episodes\n")
+        print(f"\n## Last policies on {args.task_set} at p = {args.arrival_prob}: {n} episodes\n")
         lara = completion_rates(LARA(), n, seeds.EVALUATION, **env)
         print(f"LARA: {100 * lara.mean():.1f}\n")
         print("| arm | run | completion | − LARA (paired ± SE) |")

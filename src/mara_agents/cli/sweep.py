@@ -17,12 +17,13 @@ Episode seeds come from ``mara_agents.sweep.episode_seed``: disjoint from any tr
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import fields, replace
 from pathlib import Path
 
 from coreenv import InvalidActionError
 from coreenv.curves import TASK_SETS
-from mara_agents.cli.parser import CommandParser
+from mara_agents.cli.parser import CommandParser, DeprecatedOption, arrival_prob
 from mara_agents.sweep import (
     BACKENDS,
     METHODS,
@@ -41,11 +42,21 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     parser = CommandParser(prog="coreenv sweep", description=__doc__.splitlines()[0])
     add = parser.add_argument
     add(
-        "--loads",
-        type=float,
+        "--arrival-prob",
+        type=arrival_prob,
         nargs="+",
-        default=list(DEFAULTS["arrival_probs"]),
-        help="arrival probabilities p to sweep, each in (0, 1]",
+        default=list(DEFAULTS["arrival_prob"]),
+        metavar="P",
+        help="arrival probabilities p to sweep, each in [0, 1]",
+    )
+    add(
+        "--loads",
+        type=arrival_prob,
+        nargs="+",
+        dest="arrival_prob",
+        action=DeprecatedOption,
+        new="--arrival-prob",
+        help=argparse.SUPPRESS,
     )
     add(
         "--task-sets",
@@ -85,12 +96,9 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     )
     add("--quick", action="store_true", help=f"{QUICK_EPISODES} episodes per cell: a smoke run")
     args = parser.parse_args(argv)
-    bad = [p for p in args.loads if not 0.0 < p <= 1.0]
-    if bad:
-        parser.error(f"argument --loads: arrival probabilities must lie in (0, 1], got {bad}")
     try:
         config = SweepConfig.checked(
-            arrival_probs=args.loads,
+            arrival_prob=args.arrival_prob,
             task_sets=args.task_sets,
             methods=args.methods,
             seeds=args.seeds,

@@ -48,8 +48,9 @@ def test_help_imports_no_command_and_not_torch():
         ([], "coreenv: error: the following arguments are required: COMMAND\n"),
         (["sweep", "--backend", "no"], "coreenv sweep: error: argument --backend: invalid choice"),
         (
-            ["sweep", "--loads", "2.5"],
-            "coreenv sweep: error: argument --loads: arrival probabilities must lie in (0, 1]",
+            ["sweep", "--arrival-prob", "2.5"],
+            "coreenv sweep: error: argument --arrival-prob: an arrival probability must be a "
+            "finite number in [0.0, 1.0], got 2.5.",
         ),
         (["sweep", "--workers", "two"], "coreenv sweep: error: argument --workers: invalid int"),
         (["stress", "--episodes", "0"], "coreenv stress: error: --episodes must be >= 1."),
