@@ -3,7 +3,7 @@
 `ClairvoyantPredictor` answers with the recorded truth and `ErrorLog` scores another predictor
 against it as a scheduler plays; `KindAnalog` is told each task's kind; `TruthLARA` and
 `TruthHOP` plan on the hidden truth with errors of a chosen size. None is a realisable method:
-they answer what information is worth (`benchmarks/value_of_information.py`).
+they answer what information is worth (the value-of-information study).
 """
 
 from mara_agents.diagnostics.analog import AnalogConfig, KindAnalog, kind_of
