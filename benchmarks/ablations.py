@@ -8,10 +8,9 @@ the sweep's (same rows file format, fingerprinted and resumable).
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
-from mara_agents.cli.parser import CommandParser, DeprecatedOption, arrival_prob
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.sweep import ABLATIONS, METHODS, SweepConfig, SweepInputError, run_sweep
 from mara_agents.sweep.ablations import ablation_table
 
@@ -22,17 +21,7 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     parser.add_argument(
         "--task-sets", nargs="+", default=list(SweepConfig.task_sets), help="task sets"
     )
-    parser.add_argument(
-        "--arrival-prob", type=arrival_prob, default=0.04, metavar="P", help="arrival probability"
-    )
-    parser.add_argument(
-        "--load",
-        type=arrival_prob,
-        dest="arrival_prob",
-        action=DeprecatedOption,
-        new="--arrival-prob",
-        help=argparse.SUPPRESS,
-    )
+    add_arrival_prob(parser, 0.04, old="--load")
     parser.add_argument("--episodes", type=int, default=100, help="episodes per cell")
     parser.add_argument("--workers", type=int, default=2, help="local worker processes")
     parser.add_argument(

@@ -9,13 +9,11 @@ tasks, the independent-feasibility bound, and FIFO / EDF / oracle completion rat
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 
 import coreenv
 from mara_agents import evaluate
-from mara_agents.cli.parser import CommandParser, DeprecatedOption, arrival_prob
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.schedulers import EDF, FIFO, Oracle
 from mara_agents.sweep import EVAL_SEED_BASE
 
@@ -31,15 +29,7 @@ def drawn_tasks(task_set: str, count: int, seed: int) -> tuple[np.ndarray, np.nd
 def main(argv: list[str] | None = None) -> None:
     parser = CommandParser(prog="describe_task_sets.py", description=__doc__.splitlines()[0])
     parser.add_argument("--task-sets", nargs="+", default=["id", "rl_ood", "vit_ood"])
-    parser.add_argument("--arrival-prob", type=arrival_prob, default=0.04, metavar="P")
-    parser.add_argument(
-        "--load",
-        type=arrival_prob,
-        dest="arrival_prob",
-        action=DeprecatedOption,
-        new="--arrival-prob",
-        help=argparse.SUPPRESS,
-    )
+    add_arrival_prob(parser, 0.04, old="--load")
     parser.add_argument("--episodes", type=int, default=30)
     parser.add_argument("--tasks", type=int, default=5000, help="tasks drawn for the R* statistics")
     parser.add_argument("--seed", type=int, default=EVAL_SEED_BASE, help="evaluation seeds")

@@ -20,7 +20,7 @@ import argparse
 
 from coreenv.curves import TASK_SETS
 from mara_agents import seeds
-from mara_agents.cli.parser import CommandParser, DeprecatedOption, arrival_prob
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.evaluation import completion_rates
 from mara_agents.intervals import improvement_probability, iqm, mean_interval, paired_interval
 from mara_agents.sweep.methods import METHODS, SweepInputError, load_checkpoint, make_scheduler
@@ -40,17 +40,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--task-set", choices=sorted(TASK_SETS), default="id_train", help="the episodes' tasks"
     )
-    parser.add_argument(
-        "--arrival-prob", type=arrival_prob, default=0.04, metavar="P", help="arrival probability p"
-    )
-    parser.add_argument(
-        "--load",
-        type=arrival_prob,
-        dest="arrival_prob",
-        action=DeprecatedOption,
-        new="--arrival-prob",
-        help=argparse.SUPPRESS,
-    )
+    add_arrival_prob(parser, 0.04, old="--load")
     args = parser.parse_args(argv)
     if args.episodes < 2:
         parser.error(f"--episodes must be >= 2 (a paired standard error), got {args.episodes}")

@@ -24,7 +24,7 @@ import numpy as np
 
 from coreenv.curves import TASK_SETS
 from mara_agents import seeds
-from mara_agents.cli.parser import CommandParser, DeprecatedOption, arrival_prob
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.schedulers import LARA
 from mara_agents.training import TRAINING_ENV
@@ -51,21 +51,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--task-set", choices=sorted(TASK_SETS), default="id", help="task set of the test"
     )
-    parser.add_argument(
-        "--arrival-prob",
-        type=arrival_prob,
-        default=0.04,
-        metavar="P",
-        help="arrival probability p of the test",
-    )
-    parser.add_argument(
-        "--load",
-        type=arrival_prob,
-        dest="arrival_prob",
-        action=DeprecatedOption,
-        new="--arrival-prob",
-        help=argparse.SUPPRESS,
-    )
+    add_arrival_prob(parser, 0.04, old="--load", help="arrival probability p of the test")
     parser.add_argument("--plot", type=Path, default=None, help="write the curves to this PNG")
     parser.add_argument(
         "--selection-seed",

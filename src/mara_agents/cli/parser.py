@@ -16,7 +16,13 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-__all__ = ["CommandParser", "DefaultsFormatter", "DeprecatedOption", "arrival_prob"]
+__all__ = [
+    "CommandParser",
+    "DefaultsFormatter",
+    "DeprecatedOption",
+    "add_arrival_prob",
+    "arrival_prob",
+]
 
 REMOVAL = "0.3.0"
 """The release that removes the deprecated option names."""
@@ -98,3 +104,29 @@ class DeprecatedOption(argparse.Action):
             stacklevel=2,
         )
         setattr(namespace, self.dest, values)
+
+
+def add_arrival_prob(
+    parser: argparse.ArgumentParser,
+    default: float | list[float],
+    old: str,
+    several: bool = False,
+    help: str = "arrival probability p",
+) -> None:
+    """Add ``--arrival-prob`` to ``parser``, and its old name ``old`` as a `DeprecatedOption`.
+
+    Each value is checked by `arrival_prob`; ``several``: the option takes one or more.
+    """
+    nargs = "+" if several else None
+    parser.add_argument(
+        "--arrival-prob", type=arrival_prob, nargs=nargs, default=default, metavar="P", help=help
+    )
+    parser.add_argument(
+        old,
+        type=arrival_prob,
+        nargs=nargs,
+        dest="arrival_prob",
+        action=DeprecatedOption,
+        new="--arrival-prob",
+        help=argparse.SUPPRESS,
+    )

@@ -17,13 +17,12 @@ Episode seeds come from ``mara_agents.sweep.episode_seed``: disjoint from any tr
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import fields, replace
 from pathlib import Path
 
 from coreenv import InvalidActionError
 from coreenv.curves import TASK_SETS
-from mara_agents.cli.parser import CommandParser, DeprecatedOption, arrival_prob
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.sweep import (
     BACKENDS,
     METHODS,
@@ -41,22 +40,12 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     """Parse and validate every option; a bad one exits with status 2 and one line saying why."""
     parser = CommandParser(prog="coreenv sweep", description=__doc__.splitlines()[0])
     add = parser.add_argument
-    add(
-        "--arrival-prob",
-        type=arrival_prob,
-        nargs="+",
-        default=list(DEFAULTS["arrival_prob"]),
-        metavar="P",
+    add_arrival_prob(
+        parser,
+        list(DEFAULTS["arrival_prob"]),
+        old="--loads",
+        several=True,
         help="arrival probabilities p to sweep, each in [0, 1]",
-    )
-    add(
-        "--loads",
-        type=arrival_prob,
-        nargs="+",
-        dest="arrival_prob",
-        action=DeprecatedOption,
-        new="--arrival-prob",
-        help=argparse.SUPPRESS,
     )
     add(
         "--task-sets",
