@@ -21,9 +21,9 @@ import argparse
 import dataclasses
 from pathlib import Path
 
+from mara_agents.fm_training.calibration_fit import REACH_EDGES
 from mara_agents.fm_training.folds import lofo_folds, loko_folds, train_calibrated
 from mara_agents.fm_training.training import FM_RECIPES, train_fm
-from mara_agents.predictors.calibration import REACH_EDGES
 from mara_agents.predictors.flow import PRETRAINED
 
 

@@ -38,6 +38,20 @@ MOVED_MODULES: dict[str, str] = {
 MOVED_NAMES: dict[tuple[str, str], str] = {
     ("mara_agents.predictors", "ClairvoyantPredictor"): "mara_agents.diagnostics",
     ("mara_agents.predictors", "ErrorLog"): "mara_agents.diagnostics",
+    **{
+        ("mara_agents.predictors.calibration", name): "mara_agents.fm_training.calibration_fit"
+        for name in (
+            "BACKTESTS",
+            "LEVELS",
+            "READINGS",
+            "REACH_EDGES",
+            "WLS_WEIGHTS",
+            "OutOfFamily",
+            "capped_errors",
+            "family_ratios",
+            "fit_calibration",
+        )
+    },
     ("mara_agents.schedulers", "TruthHOP"): "mara_agents.diagnostics",
     ("mara_agents.schedulers", "TruthLARA"): "mara_agents.diagnostics",
 }

@@ -40,6 +40,7 @@ import torch
 from coreenv import BankError
 from coreenv.curves import TASK_SETS, CurveBank, named_task_set
 from mara_agents.cli.parser import CommandParser
+from mara_agents.fm_training.calibration_fit import REACH_EDGES
 from mara_agents.fm_training.corpus import corpus_kinds, load_corpus
 from mara_agents.fm_training.folds import (
     cross_fitted_calibrations,
@@ -51,7 +52,6 @@ from mara_agents.fm_training.training import FM_RECIPES
 from mara_agents.predictor_eval.queries import TARGETS, QueryConfig, make_queries, read_bank
 from mara_agents.predictor_eval.report import Results, report, score_shipped, write_reports
 from mara_agents.predictors import HORIZON, PREDICTORS, predictor_name
-from mara_agents.predictors.calibration import REACH_EDGES
 
 DEFAULT_TASK_SETS = ["id", "rl_ood", "vit_ood"]
 """Scored when neither ``--task-sets`` nor ``--bank`` is given."""

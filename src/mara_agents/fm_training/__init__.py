@@ -4,6 +4,7 @@
 - `corpus`: the curve corpus, a bank of recorded runs labelled by kind of training;
 - `training`: the named recipes (`FM_RECIPES`) and `train_fm`;
 - `distill`: a one-step student of a trained network (`distill_fm`);
+- `calibration_fit`: the fit of the `Calibration` the shipped predictor reads;
 - `folds`: held-out folds (a family or kind left out), the calibration cross-fitted on them and
   the calibrated training the shipped predictor comes from (`train_calibrated`).
 

@@ -26,6 +26,12 @@ from pathlib import Path
 import numpy as np
 
 from coreenv.curves import CurveBank, named_task_set
+from mara_agents.fm_training.calibration_fit import (
+    READINGS,
+    OutOfFamily,
+    family_ratios,
+    fit_calibration,
+)
 from mara_agents.fm_training.corpus import corpus_kinds, corpus_rows, load_corpus
 from mara_agents.fm_training.training import FMTrainConfig, train_fm
 from mara_agents.predictor_eval.queries import (
@@ -34,14 +40,7 @@ from mara_agents.predictor_eval.queries import (
     make_queries,
     score_predictor,
 )
-from mara_agents.predictors.calibration import (
-    RAW,
-    READINGS,
-    Calibration,
-    OutOfFamily,
-    family_ratios,
-    fit_calibration,
-)
+from mara_agents.predictors.calibration import RAW, Calibration
 from mara_agents.predictors.flow import FMPredictor
 from mara_agents.predictors.flow_model import task_features
 from mara_agents.predictors.wls import WLSPredictor

@@ -15,6 +15,7 @@ from coreenv.curves import (  # noqa: E402
     named_task_set,
     save_bank,
 )
+from mara_agents.fm_training.calibration_fit import BACKTESTS  # noqa: E402
 from mara_agents.fm_training.folds import (  # noqa: E402
     cross_fitted_calibrations,
     fold_predictor,
@@ -24,7 +25,6 @@ from mara_agents.fm_training.folds import (  # noqa: E402
     train_calibrated,
 )
 from mara_agents.fm_training.training import FMTrainConfig, training_bank  # noqa: E402
-from mara_agents.predictors.calibration import BACKTESTS  # noqa: E402
 from mara_agents.predictors.flow_model import FMConfig  # noqa: E402
 
 SMALL = FMTrainConfig(

@@ -6,19 +6,17 @@ import pytest
 pytest.importorskip("sklearn")
 torch = pytest.importorskip("torch")
 
-from mara_agents.predictor_eval.queries import reliability  # noqa: E402
-from mara_agents.predictors.calibration import (  # noqa: E402
+from mara_agents.fm_training.calibration_fit import (  # noqa: E402
     LEVELS,
     REACH_EDGES,
     READINGS,
     WLS_WEIGHTS,
-    Calibration,
     OutOfFamily,
-    blend,
     family_ratios,
     fit_calibration,
-    point_estimates,
 )
+from mara_agents.predictor_eval.queries import reliability  # noqa: E402
+from mara_agents.predictors.calibration import Calibration, blend, point_estimates  # noqa: E402
 from mara_agents.predictors.flow import FMPredictor  # noqa: E402
 from mara_agents.predictors.flow_model import FMConfig, VelocityNet, task_features  # noqa: E402
 from mara_agents.predictors.wls import WLSPredictor  # noqa: E402
@@ -252,7 +250,7 @@ def test_a_predictor_by_name_takes_sampler_settings_and_wls_refuses_them():
 
 
 def test_family_ratios_are_each_familys_mae_over_wlss_under_the_calibrations_reading():
-    from mara_agents.predictors.calibration import family_ratios
+    from mara_agents.fm_training.calibration_fit import family_ratios
 
     data = pessimistic_queries(n=400)
     calibration = Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]), 0.5, 0.0)
