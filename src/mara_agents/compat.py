@@ -3,7 +3,8 @@
 `MOVED_MODULES` maps a module's old path to its new one; an import of the old path (``import``,
 ``from … import``, `importlib.import_module`, unpickling) loads the new module under both names
 and raises a `DeprecationWarning` naming the new path. `MOVED_NAMES` maps a name a package used
-to export to the module that holds it now; the package's ``__getattr__`` asks `moved_name`.
+to export to the module that holds it now, `NAMES_MOVED_OUT` a module to where its moved names
+went; the old module's ``__getattr__`` asks `moved_name`.
 The new modules are found by name on use, so no package imports the ones above it.
 """
 
@@ -17,7 +18,14 @@ import warnings
 from types import ModuleType
 from typing import Any
 
-__all__ = ["MOVED_MODULES", "MOVED_NAMES", "REMOVAL", "install", "moved_name"]
+__all__ = [
+    "MOVED_MODULES",
+    "MOVED_NAMES",
+    "NAMES_MOVED_OUT",
+    "REMOVAL",
+    "install",
+    "moved_name",
+]
 
 REMOVAL = "0.3.0"
 """The release that removes every old path below."""
@@ -38,24 +46,15 @@ MOVED_MODULES: dict[str, str] = {
 MOVED_NAMES: dict[tuple[str, str], str] = {
     ("mara_agents.predictors", "ClairvoyantPredictor"): "mara_agents.diagnostics",
     ("mara_agents.predictors", "ErrorLog"): "mara_agents.diagnostics",
-    **{
-        ("mara_agents.predictors.calibration", name): "mara_agents.fm_training.calibration_fit"
-        for name in (
-            "BACKTESTS",
-            "LEVELS",
-            "READINGS",
-            "REACH_EDGES",
-            "WLS_WEIGHTS",
-            "OutOfFamily",
-            "capped_errors",
-            "family_ratios",
-            "fit_calibration",
-        )
-    },
     ("mara_agents.schedulers", "TruthHOP"): "mara_agents.diagnostics",
     ("mara_agents.schedulers", "TruthLARA"): "mara_agents.diagnostics",
 }
 """(package, name it used to export) -> the module that exports it now."""
+
+NAMES_MOVED_OUT: dict[str, str] = {
+    "mara_agents.predictors.calibration": "mara_agents.fm_training.calibration_fit",
+}
+"""Module -> the module its moved names went to: a name in the new one's ``__all__`` is there."""
 
 
 def _warn(old: str, new: str) -> None:
@@ -72,6 +71,9 @@ def moved_name(package: str, name: str) -> Any:
     Raises AttributeError, as a module's ``__getattr__`` must, when ``name`` never lived there.
     """
     new = MOVED_NAMES.get((package, name))
+    if new is None and package in NAMES_MOVED_OUT:
+        target = NAMES_MOVED_OUT[package]
+        new = target if name in importlib.import_module(target).__all__ else None
     if new is None:
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
     _warn(f"{package}.{name}", f"{new}.{name}")

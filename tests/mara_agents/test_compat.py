@@ -39,3 +39,14 @@ def test_unknown_name_is_still_an_attribute_error():
 
     with pytest.raises(AttributeError, match="no attribute 'Nothing'"):
         mara_agents.predictors.Nothing  # noqa: B018
+
+
+@pytest.mark.parametrize("name", ["fit_calibration", "OutOfFamily", "REACH_EDGES"])
+def test_the_calibrations_fit_names_warn_and_come_from_calibration_fit(name):
+    import mara_agents.fm_training.calibration_fit as new
+    import mara_agents.predictors.calibration as old
+
+    with pytest.warns(DeprecationWarning, match=f"calibration_fit.{name} instead"):
+        assert getattr(old, name) is getattr(new, name)
+    with pytest.raises(AttributeError):
+        old.Nothing  # noqa: B018
