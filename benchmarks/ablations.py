@@ -8,22 +8,20 @@ the sweep's (same rows file format, fingerprinted and resumable).
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.sweep import ABLATIONS, METHODS, SweepConfig, SweepInputError, run_sweep
 from mara_agents.sweep.ablations import ablation_table
 
 
 def parse_args(argv: list[str] | None = None) -> SweepConfig:
     """Parse and validate every option; a bad one exits with status 2 and one line saying why."""
-    parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
-    )
+    parser = CommandParser(prog="ablations.py", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--task-sets", nargs="+", default=list(SweepConfig.task_sets), help="task sets"
     )
-    parser.add_argument("--load", type=float, default=0.04, help="the arrival probability p")
+    add_arrival_prob(parser, 0.04, old="--load")
     parser.add_argument("--episodes", type=int, default=100, help="episodes per cell")
     parser.add_argument("--workers", type=int, default=2, help="local worker processes")
     parser.add_argument(
@@ -36,7 +34,7 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     args = parser.parse_args(argv)
     try:
         return SweepConfig.checked(
-            arrival_probs=(args.load,),
+            arrival_prob=(args.arrival_prob,),
             task_sets=args.task_sets,
             methods=args.methods,
             episodes=args.episodes,

@@ -3,17 +3,17 @@
     python benchmarks/describe_task_sets.py --task-sets id rl_ood vit_ood --episodes 30
 
 For each task set: statistics of the true demand R* and of the deadline window over many drawn
-tasks, the independent-feasibility bound, and FIFO / EDF / oracle completion rates at ``--load``.
+tasks, the independent-feasibility bound, and FIFO / EDF / oracle completion rates at
+``--arrival-prob``.
 """
 
 from __future__ import annotations
-
-import argparse
 
 import numpy as np
 
 import coreenv
 from mara_agents import evaluate
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.schedulers import EDF, FIFO, Oracle
 from mara_agents.sweep import EVAL_SEED_BASE
 
@@ -27,9 +27,9 @@ def drawn_tasks(task_set: str, count: int, seed: int) -> tuple[np.ndarray, np.nd
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = CommandParser(prog="describe_task_sets.py", description=__doc__.splitlines()[0])
     parser.add_argument("--task-sets", nargs="+", default=["id", "rl_ood", "vit_ood"])
-    parser.add_argument("--load", type=float, default=0.04)
+    add_arrival_prob(parser, 0.04, old="--load")
     parser.add_argument("--episodes", type=int, default=30)
     parser.add_argument("--tasks", type=int, default=5000, help="tasks drawn for the R* statistics")
     parser.add_argument("--seed", type=int, default=EVAL_SEED_BASE, help="evaluation seeds")
@@ -43,7 +43,11 @@ def main(argv: list[str] | None = None) -> None:
         demand, window = drawn_tasks(task_set, args.tasks, args.seed)
         rates = {
             scheduler.name: evaluate(
-                scheduler, args.episodes, args.seed, task_set=task_set, arrival_prob=args.load
+                scheduler,
+                args.episodes,
+                args.seed,
+                task_set=task_set,
+                arrival_prob=args.arrival_prob,
             )
             for scheduler in (FIFO(), EDF(), Oracle())
         }

@@ -20,6 +20,7 @@ __all__ = [
     "MAX_QUANTILE_LEVELS",
     "SCENARIO_NAMES",
     "EnvConfig",
+    "check_arrival_prob",
     "make_config",
 ]
 
@@ -77,7 +78,7 @@ class EnvConfig:
     def __post_init__(self) -> None:
         _check_int(self, "num_nodes", minimum=1)
         _check_int(self, "num_slots", minimum=1)
-        _check_float(self, "arrival_prob", 0.0, 1.0)
+        object.__setattr__(self, "arrival_prob", check_arrival_prob(self.arrival_prob))
         _check_int(self, "arrival_horizon", minimum=1)
         _check_pair(self, "deadline_window", int, minimum=1)
         _check_pair(self, "target_fraction", float, minimum=0.0, maximum=1.0, open_low=True)
@@ -115,6 +116,18 @@ def make_config(config: EnvConfig | None = None, **overrides: Any) -> EnvConfig:
 
 
 # --- validation helpers ------------------------------------------------------------------------
+
+
+def check_arrival_prob(value: Any, name: str = "EnvConfig.arrival_prob") -> float:
+    """``value`` as an arrival probability p: a finite real number in [0, 1], as a float.
+
+    The one rule for p wherever it is given (`EnvConfig`, a sweep's grid, the commands); p = 0
+    is an episode without arrivals. Raises `ConfigError` naming ``name``, the value and the range.
+    """
+    if not _is_real(value) or not math.isfinite(value) or not 0.0 <= float(value) <= 1.0:
+        raise ConfigError(f"{name} must be a finite number in [0.0, 1.0], got {value!r}.")
+    return float(value)
+
 
 _FIELD_NAMES = tuple(f.name for f in dataclasses.fields(EnvConfig))
 

@@ -1,26 +1,53 @@
-"""Field checks shared by the agents' dataclass configs, naming the first bad field in the error."""
+"""Value checks shared by the agents' configs and constructors, naming the bad field in the error.
+
+Each rule is named by the words its error uses: ``check(value, "an int >= 1", "LARA explore")``
+raises ``ValueError("LARA explore must be an int >= 1, got 0.")``. A bool is never a number
+here (``True`` is no count and no probability); numpy scalars are.
+"""
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["require"]
+__all__ = ["RULES", "check", "require"]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
 
 RULES: dict[str, Callable[[Any], bool]] = {
     ">= 1": lambda value: value >= 1,
     ">= 2": lambda value: value >= 2,
     "> 0": lambda value: value > 0,
     ">= 0": lambda value: value >= 0,
-    "an int >= 1": lambda value: type(value) is int and value >= 1,  # bool is no count
+    "an int >= 0": lambda value: _is_int(value) and value >= 0,
+    "an int >= 1": lambda value: _is_int(value) and value >= 1,
+    "a number >= 0": lambda value: _is_number(value) and value >= 0,  # NaN fails
+    "in (0, 1]": lambda value: _is_number(value) and 0.0 < value <= 1.0,
+    "in [0, 1]": lambda value: _is_number(value) and 0.0 <= value <= 1.0,
+    "in [0, 1)": lambda value: _is_number(value) and 0.0 <= value < 1.0,
+    "in (0, 1)": lambda value: _is_number(value) and 0.0 < value < 1.0,
 }
-"""The rules a field can be held to, by the words the error message uses."""
+"""The rules a value can be held to, by the words the error message uses."""
+
+
+def check(value: Any, rule: str, name: str) -> None:
+    """Raise ``ValueError("<name> must be <rule>, got <value>.")`` unless ``value`` keeps it."""
+    if not RULES[rule](value):
+        raise ValueError(f"{name} must be {rule}, got {value!r}.")
 
 
 def require(config: Any, rule: str, names: Iterable[str]) -> None:
-    """Raise ``ValueError("<Config>.<name> must be <rule>, got <value>.")`` for the first breach."""
-    check = RULES[rule]
+    """`check` each field of ``config`` named in ``names`` as ``<Config>.<name>``.
+
+    The first field that breaks ``rule`` raises.
+    """
     for name in names:
-        value = getattr(config, name)
-        if not check(value):
-            raise ValueError(f"{type(config).__name__}.{name} must be {rule}, got {value!r}.")
+        check(getattr(config, name), rule, f"{type(config).__name__}.{name}")

@@ -25,6 +25,7 @@ from coreenv import (
     make_decisions,
 )
 from coreenv.layout import slot_tables, slot_width
+from mara_agents.checks import check
 from mara_agents.schedulers.base import (
     Scheduler,
     acts_in_batches,
@@ -174,10 +175,8 @@ def evaluate(scheduler: Scheduler, episodes: int = 10, seed: int = 0, **env_over
     Returns every metric's mean (``steps_to_ready`` over the episodes that have one), plus
     ``completion_rate_std`` (across episodes) and ``episodes``.
     """
-    if not isinstance(episodes, int) or episodes < 1:
-        raise ValueError(f"episodes must be a positive int, got {episodes!r}.")
-    if not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}.")
+    check(episodes, "an int >= 1", "episodes")
+    check(seed, "an int >= 0", "seed")
     rows = _seeded_rows(scheduler, episodes, seed, env_overrides)
     summary: dict[str, float] = {}
     for key in METRIC_KEYS:

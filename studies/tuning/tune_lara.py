@@ -3,7 +3,7 @@
     python studies/tuning/tune_lara.py
 
 1. WLS: capped MAE and success accuracy over a grid of discount × ridge, by the predictor query
-   protocol (`mara_agents.predictors.queries`) on the ``id_train`` runs (never the test runs).
+   protocol (`mara_agents.predictor_eval.queries`) on the ``id_train`` runs (never the test runs).
 2. Exploration: LARA's completion rate for several exploration lengths at the default regime,
    on ``id_train`` with training seeds (below the evaluation seeds).
 3. Diagnosis: FIFO, EDF, LARA with WLS and LARA with the true remaining demand (a clairvoyant
@@ -17,8 +17,9 @@ from concurrent.futures import ProcessPoolExecutor
 
 from coreenv.curves import named_task_set
 from mara_agents import evaluate
-from mara_agents.predictors import ClairvoyantPredictor, WLSConfig, WLSPredictor
-from mara_agents.predictors.queries import QueryConfig, make_queries, score_predictor
+from mara_agents.diagnostics import ClairvoyantPredictor
+from mara_agents.predictor_eval.queries import QueryConfig, make_queries, score_predictor
+from mara_agents.predictors import WLSConfig, WLSPredictor
 from mara_agents.schedulers import EDF, FIFO, LARA, Oracle, Scheduler
 
 

@@ -22,9 +22,9 @@ import torch
 
 from coreenv import BankError
 from coreenv.curves import named_task_set
+from mara_agents.predictor_eval.queries import read_bank
 from mara_agents.predictors.flow import PRETRAINED, FMPredictor
 from mara_agents.predictors.flow_model import noise_level
-from mara_agents.predictors.queries import read_bank
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

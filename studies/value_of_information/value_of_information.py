@@ -37,10 +37,11 @@ import numpy as np
 import torch
 
 from coreenv.curves import named_task_set
+from mara_agents.diagnostics import ClairvoyantPredictor, ErrorLog, TruthHOP, TruthLARA
+from mara_agents.diagnostics.analog import AnalogConfig, KindAnalog, kind_of
 from mara_agents.evaluation import completion_rates, paired_difference
-from mara_agents.predictors import ClairvoyantPredictor, ErrorLog, WLSPredictor, make_predictor
-from mara_agents.predictors.analog import AnalogConfig, KindAnalog, kind_of
-from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, TruthHOP, TruthLARA
+from mara_agents.predictors import WLSPredictor, make_predictor
+from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle
 from mara_agents.schedulers.hop import HOP_TUNED
 from mara_agents.schedulers.mara import MARA
 from mara_agents.seeds import check_choice_episodes

@@ -25,3 +25,12 @@ def test_describe_task_sets_prints_a_row(capsys):
     )
     out = capsys.readouterr().out
     assert "| synthetic |" in out
+
+
+def test_describe_task_sets_takes_its_old_load_option_with_a_warning(capsys):
+    load_script("describe_task_sets").main(
+        ["--task-sets", "synthetic", "--episodes", "1", "--tasks", "50", "--load", "0.05"]
+    )
+    captured = capsys.readouterr()
+    assert "| synthetic |" in captured.out
+    assert "--load is deprecated and will be removed in 0.3.0; use --arrival-prob" in captured.err

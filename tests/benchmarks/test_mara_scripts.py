@@ -178,7 +178,10 @@ def test_learning_curves_prints_curves_pairs_and_last_policies_against_lara(
         played.append((scheduler.name, episodes, seed, env["task_set"]))
         return np.array([0.4, 0.5]) if scheduler.name == "lara" else np.array([0.5, 0.7])
 
+    from mara_agents.training import curves_report
+
     monkeypatch.setattr(learning_curves, "completion_rates", completion_rates)
+    monkeypatch.setattr(curves_report, "completion_rates", completion_rates)
     learning_curves.main([*arms, "--test-episodes", "2", "--plot", str(tmp_path / "c.png")])
     out = capsys.readouterr().out
     assert "| 2 | 0.00 | 60.0 ± 0.0 (60.0–60.0) | 50.0 ± 0.0 (50.0–50.0) |" in out

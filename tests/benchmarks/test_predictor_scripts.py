@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 from coreenv.curves import bank_to_csv, named_task_set  # noqa: E402
 from helpers import load_script  # noqa: E402
 from mara_agents.cli import eval_predictors  # noqa: E402
-from mara_agents.predictors.calibration import REACH_EDGES  # noqa: E402
+from mara_agents.fm_training.calibration_fit import REACH_EDGES  # noqa: E402
 from mara_agents.predictors.flow import PRETRAINED, FMPredictor  # noqa: E402
 
 

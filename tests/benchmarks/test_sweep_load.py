@@ -18,7 +18,7 @@ from mara_agents.cli import stress, sweep
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
-TINY = ["--task-sets", "synthetic", "--loads", "0.04", "--episodes", "2", "--workers", "1"]
+TINY = ["--task-sets", "synthetic", "--arrival-prob", "0.04", "--episodes", "2", "--workers", "1"]
 
 
 def rows_of(out):
@@ -60,7 +60,7 @@ def test_user_scheduler_as_module_class(tmp_path, capsys):
         ("--methods", "magic", r"unknown method 'magic': use one of \[.*'fifo'"),
         ("--task-sets", "ood_rl", r"task set 'ood_rl'.*Valid names: \[.*'rl_ood'"),
         ("--task-sets", "runs.csv", r"bank_from_csv"),
-        ("--loads", "1.5", r"--loads: arrival probabilities must lie in \(0, 1\], got \[1.5\]"),
+        ("--arrival-prob", "1.5", r"--arrival-prob: an arrival probability must be .* got 1.5"),
         ("--methods", "no_such_module:Cls", r"cannot import scheduler.*current directory"),
     ],
 )
@@ -79,7 +79,7 @@ def test_help_documents_every_option_and_lists_the_valid_names(capsys):
         sweep.parse_args(["--help"])
     text = capsys.readouterr().out
     for option in (
-        "--loads",
+        "--arrival-prob",
         "--task-sets",
         "--methods",
         "--seeds",
@@ -310,3 +310,14 @@ def test_compare_rows_prints_paired_differences_with_their_standard_error(tmp_pa
     compare_rows.main([str(a), str(b), "--paired", "completion_rate", "--methods", "fifo", "edf"])
     out = capsys.readouterr().out
     assert "| edf vs fifo | synthetic | 0.04 | 2 | +0.2000 ± 0.1000 | 100% | 0% |" in out
+
+
+@pytest.mark.parametrize("old", ["--loads", "--load"])
+def test_the_old_option_name_still_sets_the_arrival_probabilities_with_a_warning(capsys, old):
+    config = sweep.parse_args([*TINY[:2], old, "0.05", "0.06", "--out", "unused"])
+    assert config.arrival_prob == (0.05, 0.06)
+    warning = capsys.readouterr().err
+    assert warning == (
+        "coreenv sweep: warning: --loads is deprecated and will be removed in 0.3.0; "
+        "use --arrival-prob\n"
+    )

@@ -93,3 +93,12 @@ def test_unknown_override_is_named_with_a_suggestion():
 def test_unknown_task_set_name_is_refused():
     with pytest.raises(ValueError, match="not a known task set"):
         coreenv.parallel_env(task_set="imagenet")
+
+
+def test_check_arrival_prob_is_the_one_rule_for_p():
+    from coreenv.config import check_arrival_prob
+
+    assert check_arrival_prob(0) == 0.0 and check_arrival_prob(1) == 1.0
+    for bad in (-0.1, 1.5, float("nan"), True, "0.5"):
+        with pytest.raises(ConfigError, match=r"grid p must be a finite number in \[0.0, 1.0\]"):
+            check_arrival_prob(bad, "grid p")

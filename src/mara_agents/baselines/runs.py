@@ -66,8 +66,7 @@ class BaselineRun(ActorCriticSettings):
         require(self, ">= 1", ("max_steps", "envs", "n_steps", "eval_every", "eval_episodes"))
         require(self, "> 0", ("minutes",))
         require(self, ">= 0", ("env_seed", "selection_seed"))
-        if not 0.0 < self.gamma <= 1.0:
-            raise ValueError(f"{type(self).__name__}.gamma must be in (0, 1], got {self.gamma!r}.")
+        require(self, "in (0, 1]", ("gamma",))
 
 
 def judge(scheduler: Scheduler, run: BaselineRun, steps: int, minutes: float) -> dict:

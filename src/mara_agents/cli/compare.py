@@ -1,7 +1,7 @@
 r"""Compare schedulers paired on the same episodes: the choice of which policy to ship.
 
     coreenv compare mara results/quantiles/imitation/mara.pt \
-        --episodes 100 --seed 950000 --task-set id_train --load 0.04
+        --episodes 100 --seed 950000 --task-set id_train --arrival-prob 0.04
 
 Each policy is a sweep method's name (``lara``, ``mara``, ``ppo_slots``, …) or a trained policy's
 file (a MARA ``.pt`` from `MARA.save`, an IPPO run's ``best.pt``, a MaskablePPO ``.zip``). All play
@@ -20,7 +20,7 @@ import argparse
 
 from coreenv.curves import TASK_SETS
 from mara_agents import seeds
-from mara_agents.cli.parser import CommandParser
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.evaluation import completion_rates
 from mara_agents.intervals import improvement_probability, iqm, mean_interval, paired_interval
 from mara_agents.sweep.methods import METHODS, SweepInputError, load_checkpoint, make_scheduler
@@ -40,14 +40,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--task-set", choices=sorted(TASK_SETS), default="id_train", help="the episodes' tasks"
     )
-    parser.add_argument("--load", type=float, default=0.04, help="arrival probability p")
+    add_arrival_prob(parser, 0.04, old="--load")
     args = parser.parse_args(argv)
     if args.episodes < 2:
         parser.error(f"--episodes must be >= 2 (a paired standard error), got {args.episodes}")
     if args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
-    if not 0.0 < args.load <= 1.0:
-        parser.error(f"--load must be an arrival probability in (0, 1], got {args.load}")
     args.schedulers, predictors = [], {}
     for policy in args.policies:
         try:
@@ -63,9 +61,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     """Play every policy on the same episodes; print completions and paired differences."""
     args = parse_args(argv)
-    env = {"task_set": args.task_set, "arrival_prob": args.load}
+    env = {"task_set": args.task_set, "arrival_prob": args.arrival_prob}
     rates = [completion_rates(s, args.episodes, args.seed, **env) for s in args.schedulers]
-    print(f"{args.episodes} episodes of {args.task_set} at p = {args.load} from seed {args.seed}\n")
+    p, seed = args.arrival_prob, args.seed
+    print(f"{args.episodes} episodes of {args.task_set} at p = {p} from seed {seed}\n")
     first = args.policies[0]
     print(f"| policy | completion [95% CI] | IQM | − {first} (paired, [95% CI]) | P(> {first}) |")
     print("|---|---|---|---|---|")

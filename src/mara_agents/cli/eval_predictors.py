@@ -14,7 +14,7 @@ corpus): for each kind of training in the curve corpus, an FM trained without th
 with WLS on that kind's test runs. Fold predictors are read through a calibration fitted on the
 other folds (``--no-calibrate``: raw); fold models go to ``--work`` (reused from there, or
 resumed: ``benchmarks/train_fm.py`` trains the same), never into the package. The protocol is
-`mara_agents.predictors.queries` (fixed seed): capped MAE of remaining batches, accuracy of
+`mara_agents.predictor_eval.queries` (fixed seed): capped MAE of remaining batches, accuracy of
 "crosses within the budget", calibration error and ROC AUC of ``p_success`` and the latency of
 one call estimating 8 tasks, on one CPU thread. ``--queries`` chooses how every table's queries
 are drawn: ``environment`` (targets as the environment draws tasks) or ``user`` (a loss the run
@@ -31,55 +31,33 @@ a reliability plot, ``reliability.png`` (``reliability-<queries>.png`` for each 
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
-import math
 from collections.abc import Callable
 from pathlib import Path
 
-import matplotlib
+import torch
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import torch  # noqa: E402
-
-from coreenv import BankError  # noqa: E402
-from coreenv.curves import TASK_SETS, CurveBank, named_task_set  # noqa: E402
-from mara_agents.cli.parser import CommandParser  # noqa: E402
-from mara_agents.predictors import HORIZON, PREDICTORS, FMPredictor, make_predictor  # noqa: E402
-from mara_agents.predictors.calibration import REACH_EDGES  # noqa: E402
-from mara_agents.predictors.corpus import corpus_kinds, load_corpus  # noqa: E402
-from mara_agents.predictors.flow_training import FM_RECIPES  # noqa: E402
-from mara_agents.predictors.folds import (  # noqa: E402
+from coreenv import BankError
+from coreenv.curves import TASK_SETS, CurveBank, named_task_set
+from mara_agents.cli.parser import CommandParser
+from mara_agents.fm_training.calibration_fit import REACH_EDGES
+from mara_agents.fm_training.corpus import corpus_kinds, load_corpus
+from mara_agents.fm_training.folds import (
     cross_fitted_calibrations,
     lofo_folds,
     loko_folds,
-    score_fold,
+    score_folds,
 )
-from mara_agents.predictors.queries import (  # noqa: E402
-    TARGETS,
-    PredictorScore,
-    QueryConfig,
-    compare_scores,
-    make_queries,
-    read_bank,
-    score_banks,
-)
-
-TARGET_RATIO = 0.7
-"""Fold target: FM's capped MAE at most this share of WLS's on every fold."""
+from mara_agents.fm_training.training import FM_RECIPES
+from mara_agents.predictor_eval.queries import TARGETS, QueryConfig, make_queries, read_bank
+from mara_agents.predictor_eval.report import Results, report, score_shipped, write_reports
+from mara_agents.predictors import HORIZON, PREDICTORS, predictor_name
 
 DEFAULT_TASK_SETS = ["id", "rl_ood", "vit_ood"]
 """Scored when neither ``--task-sets`` nor ``--bank`` is given."""
 
 DEFAULT_RECIPE = "broad"
 """``--recipe`` unless told; its families and corpus kinds are those ``--help`` lists."""
-
-COLUMNS = ["rows", "predictor", "targets", "queries", "capped_mae", "success_accuracy"]
-COLUMNS += ["success_share"]
-COLUMNS += ["ece", "auc", "latency_ms"]
-
-Results = dict[tuple[str, str], PredictorScore]  # (group of rows, predictor) -> score
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -121,6 +99,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--predictors",
         nargs="+",
         default=["wls", "fm"],
+        type=predictor_name,
         choices=sorted(PREDICTORS),
         help="standard: the predictors to score",
     )
@@ -282,10 +261,9 @@ def groups(task_sets: list[str], args: argparse.Namespace) -> dict[str, CurveBan
 
 def standard(args: argparse.Namespace, config: QueryConfig) -> Results:
     """Every predictor as shipped (and the reference FM, if given), on every task set and bank."""
-    predictors = {name: make_predictor(name) for name in args.predictors}
-    if args.reference_fm is not None:
-        predictors["fm_reference"] = FMPredictor.pretrained(args.reference_fm)
-    return score_banks(groups(args.task_sets, args), predictors, config, args.horizon)
+    return score_shipped(
+        groups(args.task_sets, args), args.predictors, config, args.horizon, args.reference_fm
+    )
 
 
 def folded(args: argparse.Namespace, config: QueryConfig) -> Results:
@@ -299,20 +277,13 @@ def folded(args: argparse.Namespace, config: QueryConfig) -> Results:
     )
     work = args.work or Path("results/fm") / args.recipe
     folds = lofo_folds(recipe) if args.protocol == "lofo" else loko_folds(recipe)
-    chosen = args.families if args.protocol == "lofo" else args.kinds
     if args.calibrate and args.calibrations is None:  # one fit serves every query protocol
         edges = REACH_EDGES if args.reach_bands else ()
         args.calibrations = cross_fitted_calibrations(folds, work, reach_edges=edges)
-    calibrations = args.calibrations or {}
-    results = {}
-    for fold in folds:
-        if chosen is None or fold.name in chosen:
-            scored = score_fold(fold, work, config, calibrations.get(fold.name))
-            results[(f"fold {fold.name}", "wls")] = scored.wls
-            results[(f"fold {fold.name}", "fm")] = scored.fm
+    only = args.families if args.protocol == "lofo" else args.kinds
+    results = score_folds(folds, work, config, args.calibrations, only)
     ood = [task_set for task_set in args.task_sets if task_set != "id"]
-    predictors = {name: make_predictor(name) for name in ("wls", "fm")}
-    return {**results, **score_banks(groups(ood, args), predictors, config, args.horizon)}
+    return {**results, **score_shipped(groups(ood, args), ["wls", "fm"], config, args.horizon)}
 
 
 PROTOCOLS: dict[str, Callable[[argparse.Namespace, QueryConfig], Results]] = {
@@ -323,121 +294,18 @@ PROTOCOLS: dict[str, Callable[[argparse.Namespace, QueryConfig], Results]] = {
 """``--protocol``: each a function of the parsed arguments and the query config."""
 
 
-def report(results: Results, protocol: str, config: QueryConfig) -> str:
-    """The markdown tables: every score, FM against WLS per group, and the worst fold."""
-    lines = [
-        f"queries: {config.targets} protocol, up to {config.per_curve} per run "
-        f"(seed {config.seed})",
-        "",
-        "| runs | predictor | queries | capped MAE | success accuracy (%) | successes (%) | ECE "
-        "| AUC | latency (ms) |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for (rows, name), r in results.items():
-        auc = "n/a" if math.isnan(r.auc) else f"{r.auc:.3f}"  # n/a: one class only
-        lines.append(
-            f"| {rows} | {name} | {r.queries} | {r.capped_mae:.1f} | "
-            f"{100 * r.success_accuracy:.1f} | {100 * r.success_share:.1f} | "
-            f"{r.calibration_error:.3f} | {auc} | {r.latency_ms:.2f} |"
-        )
-    groups = [rows for rows, name in results if name == "fm" and (rows, "wls") in results]
-    if groups:
-        lines += [
-            "",
-            "| runs | FM MAE / WLS MAE | MAE reduction | accuracy gain | latency FM / WLS |",
-            "|---|---|---|---|---|",
-        ]
-        for rows in groups:
-            fm, wls = results[(rows, "fm")], results[(rows, "wls")]
-            c = compare_scores(fm, wls)
-            lines.append(
-                f"| {rows} | {fm.capped_mae / wls.capped_mae:.2f} | {100 * c.mae_reduction:.1f}% | "
-                f"{100 * c.accuracy_gain:+.1f} | {c.latency_ratio:.1f}x |"
-            )
-    folds = [rows for rows in groups if rows.startswith("fold ")]
-    if protocol in ("lofo", "loko") and folds:
-        ratio = {
-            rows: results[(rows, "fm")].capped_mae / results[(rows, "wls")].capped_mae
-            for rows in folds
-        }
-        worst = max(folds, key=ratio.get)
-        met = sum(
-            ratio[rows] <= TARGET_RATIO
-            and results[(rows, "fm")].success_accuracy >= results[(rows, "wls")].success_accuracy
-            for rows in folds
-        )
-        lines += [
-            "",
-            f"worst fold: {worst.removeprefix('fold ')} (FM MAE / WLS MAE {ratio[worst]:.2f}); "
-            f"{met} of {len(folds)} folds meet MAE ratio <= {TARGET_RATIO} and accuracy >= WLS's",
-        ]
-    return "\n".join(lines)
-
-
-def plot_reliability(results: Results, path: Path) -> None:
-    """One panel per group of runs: observed success share against predicted probability."""
-    groups = list(dict.fromkeys(rows for rows, _ in results))
-    cols = min(4, len(groups))
-    nrows = -(-len(groups) // cols)
-    fig, axes = plt.subplots(nrows, cols, figsize=(3.2 * cols, 3.0 * nrows), squeeze=False)
-    for ax, rows in zip(axes.flat, groups):
-        ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle="--")
-        for (group, name), r in results.items():
-            if group == rows:
-                d = r.reliability
-                full = d.count > 0
-                ax.plot(
-                    d.predicted[full],
-                    d.observed[full],
-                    marker="o",
-                    markersize=3,
-                    label=f"{name} (ECE {r.calibration_error:.3f})",
-                )
-        ax.set_title(rows, fontsize=9)
-        ax.set_xlabel("predicted P(success)", fontsize=8)
-        ax.set_ylabel("observed share", fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.legend(fontsize=7)
-    for ax in axes.flat[len(groups) :]:
-        ax.axis("off")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-
-
 def main(argv: list[str] | None = None) -> None:
     """Score the predictors for each kind of queries; print and write the report to --out."""
     args = parse_args(argv)
     args.calibrations = None  # fitted by the first fold protocol that needs them
     torch.set_num_threads(1)  # latency on one core
-    args.out.mkdir(parents=True, exist_ok=True)
-    texts, rows = [], []
+    tables = {}
     for targets in args.queries:
         config = query_config(args, targets)
         results = PROTOCOLS[args.protocol](args, config)
-        texts.append(report(results, args.protocol, config))
-        print(texts[-1], flush=True)
-        suffix = "" if len(args.queries) == 1 else f"-{targets}"
-        plot_reliability(results, args.out / f"reliability{suffix}.png")
-        for (group, name), r in results.items():
-            values = {
-                "rows": group,
-                "predictor": name,
-                "targets": targets,
-                "queries": r.queries,
-                "capped_mae": r.capped_mae,
-                "success_accuracy": r.success_accuracy,
-                "success_share": r.success_share,
-                "ece": r.calibration_error,
-                "auc": r.auc,
-                "latency_ms": r.latency_ms,
-            }
-            rows.append([values[column] for column in COLUMNS])  # one value per header column
-    (args.out / "predictors.md").write_text("\n\n".join(texts) + "\n")
-    with (args.out / "predictors.csv").open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(COLUMNS)
-        writer.writerows(rows)
+        tables[targets] = (results, report(results, config, folded=args.protocol != "standard"))
+        print(tables[targets][1], flush=True)
+    write_reports(tables, args.out)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ curve and its final completion against LARA's on the same selection episodes; an
 arms or more, the first − the second paired by seed (the runs in the order
 given) and by selection episode. With
 ``--test-episodes N`` each run's last policy and LARA play the same N episodes of ``--task-set``
-at ``--load`` from seed 1,000,000 (the sweep's evaluation seeds, never trained on).
+at ``--arrival-prob`` from seed 1,000,000 (the sweep's evaluation seeds, never trained on).
 """
 
 from __future__ import annotations
@@ -20,15 +20,20 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
-
 from coreenv.curves import TASK_SETS
 from mara_agents import seeds
-from mara_agents.cli.parser import CommandParser
-from mara_agents.evaluation import completion_rates, paired_difference
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
+from mara_agents.evaluation import completion_rates
 from mara_agents.schedulers import LARA
 from mara_agents.training import TRAINING_ENV
-from mara_agents.training.curves import last_policies, paired_runs, read_curve
+from mara_agents.training.curves import read_curve
+from mara_agents.training.curves_report import (
+    curve_table,
+    last_policies_table,
+    paired_table,
+    plot_arms,
+    runs_table,
+)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -51,9 +56,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--task-set", choices=sorted(TASK_SETS), default="id", help="task set of the test"
     )
-    parser.add_argument(
-        "--load", type=float, default=0.04, help="arrival probability p of the test"
-    )
+    add_arrival_prob(parser, 0.04, old="--load", help="arrival probability p of the test")
     parser.add_argument("--plot", type=Path, default=None, help="write the curves to this PNG")
     parser.add_argument(
         "--selection-seed",
@@ -83,16 +86,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--test-episodes must be >= 0, got {args.test_episodes}")
     if args.test_episodes == 1:
         parser.error("--test-episodes must be 0 or >= 2 (a paired standard error needs two)")
-    if not 0.0 < args.load <= 1.0:
-        parser.error(f"--load must be an arrival probability in (0, 1], got {args.load}")
     return args
-
-
-def spread(values: np.ndarray) -> str:
-    """Percent mean ± sd over runs, with the range."""
-    values = 100 * np.asarray(values)
-    sd = values.std(ddof=1) if values.size > 1 else 0.0
-    return f"{values.mean():.1f} ± {sd:.1f} ({values.min():.1f}–{values.max():.1f})"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -100,86 +94,20 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     arms = {arm[0]: [read_curve(Path(run)) for run in arm[1:]] for arm in args.arm}
     episodes = next(iter(arms.values()))[0].rates.shape[1]
-    print(f"## Completion (%) on the {episodes} selection episodes, mean ± sd over runs (range)\n")
-    points = min(len(c.steps) for curves in arms.values() for c in curves)
-    print("| evaluation | steps (M) | " + " | ".join(arms) + " |")
-    print("|---|---|" + "---|" * len(arms))
-    for i in range(points):
-        steps = np.mean([c.steps[i] for curves in arms.values() for c in curves]) / 1e6
-        cells = [spread([c.means[i] for c in curves]) for curves in arms.values()]
-        print(f"| {i} | {steps:.2f} | " + " | ".join(cells) + " |")
+    print("\n".join(curve_table(arms)))
     selection = {**TRAINING_ENV, "task_set": args.selection_task_set}
     reference = completion_rates(LARA(), episodes, args.selection_seed, **selection)
-    print(f"\nLARA on the same selection episodes: {100 * reference.mean():.1f}")
-    print("\n## Runs\n")
-    print("| arm | run | steps (M) | final | best | last − best | area | final − LARA (± SE) |")
-    print("|---|---|---|---|---|---|---|---|")
-    for label, curves in arms.items():
-        for c in curves:
-            gain, se = paired_difference(reference, c.rates[-1])
-            print(
-                f"| {label} | {c.name} | {c.steps[-1] / 1e6:.2f} | {100 * c.final:.1f} | "
-                f"{100 * c.best:.1f} | {100 * (c.final - c.best):+.1f} | "
-                f"{100 * c.area().mean():.1f} | {100 * gain:+.2f} ± {100 * se:.2f} |"
-            )
+    print(f"\nLARA on the same selection episodes: {100 * reference.mean():.1f}\n")
+    print("\n".join(runs_table(arms, reference)))
     if len(arms) >= 2:
-        (first, a), (second, b) = list(arms.items())[:2]
-        print(f"\n## {first} − {second}, paired by seed and selection episode (points)\n")
-        pairs = " | ".join(f"pair {i + 1}" for i in range(len(a)))
-        print(f"| measure | {pairs} | mean ± SE over seeds |")
-        print("|---|" + "---|" * (len(a) + 1))
-        for measure in ("final", "area"):
-            d = paired_runs(a, b, measure)
-            cells = " | ".join(
-                f"{100 * m:+.2f} ± {100 * s:.2f}" for m, s in zip(d.per_seed, d.per_seed_se)
-            )
-            print(f"| {measure} | {cells} | {100 * d.mean:+.2f} ± {100 * d.se:.2f} |")
+        print("\n" + "\n".join(paired_table(arms)))
     if args.test_episodes:
-        env = {"task_set": args.task_set, "arrival_prob": args.load}
-        n = args.test_episodes
-        print(f"\n## Last policies on {args.task_set} at p = {args.load}: {n} episodes\n")
-        lara = completion_rates(LARA(), n, seeds.EVALUATION, **env)
-        print(f"LARA: {100 * lara.mean():.1f}\n")
-        print("| arm | run | completion | − LARA (paired ± SE) |")
-        print("|---|---|---|---|")
-        for arm in args.arm:
-            label, runs = arm[0], [Path(run) for run in arm[1:]]
-            for run, policy in zip(runs, last_policies(runs)):
-                rates = completion_rates(policy, n, seeds.EVALUATION, **env)
-                gain, se = paired_difference(lara, rates)
-                print(
-                    f"| {label} | {run.name} | {100 * rates.mean():.1f} | "
-                    f"{100 * gain:+.2f} ± {100 * se:.2f} |"
-                )
+        runs = {arm[0]: [Path(run) for run in arm[1:]] for arm in args.arm}
+        env = {"task_set": args.task_set, "arrival_prob": args.arrival_prob}
+        print("\n" + "\n".join(last_policies_table(runs, args.test_episodes, env)))
     if args.plot is not None:
-        plot(arms, float(reference.mean()), args.plot)
+        plot_arms(arms, float(reference.mean()), args.plot)
         print(f"\nplot: {args.plot}")
-
-
-def plot(arms: dict, lara: float, path: Path) -> None:
-    """Each arm's runs (thin) and their mean (thick) against environment steps; LARA dashed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(6, 4))
-    for index, (label, curves) in enumerate(arms.items()):
-        colour = f"C{index % 10}"  # matplotlib's colour cycle
-        for c in curves:
-            axes.plot(c.steps / 1e6, 100 * c.means, color=colour, alpha=0.35, linewidth=1)
-        points = min(len(c.steps) for c in curves)
-        steps = np.mean([c.steps[:points] for c in curves], axis=0) / 1e6
-        means = np.mean([c.means[:points] for c in curves], axis=0)
-        axes.plot(steps, 100 * means, color=colour, linewidth=2.5, label=label)
-    axes.axhline(100 * lara, color="black", linestyle="--", linewidth=1, label="LARA")
-    axes.set_xlabel("environment steps (millions)")
-    axes.set_ylabel("completion on selection episodes (%)")
-    axes.grid(alpha=0.3)
-    axes.legend()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
 
 
 if __name__ == "__main__":

@@ -3,15 +3,29 @@
 argparse prints its usage before an error, and some of the commands' own messages span lines; a
 user (or a script reading stderr) then has to find the reason in a block of text. Here the whole
 error is one line, ``coreenv sweep: error: ...``. ``--help`` shows each option's default where it
-has one that its help does not already state.
+has one that its help does not already state. An option renamed before 0.3.0 keeps its old name
+as a hidden alias (`DeprecatedOption`); every `DeprecationWarning` raised while parsing (an old
+option or an old value) is printed as one ``PROG: warning: ...`` line on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
-__all__ = ["CommandParser", "DefaultsFormatter"]
+__all__ = [
+    "CommandParser",
+    "DefaultsFormatter",
+    "DeprecatedOption",
+    "add_arrival_prob",
+    "arrival_prob",
+]
+
+REMOVAL = "0.3.0"
+"""The release that removes the deprecated option names."""
 
 
 class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -32,6 +46,87 @@ class CommandParser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", DefaultsFormatter)
         super().__init__(*args, **kwargs)
 
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
+        """`argparse.ArgumentParser.parse_args`, each deprecation met printed as a warning line."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DeprecationWarning)
+            parsed = super().parse_args(args, namespace)
+        for warning in caught:
+            if issubclass(warning.category, DeprecationWarning):
+                print(f"{self.prog}: warning: {warning.message}", file=sys.stderr)
+            else:
+                warnings.warn_explicit(
+                    warning.message, warning.category, warning.filename, warning.lineno
+                )
+        return parsed
+
     def error(self, message: str) -> NoReturn:
         """Print ``PROG: error: MESSAGE`` (its lines joined into one) and exit with status 2."""
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+
+def arrival_prob(text: str) -> float:
+    """An option's arrival probability p (`coreenv.config.check_arrival_prob`'s rule)."""
+    from coreenv.config import check_arrival_prob
+
+    try:
+        value: Any = float(text)
+    except ValueError:
+        value = text  # refused below, with the rule
+    try:
+        return check_arrival_prob(value, "an arrival probability")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from e
+
+
+class DeprecatedOption(argparse.Action):
+    """An option's old name, kept until `REMOVAL`: stores into the new option and warns.
+
+    Add it with ``help=argparse.SUPPRESS`` and ``new="--new-name"``; its other arguments (type,
+    nargs, dest) are the new option's.
+    """
+
+    def __init__(self, option_strings: list[str], dest: str, new: str, **kwargs: Any) -> None:
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        """Store ``values`` as the new option would, with a `DeprecationWarning` naming it."""
+        warnings.warn(
+            f"{option_string} is deprecated and will be removed in {REMOVAL}; use {self.new}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        setattr(namespace, self.dest, values)
+
+
+def add_arrival_prob(
+    parser: argparse.ArgumentParser,
+    default: float | list[float],
+    old: str,
+    several: bool = False,
+    help: str = "arrival probability p",
+) -> None:
+    """Add ``--arrival-prob`` to ``parser``, and its old name ``old`` as a `DeprecatedOption`.
+
+    Each value is checked by `arrival_prob`; ``several``: the option takes one or more.
+    """
+    nargs = "+" if several else None
+    parser.add_argument(
+        "--arrival-prob", type=arrival_prob, nargs=nargs, default=default, metavar="P", help=help
+    )
+    parser.add_argument(
+        old,
+        type=arrival_prob,
+        nargs=nargs,
+        dest="arrival_prob",
+        action=DeprecatedOption,
+        new="--arrival-prob",
+        help=argparse.SUPPRESS,
+    )

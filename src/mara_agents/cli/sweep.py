@@ -22,7 +22,7 @@ from pathlib import Path
 
 from coreenv import InvalidActionError
 from coreenv.curves import TASK_SETS
-from mara_agents.cli.parser import CommandParser
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.sweep import (
     BACKENDS,
     METHODS,
@@ -40,12 +40,12 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     """Parse and validate every option; a bad one exits with status 2 and one line saying why."""
     parser = CommandParser(prog="coreenv sweep", description=__doc__.splitlines()[0])
     add = parser.add_argument
-    add(
-        "--loads",
-        type=float,
-        nargs="+",
-        default=list(DEFAULTS["arrival_probs"]),
-        help="arrival probabilities p to sweep, each in (0, 1]",
+    add_arrival_prob(
+        parser,
+        list(DEFAULTS["arrival_prob"]),
+        old="--loads",
+        several=True,
+        help="arrival probabilities p to sweep, each in [0, 1]",
     )
     add(
         "--task-sets",
@@ -85,12 +85,9 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     )
     add("--quick", action="store_true", help=f"{QUICK_EPISODES} episodes per cell: a smoke run")
     args = parser.parse_args(argv)
-    bad = [p for p in args.loads if not 0.0 < p <= 1.0]
-    if bad:
-        parser.error(f"argument --loads: arrival probabilities must lie in (0, 1], got {bad}")
     try:
         config = SweepConfig.checked(
-            arrival_probs=args.loads,
+            arrival_prob=args.arrival_prob,
             task_sets=args.task_sets,
             methods=args.methods,
             seeds=args.seeds,

@@ -45,7 +45,7 @@ import torch
 from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import CommandParser
 from mara_agents.policy.mat import ENCODERS
-from mara_agents.predictors import PREDICTORS
+from mara_agents.predictors import PREDICTORS, predictor_name
 from mara_agents.schedulers.mara import VARIANTS
 from mara_agents.training import MARA_PPO, ImitationConfig, MARATrainConfig, train_mara
 from mara_agents.training.imitation import TEACHERS
@@ -206,6 +206,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--predictor",
+        type=predictor_name,
         choices=sorted(PREDICTORS),
         default=None,
         help="the predictor the policy reads and HOP plans on (default: the variant's)",

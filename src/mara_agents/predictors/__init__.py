@@ -1,64 +1,98 @@
 """Remaining-demand predictors implementing `coreenv.Predictor`, and their registry by name.
 
 To add a predictor: one module here with a class implementing ``estimate`` (and, if it can batch,
-``estimate_batch``), and one entry in `PREDICTORS`. `queries` scores any predictor by the common
-query protocol; `flow_training` trains the flow-matching one.
+``estimate_batch``), and one entry in `PREDICTORS`. `mara_agents.predictor_eval` scores any
+predictor by the common query protocol; `mara_agents.fm_training` trains the flow-matching one;
+`mara_agents.diagnostics` holds the predictors that read what no scheduler may.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from coreenv import Predictor
-from mara_agents.predictors.clairvoyant import ClairvoyantPredictor, ErrorLog
+from mara_agents import compat
 from mara_agents.predictors.horizon import HORIZON
 from mara_agents.predictors.wls import WLSConfig, WLSFit, WLSPredictor
 
 __all__ = [
     "HORIZON",
     "PREDICTORS",
-    "ClairvoyantPredictor",
-    "ErrorLog",
+    "RENAMED_PREDICTORS",
     "FMPredictor",
     "WLSConfig",
     "WLSFit",
     "WLSPredictor",
     "make_predictor",
+    "predictor_name",
 ]
 
 
-def _pretrained_fm(**sampler: Any) -> Predictor:
-    """The shipped flow-matching predictor (needs torch: imported on use)."""
+def _shipped_fm(**sampler: Any) -> Predictor:
+    """The shipped flow-matching network with its calibration (needs torch: imported on use)."""
     from mara_agents.predictors.flow import FMPredictor
 
     return FMPredictor.pretrained(**sampler)
 
 
-def _raw_fm(**sampler: Any) -> Predictor:
+def _uncalibrated_fm(**sampler: Any) -> Predictor:
     """The shipped flow-matching network read without its calibration (needs torch)."""
     from mara_agents.predictors.flow import FMPredictor
 
     return FMPredictor.pretrained(calibrated=False, **sampler)
 
 
-def _mara_fm(**sampler: Any) -> Predictor:
-    """The network the shipped MARA policies read (package 0.2's, distilled), raw (needs torch)."""
+def _mara_student(**sampler: Any) -> Predictor:
+    """The one-step network the shipped MARA policies read, raw (needs torch)."""
     from mara_agents.predictors.flow import MARA_NETWORK, FMPredictor
 
     return FMPredictor.pretrained(MARA_NETWORK, calibrated=False, **sampler)
 
 
+def _mara_teacher(**sampler: Any) -> Predictor:
+    """The network MARA's student was distilled from, raw (needs torch)."""
+    from mara_agents.predictors.flow import MARA_TEACHER, FMPredictor
+
+    return FMPredictor.pretrained(MARA_TEACHER, calibrated=False, **sampler)
+
+
 PREDICTORS: dict[str, Callable[..., Predictor]] = {
     "wls": WLSPredictor,
-    "fm": _pretrained_fm,
-    "fm_raw": _raw_fm,
-    "fm_mara": _mara_fm,
+    "fm": _shipped_fm,
+    "fm_uncalibrated": _uncalibrated_fm,
+    "fm_mara_student": _mara_student,
+    "fm_mara_teacher": _mara_teacher,
 }
-"""Realisable predictors by name: ``"wls"`` (LARA's power-law fit), ``"fm"`` (pretrained, with its
-calibration), ``"fm_raw"`` (the same network read raw: median and sampled share) and
-``"fm_mara"`` (what the shipped MARA policies read, raw: package 0.2's network, on whose estimates
-they were trained, distilled to sample in one step instead of four)."""
+"""Realisable predictors by name:
+
+- ``"wls"``: LARA's power-law fit;
+- ``"fm"``: the shipped flow-matching predictor, its network read through its calibration;
+- ``"fm_uncalibrated"``: the same network read raw (median crossing and sampled share);
+- ``"fm_mara_student"``: what the shipped MARA policies read, raw: their teacher distilled to
+  sample in one step instead of four;
+- ``"fm_mara_teacher"``: the network the policies were trained on (package 0.2's), raw.
+"""
+
+RENAMED_PREDICTORS: dict[str, str] = {"fm_raw": "fm_uncalibrated", "fm_mara": "fm_mara_student"}
+"""Old predictor names, accepted with a `DeprecationWarning` until 0.3.0 -> their new names."""
+
+
+def predictor_name(name: str) -> str:
+    """``name`` as `PREDICTORS` spells it: an old name (`RENAMED_PREDICTORS`) warns and is renamed.
+
+    A name that is neither is returned as it is; `make_predictor` refuses it.
+    """
+    if name in RENAMED_PREDICTORS:
+        new = RENAMED_PREDICTORS[name]
+        warnings.warn(
+            f"predictor {name!r} is deprecated and will be removed in 0.3.0; use {new!r}.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return new
+    return name
 
 
 def make_predictor(name: str, **sampler: Any) -> Predictor:
@@ -67,6 +101,7 @@ def make_predictor(name: str, **sampler: Any) -> Predictor:
     ``sampler``: sampler settings of a flow-matching one (`FMConfig`'s ``SAMPLER_FIELDS``, such as
     ``samples=8``), to read its network with another sampler; WLS has none.
     """
+    name = predictor_name(name)
     if name not in PREDICTORS:
         raise ValueError(f"unknown predictor {name!r}; valid names: {sorted(PREDICTORS)}.")
     if sampler and name == "wls":
@@ -75,9 +110,9 @@ def make_predictor(name: str, **sampler: Any) -> Predictor:
 
 
 def __getattr__(name: str):
-    """`FMPredictor` is imported on first use: it needs torch, the others only numpy."""
+    """`FMPredictor` is imported on first use (it needs torch); old names warn and hand on."""
     if name == "FMPredictor":
         from mara_agents.predictors.flow import FMPredictor
 
         return FMPredictor
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return compat.moved_name(__name__, name)

@@ -41,12 +41,14 @@ from mara_agents.predictors.wls import WLSPredictor
 __all__ = ["MARA_NETWORK", "MARA_TEACHER", "PRETRAINED", "FMPredictor"]
 
 PRETRAINED = Path(__file__).resolve().parent.parent / "checkpoints" / "fm.pt"
+"""The shipped flow-matching network with its calibration: predictor ``"fm"``."""
 MARA_TEACHER = PRETRAINED.with_name("fm_mara_teacher.pt")
-"""Package 0.2's network (trained on the ID runs alone, 4 Heun steps): what the shipped MARA
-policies were trained on."""
-MARA_NETWORK = PRETRAINED.with_name("fm_mara.pt")
+"""Package 0.2's network (trained on the ID runs alone, 4 Heun steps), on whose estimates the
+shipped MARA policies were trained: predictor ``"fm_mara_teacher"``."""
+MARA_NETWORK = PRETRAINED.with_name("fm_mara_student.pt")
 """What the shipped MARA policies read: `MARA_TEACHER` distilled to one Euler step
-(`flow_distill`; `benchmarks/distill_fm.py` writes it)."""
+(`mara_agents.fm_training.distill`; `benchmarks/distill_fm.py` writes it): predictor
+``"fm_mara_student"``."""
 
 BACKTEST_MIN_PREFIX = 10
 """The check looks back only to prefixes at least this long (W_min: what predictors read)."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from coreenv import Estimate
+from mara_agents.checks import require
 from mara_agents.predictors.horizon import HORIZON
 
 __all__ = ["WLSConfig", "WLSFit", "WLSPredictor"]
@@ -39,8 +40,7 @@ class WLSConfig:
     """Fewer revealed losses than this gives an unknown estimate."""
 
     def __post_init__(self) -> None:
-        if not 0.0 < self.discount <= 1.0:
-            raise ValueError(f"WLSConfig.discount must be in (0, 1], got {self.discount!r}.")
+        require(self, "in (0, 1]", ("discount",))
         if self.ridge < 0:
             raise ValueError(f"WLSConfig.ridge must be >= 0, got {self.ridge!r}.")
         if self.horizon < 1 or self.min_points < 2:

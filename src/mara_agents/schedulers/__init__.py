@@ -4,12 +4,12 @@
 stays a numpy-only import.
 """
 
+from mara_agents import compat
 from mara_agents.schedulers.base import Scheduler, serve_in_order
 from mara_agents.schedulers.heuristics import EDF, FIFO, RandomScheduler
 from mara_agents.schedulers.hop import HOP, HOPConfig
 from mara_agents.schedulers.lara import LARA
 from mara_agents.schedulers.oracle import Oracle
-from mara_agents.schedulers.truth import TruthHOP, TruthLARA
 
 __all__ = [
     "EDF",
@@ -21,16 +21,14 @@ __all__ = [
     "Oracle",
     "RandomScheduler",
     "Scheduler",
-    "TruthHOP",
-    "TruthLARA",
     "serve_in_order",
 ]
 
 
 def __getattr__(name: str):
-    """`MARA` is imported on first use: it needs torch, the others only numpy."""
+    """`MARA` is imported on first use (it needs torch); old names warn and hand on."""
     if name == "MARA":
         from mara_agents.schedulers.mara import MARA
 
         return MARA
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return compat.moved_name(__name__, name)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from coreenv import Predictor, SchedulerView, check_remaining, estimate_many
+from mara_agents.checks import require
 from mara_agents.schedulers.base import EpisodeMemo, Scheduler, serve_orders
 from mara_agents.schedulers.lara import explore_first, to_plan
 from mara_agents.schedulers.planning import select_feasible_many
@@ -50,21 +51,10 @@ class HOPConfig:
     """Level of the point estimate (a sample) that orders the unplanned tasks, in (0, 1)."""
 
     def __post_init__(self) -> None:
-        for name, least in (("explore", 1), ("slack", 0)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise ValueError(f"HOPConfig.{name} must be an int, got {value!r}.")
-            if value < least:
-                raise ValueError(f"HOPConfig.{name} must be >= {least}, got {value!r}.")
-        for name, inside, interval in (
-            ("min_share", lambda v: 0.0 <= v < 1.0, "[0, 1)"),
-            ("quantile", lambda v: 0.0 < v < 1.0, "(0, 1)"),
-        ):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
-                raise ValueError(f"HOPConfig.{name} must be a number, got {value!r}.")
-            if not inside(value):
-                raise ValueError(f"HOPConfig.{name} must be in {interval}, got {value!r}.")
+        require(self, "an int >= 1", ("explore",))
+        require(self, "an int >= 0", ("slack",))
+        require(self, "in [0, 1)", ("min_share",))
+        require(self, "in (0, 1)", ("quantile",))
 
 
 HOP_TUNED = HOPConfig(slack=1, quantile=0.7)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from coreenv import Predictor, SchedulerView, estimate_many
+from mara_agents.checks import check
 from mara_agents.predictors import WLSPredictor
 from mara_agents.schedulers.base import EpisodeMemo, Scheduler, serve_orders
 from mara_agents.schedulers.planning import plan
@@ -63,8 +64,7 @@ class LARA(Scheduler):
 
     def __init__(self, predictor: Predictor | None = None, explore: int = 3) -> None:
         self.predictor = predictor if predictor is not None else WLSPredictor()
-        if explore < 1:
-            raise ValueError(f"LARA explore must be >= 1 batch, got {explore!r}.")
+        check(explore, "an int >= 1", "LARA explore")
         self.explore = explore
         self._memo = EpisodeMemo()
 

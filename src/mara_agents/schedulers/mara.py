@@ -18,7 +18,12 @@ import torch
 
 from coreenv import Decisions, Predictor, SchedulerView, SlotFeature
 from mara_agents.policy.mat import MAT, MATConfig
-from mara_agents.predictors import PREDICTORS, make_predictor
+from mara_agents.predictors import (
+    PREDICTORS,
+    RENAMED_PREDICTORS,
+    make_predictor,
+    predictor_name,
+)
 from mara_agents.schedulers.base import Scheduler
 from mara_agents.schedulers.variants import CHECKPOINTS, VARIANTS, MARAVariant
 
@@ -89,7 +94,7 @@ class MARA(Scheduler):
         policy.load_state_dict(state["model"])
         quantiles = tuple(state.get("estimate_quantiles", ()))  # absent before package 0.4
         decisions = state.get("decisions")  # absent in older checkpoints: every step
-        name = state["predictor"]
+        name = RENAMED_PREDICTORS.get(state["predictor"], state["predictor"])  # 0.2's names
         predictors = {} if predictors is None else predictors
         if name not in predictors:
             predictors[name] = make_predictor(name)
@@ -116,6 +121,7 @@ class MARA(Scheduler):
             shaping_beta: β of the reward the policy was trained on (a record, not read back).
             history: the training history, kept with the weights as a record.
         """
+        predictor = predictor_name(predictor)
         if predictor not in PREDICTORS:
             raise ValueError(f"predictor must be one of {sorted(PREDICTORS)}, got {predictor!r}.")
         path = Path(path)

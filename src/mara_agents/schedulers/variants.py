@@ -42,16 +42,14 @@ class MARAVariant:
 
 
 VARIANTS: dict[str, MARAVariant] = {
-    "mara": MARAVariant(predictor="fm_mara", shaping_beta=1.0, checkpoint="mara.pt"),
+    "mara": MARAVariant(predictor="fm_mara_student", shaping_beta=1.0, checkpoint="mara.pt"),
     "mara_wls": MARAVariant(predictor="wls", shaping_beta=1.0, checkpoint="mara_wls.pt"),
     "mara_noshape": MARAVariant(
-        predictor="fm_mara", shaping_beta=0.0, checkpoint="mara_noshape.pt"
+        predictor="fm_mara_student", shaping_beta=0.0, checkpoint="mara_noshape.pt"
     ),
 }
 """The shipped variants by name: one entry each, read by `MARA.pretrained` and by training.
 
-The FM variants read ``fm_mara``, a one-step student (`flow_distill`) of the network they were
-trained on (package 0.2's), uncalibrated:
-the calibration's isotonic map was flat below p ≈ 0.68 and would hide what the raw sampled share
-still ranks; 0.2.0's policies, fed the calibrated estimates, completed 0.7–1.6 points less
-(docs/predictors.md). They move to the new network when they are retrained on it."""
+The FM variants read ``fm_mara_student``: a one-step student (`mara_agents.fm_training.distill`)
+of the network they were trained on (``fm_mara_teacher``), read raw, as in training: a policy
+reads the estimates it learned on, and the shipped calibration maps the share differently."""

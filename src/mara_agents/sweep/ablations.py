@@ -30,11 +30,9 @@ ABLATIONS = {
 
 def ablation_table(rows: list[dict], config: SweepConfig) -> str:
     """Completion rate (%) per method and task set at the sweep's one load, mean ± SE."""
-    if len(config.arrival_probs) != 1:
-        raise ValueError(
-            f"an ablation runs at one arrival probability, got {config.arrival_probs}."
-        )
-    (arrival_prob,) = config.arrival_probs
+    if len(config.arrival_prob) != 1:
+        raise ValueError(f"an ablation runs at one arrival probability, got {config.arrival_prob}.")
+    (arrival_prob,) = config.arrival_prob
     data = cells(rows)
     lines = [
         f"Ablations at p = {arrival_prob:g}: completion rate (%), mean ± standard error "

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from coreenv import EnvConfig
+from coreenv.config import check_arrival_prob
 from mara_agents.sweep.jobs import SEED_GROUP_SIZE
 from mara_agents.sweep.methods import DEFAULT_METHODS, SweepInputError, method_factory, validate
 
@@ -29,8 +32,8 @@ class SweepConfig:
     checks run at construction; `checked` also builds every method and task set.
     """
 
-    arrival_probs: tuple[float, ...] = (0.04, 0.05, 0.06, 0.07)
-    """Arrival probabilities p, each in (0, 1]."""
+    arrival_prob: tuple[float, ...] = (0.04, 0.05, 0.06, 0.07)
+    """Arrival probabilities p to sweep, each in [0, 1] (`coreenv.config.check_arrival_prob`)."""
     task_sets: tuple[str, ...] = ("id", "rl_ood", "vit_ood")
     """Task-set names or bank paths (`coreenv.curves.TASK_SETS`)."""
     methods: tuple[Any, ...] = DEFAULT_METHODS
@@ -57,7 +60,7 @@ class SweepConfig:
     probability and invalid-action policy are the sweep's own axes)."""
 
     def __post_init__(self) -> None:
-        for name in ("arrival_probs", "task_sets", "methods", "seeds"):
+        for name in ("arrival_prob", "task_sets", "methods", "seeds"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
             if not getattr(self, name):
                 raise ValueError(f"SweepConfig.{name} is empty.")
@@ -67,7 +70,7 @@ class SweepConfig:
                 f"episodes={self.episodes}, workers={self.workers}, seeds={self.seeds}."
             )
         for name, values in [("methods", self.names)] + [
-            (name, getattr(self, name)) for name in ("task_sets", "arrival_probs", "seeds")
+            (name, getattr(self, name)) for name in ("task_sets", "arrival_prob", "seeds")
         ]:
             if len(set(values)) != len(values):
                 raise ValueError(f"SweepConfig.{name} has duplicates: {values}.")
@@ -76,9 +79,8 @@ class SweepConfig:
                 f"SweepConfig.episodes must be <= {SEED_GROUP_SIZE} (seed groups would overlap); "
                 f"use more seeds instead, got {self.episodes}."
             )
-        bad = [p for p in self.arrival_probs if not 0.0 < p <= 1.0]
-        if bad:
-            raise ValueError(f"SweepConfig.arrival_probs must lie in (0, 1], got {bad}.")
+        for p in self.arrival_prob:
+            check_arrival_prob(p, "SweepConfig.arrival_prob")
         if self.backend not in BACKENDS:
             raise ValueError(
                 f"SweepConfig.backend must be one of {BACKENDS}, got {self.backend!r}."
@@ -86,7 +88,7 @@ class SweepConfig:
         axes = sorted(set(self.env) & {"task_set", "arrival_prob", "invalid_action"})
         if axes:
             raise ValueError(
-                f"SweepConfig.env sets {axes}: use task_sets, arrival_probs and strict instead."
+                f"SweepConfig.env sets {axes}: use task_sets, arrival_prob and strict instead."
             )
         try:
             EnvConfig(**self.env)
@@ -103,7 +105,7 @@ class SweepConfig:
             config = cls(**fields)
         except ValueError as e:
             raise SweepInputError(str(e)) from e
-        validate(config.methods, config.task_sets, config.arrival_probs)
+        validate(config.methods, config.task_sets, config.arrival_prob)
         return config
 
     @property
@@ -122,7 +124,7 @@ class SweepConfig:
         grid = [
             self.names,
             self.task_sets,
-            self.arrival_probs,
+            self.arrival_prob,
             self.seeds,
             self.episodes,
             self.strict,
@@ -131,3 +133,36 @@ class SweepConfig:
             grid.append(sorted(self.env.items()))
         digest = hashlib.sha256(json.dumps(grid).encode()).hexdigest()[:8]
         return f"sweep_{len(self.methods)}m_{self.episodes}ep_{digest}"
+
+
+def _deprecated_arrival_probs(self: SweepConfig) -> tuple[float, ...]:
+    """Deprecated (removed in 0.3.0): `SweepConfig.arrival_prob` under its old name."""
+    _warn_arrival_probs()
+    return self.arrival_prob
+
+
+def _warn_arrival_probs() -> None:
+    warnings.warn(
+        "SweepConfig.arrival_probs is deprecated and will be removed in 0.3.0; use arrival_prob",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def _accepting_arrival_probs(init: Callable[..., None]) -> Callable[..., None]:
+    """The dataclass ``__init__``, also taking 0.2's keyword ``arrival_probs`` (deprecated)."""
+
+    @functools.wraps(init)
+    def __init__(self: SweepConfig, *args: Any, **kwargs: Any) -> None:
+        if "arrival_probs" in kwargs:
+            _warn_arrival_probs()
+            if "arrival_prob" in kwargs:
+                raise TypeError("SweepConfig got arrival_prob and its old name arrival_probs.")
+            kwargs["arrival_prob"] = kwargs.pop("arrival_probs")
+        init(self, *args, **kwargs)
+
+    return __init__
+
+
+SweepConfig.__init__ = _accepting_arrival_probs(SweepConfig.__init__)
+SweepConfig.arrival_probs = property(_deprecated_arrival_probs)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from coreenv.config import check_arrival_prob
 from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, RandomScheduler, Scheduler
 from mara_agents.schedulers.base import predictor_for
@@ -210,7 +211,7 @@ def load_checkpoint(path: str | os.PathLike, predictors: dict | None = None) -> 
 
 
 def validate(
-    methods: Iterable[Any], task_sets: Iterable[str], arrival_probs: Iterable[float]
+    methods: Iterable[Any], task_sets: Iterable[str], arrival_prob: Iterable[float]
 ) -> None:
     """Check a sweep's methods, task sets and arrival probabilities first; raise `SweepInputError`.
 
@@ -230,8 +231,8 @@ def validate(
             raise SweepInputError(
                 f"task set {task_set!r}: {e} Valid names: {sorted(TASK_SETS)}."
             ) from e
-    for arrival_prob in arrival_probs:
-        if not 0.0 < arrival_prob <= 1.0:
-            raise SweepInputError(
-                f"arrival_prob {arrival_prob!r} is not an arrival probability in (0, 1]."
-            )
+    for p in arrival_prob:
+        try:
+            check_arrival_prob(p, "arrival_prob")
+        except ValueError as e:
+            raise SweepInputError(str(e)) from e

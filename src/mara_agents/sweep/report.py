@@ -83,13 +83,13 @@ def completion_tables(data: dict, config: SweepConfig) -> str:
             f"**{task_set}**: completion rate (%), mean [95% CI] over episodes",
             "",
             "| method | "
-            + " | ".join(f"p = {p:g}" for p in config.arrival_probs)
+            + " | ".join(f"p = {p:g}" for p in config.arrival_prob)
             + " | mean | vs LARA | P(> LARA) |",
-            "|---" * (len(config.arrival_probs) + 4) + "|",
+            "|---" * (len(config.arrival_prob) + 4) + "|",
         ]
-        lara = [data.get((task_set, p, "lara")) for p in config.arrival_probs]
+        lara = [data.get((task_set, p, "lara")) for p in config.arrival_prob]
         for method in config.names:
-            found = [data.get((task_set, p, method)) for p in config.arrival_probs]
+            found = [data.get((task_set, p, method)) for p in config.arrival_prob]
             rates = [c["completion_rate"] for c in found if c is not None]
             text = [
                 mean_interval(c["completion_rate"]).scaled(100).text() if c else "–" for c in found
@@ -115,11 +115,11 @@ def _iqm_table(data: dict, config: SweepConfig, task_set: str) -> list[str]:
     lines = [
         f"**{task_set}**: interquartile mean of completion (%)",
         "",
-        "| method | " + " | ".join(f"p = {p:g}" for p in config.arrival_probs) + " |",
-        "|---" * (len(config.arrival_probs) + 1) + "|",
+        "| method | " + " | ".join(f"p = {p:g}" for p in config.arrival_prob) + " |",
+        "|---" * (len(config.arrival_prob) + 1) + "|",
     ]
     for method in config.names:
-        found = [data.get((task_set, p, method)) for p in config.arrival_probs]
+        found = [data.get((task_set, p, method)) for p in config.arrival_prob]
         text = [f"{100 * iqm(c['completion_rate']):.1f}" if c else "–" for c in found]
         lines.append(f"| {method} | " + " | ".join(text) + " |")
     return lines
@@ -148,13 +148,13 @@ def margin_table(rows: list[dict], config: SweepConfig) -> str:
         "Margin over the best of FIFO, EDF and LARA (points, paired by seed, 95% CI) and share "
         "of Oracle",
         "",
-        "| method | task set | " + " | ".join(f"p = {p:g}" for p in config.arrival_probs) + " |",
-        "|---" * (len(config.arrival_probs) + 2) + "|",
+        "| method | task set | " + " | ".join(f"p = {p:g}" for p in config.arrival_prob) + " |",
+        "|---" * (len(config.arrival_prob) + 2) + "|",
     ]
     for method in learned:
         for task_set in config.task_sets:
             text = []
-            for p in config.arrival_probs:
+            for p in config.arrival_prob:
                 mine, oracle = rates[(method, task_set, p)], rates[("oracle", task_set, p)]
                 classic = [rates[(c, task_set, p)] for c in CLASSIC]
                 seeds = sorted(set(mine).intersection(oracle, *classic))
@@ -266,7 +266,7 @@ def plot(data: dict, config: SweepConfig, path: Path) -> None:
         for method in config.names:
             points = [
                 (p, data[(task_set, p, method)]["completion_rate"])
-                for p in config.arrival_probs
+                for p in config.arrival_prob
                 if (task_set, p, method) in data
             ]
             if points:

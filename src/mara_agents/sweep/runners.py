@@ -35,7 +35,7 @@ def plan(config: SweepConfig) -> list[Job]:
     env = tuple(sorted(config.env.items()))
     jobs = []
     for task_set in config.task_sets:
-        for arrival_prob in config.arrival_probs:
+        for arrival_prob in config.arrival_prob:
             for method in config.names:
                 for base in config.seeds:
                     for i in range(config.episodes):
@@ -79,7 +79,7 @@ def run_sweep(config: SweepConfig, stream: TextIO | None = None) -> list[dict]:
     settings = {
         "methods": config.names,
         "task_sets": config.task_sets,
-        "arrival_probs": config.arrival_probs,
+        "arrival_prob": config.arrival_prob,
         "seeds": config.seeds,
         "episodes": config.episodes,
         "strict": config.strict,

@@ -48,8 +48,7 @@ class PPOConfig(MATSettings):
                 f"PPOConfig: envs × rollout ({self.envs * self.rollout}) must divide into "
                 f"{self.minibatches} minibatches."
             )
-        if not 0.0 < self.gamma <= 1.0:
-            raise ValueError(f"PPOConfig.gamma must be in (0, 1], got {self.gamma!r}.")
+        require(self, "in (0, 1]", ("gamma",))
 
 
 @dataclass

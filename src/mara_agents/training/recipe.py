@@ -33,7 +33,7 @@ from mara_agents import seeds
 from mara_agents.checks import require
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.policy.mat import MAT, MATConfig
-from mara_agents.predictors import PREDICTORS, make_predictor
+from mara_agents.predictors import PREDICTORS, make_predictor, predictor_name
 from mara_agents.schedulers.mara import MARA, VARIANTS
 from mara_agents.training.grouped import GroupedConfig, GroupedTrainer
 from mara_agents.training.held_ppo import HeldPPOConfig, HeldPPOTrainer
@@ -156,6 +156,8 @@ class MARATrainConfig:
             raise ValueError(
                 f"MARATrainConfig.shaping_beta must be None or >= 0, got {self.shaping_beta!r}."
             )
+        if self.predictor is not None:
+            object.__setattr__(self, "predictor", predictor_name(self.predictor))
         if self.predictor is not None and self.predictor not in PREDICTORS:
             raise ValueError(
                 f"MARATrainConfig.predictor must be None or one of {sorted(PREDICTORS)}, "

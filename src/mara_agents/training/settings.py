@@ -51,10 +51,7 @@ class ActorCriticSettings(ClippedSettings):
     def __post_init__(self) -> None:
         super().__post_init__()
         require(self, ">= 0", ("entropy", "value_coef"))
-        if not 0.0 <= self.gae_lambda <= 1.0:
-            raise ValueError(
-                f"{type(self).__name__}.gae_lambda must be in [0, 1], got {self.gae_lambda!r}."
-            )
+        require(self, "in [0, 1]", ("gae_lambda",))
 
 
 @dataclass(frozen=True)

@@ -48,8 +48,9 @@ def test_help_imports_no_command_and_not_torch():
         ([], "coreenv: error: the following arguments are required: COMMAND\n"),
         (["sweep", "--backend", "no"], "coreenv sweep: error: argument --backend: invalid choice"),
         (
-            ["sweep", "--loads", "2.5"],
-            "coreenv sweep: error: argument --loads: arrival probabilities must lie in (0, 1]",
+            ["sweep", "--arrival-prob", "2.5"],
+            "coreenv sweep: error: argument --arrival-prob: an arrival probability must be a "
+            "finite number in [0.0, 1.0], got 2.5.",
         ),
         (["sweep", "--workers", "two"], "coreenv sweep: error: argument --workers: invalid int"),
         (["stress", "--episodes", "0"], "coreenv stress: error: --episodes must be >= 1."),
@@ -66,7 +67,14 @@ def test_bad_input_exits_2_with_one_line_naming_the_command(capsys, argv, messag
         ("sweep", ["--backend {local,ray}", "rl_ood", "mara_wls", "module:Class", "--quick"]),
         ("stress", ["--task-set", "synthetic", "oracle", "(default: 10)"]),
         ("eval-predictors", ["{standard,lofo,loko}", "{environment,user}", "mlp-wine", "rl_ood"]),
-        ("eval-predictors", ["recommendation", "{fm,fm_mara,fm_raw,wls}", "--no-calibrate"]),
+        (
+            "eval-predictors",
+            [
+                "recommendation",
+                "{fm,fm_mara_student,fm_mara_teacher,fm_uncalibrated,wls}",
+                "--no-calibrate",
+            ],
+        ),
         ("train-mara", ["{grouped,ppo,held_ppo}", "{mara,mara_noshape,mara_wls}", "{hop,lara"]),
         ("compare", ["mara_noshape", "{" + ",".join(sorted(TASK_SETS)) + "}", "policies"]),
         ("learning-curves", ["--arm LABEL RUN", "--selection-seed", "(default: 900000)"]),

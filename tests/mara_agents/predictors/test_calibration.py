@@ -1,57 +1,14 @@
-"""Calibration: a monotone map of the success share and the point-estimate level, fitted."""
+"""Calibration as the predictor reads it, and the shipped networks by name."""
 
 import numpy as np
 import pytest
 
-pytest.importorskip("sklearn")
 torch = pytest.importorskip("torch")
 
-from mara_agents.predictors.calibration import (  # noqa: E402
-    LEVELS,
-    REACH_EDGES,
-    READINGS,
-    WLS_WEIGHTS,
-    Calibration,
-    OutOfFamily,
-    blend,
-    family_ratios,
-    fit_calibration,
-    point_estimates,
-)
+from mara_agents.predictors.calibration import Calibration, blend, point_estimates  # noqa: E402
 from mara_agents.predictors.flow import FMPredictor  # noqa: E402
 from mara_agents.predictors.flow_model import FMConfig, VelocityNet, task_features  # noqa: E402
-from mara_agents.predictors.queries import reliability  # noqa: E402
 from mara_agents.predictors.wls import WLSPredictor  # noqa: E402
-
-
-def pessimistic_queries(n=4000, samples=32, seed=0):
-    """Sampled crossings twice as slow as the truth (~ exponential around 100 batches), and a WLS
-    estimate that is close on family "b" and far off on family "a"."""
-    rng = np.random.default_rng(seed)
-    scale = rng.uniform(50, 150, n)
-    truth = np.ceil(rng.exponential(scale))
-    crossings = np.ceil(2 * rng.exponential(scale[:, None], (n, samples)))
-    family = np.where(np.arange(n) % 2 == 0, "a", "b")
-    wls = np.where(family == "b", truth * rng.lognormal(0, 0.2, n), 4 * truth + 50)
-    return OutOfFamily(family, crossings, wls, rng.integers(50, 300, n), truth)
-
-
-def test_a_fitted_calibration_removes_a_pessimistic_bias():
-    data = pessimistic_queries()
-    calibration = fit_calibration(data)
-    assert np.all(np.diff(calibration.values) >= 0)
-    fresh = pessimistic_queries(seed=1)
-    calibrated = calibration.p_success(fresh.crossings, fresh.budgets, fresh.wls)
-    assert reliability(calibrated, fresh.success).calibration_error < 0.03
-    assert reliability(fresh.share, fresh.success).calibration_error > 0.1
-
-
-def test_the_blend_is_chosen_for_the_worst_family():
-    data = pessimistic_queries()
-    calibration = fit_calibration(data)
-    # FM alone is best on family "a" (WLS is far off there) but WLS is close on family "b", where
-    # FM is five times worse: the worst family asks for the most WLS in the blend
-    assert calibration.level in LEVELS and calibration.wls_weight == max(WLS_WEIGHTS)
 
 
 def test_a_blend_is_geometric_and_past_the_horizon_is_inf():
@@ -81,33 +38,6 @@ def test_a_bad_calibration_is_refused(knots, values, level):
         Calibration(np.array(knots), np.array(values), level)
     with pytest.raises(ValueError, match="Calibration.wls_weight must be in"):
         Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]), 0.5, 1.0)
-
-
-def near_and_far_queries(n=3000, samples=32, seed=0):
-    """Near targets where FM's samples are right and WLS is far off; far targets where the
-    samples are twice too slow (mostly past H) and WLS is right: no one blend suits both."""
-    rng = np.random.default_rng(seed)
-    far = np.arange(n) % 2 == 1
-    truth = np.where(far, rng.uniform(250, 450, n), rng.uniform(10, 40, n)).round()
-    crossings = np.ceil(
-        np.where(far, 2.0, 1.0)[:, None] * truth[:, None] * rng.lognormal(0, 0.1, (n, samples))
-    )
-    crossings[crossings > 500] = np.inf
-    wls = np.where(far, truth * rng.lognormal(0, 0.05, n), 4 * truth + 50)
-    return OutOfFamily(np.full(n, "a"), crossings, wls, rng.integers(50, 300, n), truth)
-
-
-def test_far_targets_get_a_blend_of_their_own():
-    data = near_and_far_queries()
-    assert fit_calibration(data).farther == ()  # only when asked for
-    calibration = fit_calibration(data, reach_edges=REACH_EDGES)
-    reaches = [reach for reach, _, _ in calibration.farther]
-    assert reaches == list(REACH_EDGES)
-    near_weight, far_weight = calibration.wls_weight, calibration.farther[-1][2]
-    assert near_weight == 0.0 and far_weight == max(WLS_WEIGHTS)  # FM near, mostly WLS far
-    single = Calibration(calibration.knots, calibration.values, calibration.level, 0.0)
-    banded = family_ratios(near_and_far_queries(seed=1), calibration)["a"]
-    assert banded < 0.5 * family_ratios(near_and_far_queries(seed=1), single)["a"]
 
 
 def test_each_band_reads_its_own_level_and_weight():
@@ -186,7 +116,7 @@ def test_a_calibrated_predictor_reads_its_samples_through_it_and_saves_it(tmp_pa
 def test_the_shipped_checkpoint_is_calibrated_and_can_be_read_raw():
     from mara_agents.predictors import make_predictor
 
-    shipped, raw = make_predictor("fm"), make_predictor("fm_raw")
+    shipped, raw = make_predictor("fm"), make_predictor("fm_uncalibrated")
     assert shipped.calibration is not None and raw.calibration is None
     prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
     np.testing.assert_array_equal(shipped.futures([prefix]), raw.futures([prefix]))
@@ -198,21 +128,6 @@ def test_the_shipped_checkpoint_is_calibrated_and_can_be_read_raw():
     np.testing.assert_allclose(
         p_shipped, shipped.calibration.p_success(sampled, budget, wls, tasks)
     )
-
-
-def test_the_reading_of_the_samples_that_corrects_them_is_chosen():
-    data = pessimistic_queries()
-    rng = np.random.default_rng(2)
-    truth = np.maximum(data.remaining, 1.0)[:, None]
-    corrected = np.ceil(truth * rng.lognormal(0.0, 0.1, data.crossings.shape))  # close to it
-    worse = 3 * corrected
-    readings = np.stack([corrected if r == (True, 0.5) else worse for r in READINGS], axis=1)
-    calibration = fit_calibration(
-        OutOfFamily(data.family, data.crossings, data.wls, data.budgets, data.remaining, readings)
-    )
-    assert (calibration.denoise, calibration.backtest) == (True, 0.5)
-    raw = fit_calibration(data)  # without the other readings' crossings: never chosen
-    assert (raw.denoise, raw.backtest) == (False, 0.0)
 
 
 def test_a_check_strength_outside_its_range_is_refused_and_a_saved_one_is_read_back(tmp_path):
@@ -229,9 +144,9 @@ def test_mara_reads_the_network_its_policies_were_trained_on():
     from mara_agents.predictors.flow import MARA_NETWORK
     from mara_agents.schedulers.variants import VARIANTS
 
-    mara = make_predictor("fm_mara")
-    assert mara.calibration is None and MARA_NETWORK.name == "fm_mara.pt"
-    assert {VARIANTS[name].predictor for name in ("mara", "mara_noshape")} == {"fm_mara"}
+    mara = make_predictor("fm_mara_student")
+    assert mara.calibration is None and MARA_NETWORK.name == "fm_mara_student.pt"
+    assert {VARIANTS[name].predictor for name in ("mara", "mara_noshape")} == {"fm_mara_student"}
     reference = FMPredictor.pretrained(MARA_NETWORK, calibrated=False)
     prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
     np.testing.assert_array_equal(mara.futures([prefix]), reference.futures([prefix]))
@@ -240,7 +155,7 @@ def test_mara_reads_the_network_its_policies_were_trained_on():
 def test_a_predictor_by_name_takes_sampler_settings_and_wls_refuses_them():
     from mara_agents.predictors import make_predictor
 
-    cheap = make_predictor("fm_mara", samples=8, ode_steps=2)
+    cheap = make_predictor("fm_mara_student", samples=8, ode_steps=2)
     assert (cheap.config.samples, cheap.config.ode_steps) == (8, 2) and cheap.calibration is None
     prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
     assert cheap.futures([prefix]).shape[1] == 8
@@ -248,21 +163,7 @@ def test_a_predictor_by_name_takes_sampler_settings_and_wls_refuses_them():
     with pytest.raises(ValueError, match="'wls' has no sampler settings"):
         make_predictor("wls", samples=8)
     with pytest.raises(ValueError, match="shape the trained network"):
-        make_predictor("fm_raw", hidden=64)
-
-
-def test_family_ratios_are_each_familys_mae_over_wlss_under_the_calibrations_reading():
-    from mara_agents.predictors.calibration import family_ratios
-
-    data = pessimistic_queries(n=400)
-    calibration = Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]), 0.5, 0.0)
-    ratios = family_ratios(data, calibration)
-    truth = np.minimum(data.remaining, 500)
-    mine = np.abs(np.minimum(point_estimates(data.crossings, 0.5), 500) - truth)
-    wls = np.abs(np.minimum(data.wls, 500) - truth)
-    for family in ("a", "b"):
-        rows = data.family == family
-        assert ratios[family] == pytest.approx(mine[rows].mean() / wls[rows].mean())
+        make_predictor("fm_uncalibrated", hidden=64)
 
 
 def test_a_logistic_calibration_reads_more_than_the_share():
@@ -283,3 +184,26 @@ def test_a_logistic_calibration_reads_more_than_the_share():
     assert p[1] > p[0] and np.allclose(p, 1 / (1 + np.exp(5 - np.log1p(budgets))))
     with pytest.raises(ValueError, match="Calibration.coefficients must be 8 finite numbers"):
         Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]), coefficients=np.zeros(3))
+
+
+@pytest.mark.parametrize(
+    ("old", "new"), [("fm_raw", "fm_uncalibrated"), ("fm_mara", "fm_mara_student")]
+)
+def test_an_old_network_name_still_loads_with_a_deprecation(old, new):
+    from mara_agents.predictors import make_predictor
+
+    with pytest.warns(DeprecationWarning, match=f"predictor '{old}' is deprecated .* use '{new}'"):
+        loaded = make_predictor(old)
+    prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
+    np.testing.assert_array_equal(loaded.futures([prefix]), make_predictor(new).futures([prefix]))
+
+
+def test_the_teacher_is_read_raw_from_its_own_checkpoint():
+    from mara_agents.predictors import make_predictor
+    from mara_agents.predictors.flow import MARA_TEACHER
+
+    teacher = make_predictor("fm_mara_teacher")
+    reference = FMPredictor.pretrained(MARA_TEACHER, calibrated=False)
+    prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
+    assert teacher.calibration is None
+    np.testing.assert_array_equal(teacher.futures([prefix]), reference.futures([prefix]))

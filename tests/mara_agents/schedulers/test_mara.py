@@ -9,7 +9,7 @@ import coreenv  # noqa: E402
 from helpers import play_checking_matchings  # noqa: E402
 from mara_agents import evaluate  # noqa: E402
 from mara_agents.policy import MAT, MATConfig  # noqa: E402
-from mara_agents.predictors import PREDICTORS, WLSPredictor  # noqa: E402
+from mara_agents.predictors import PREDICTORS, RENAMED_PREDICTORS, WLSPredictor  # noqa: E402
 from mara_agents.schedulers.mara import MARA, VARIANTS, MARAVariant  # noqa: E402
 
 
@@ -41,7 +41,8 @@ def test_every_variant_is_one_entry_naming_its_predictor_beta_and_checkpoint():
     for name, variant in VARIANTS.items():
         assert variant.predictor in PREDICTORS and variant.path.is_file()
         state = torch.load(variant.path, map_location="cpu", weights_only=True)
-        assert state["predictor"] == variant.predictor, name
+        stored = RENAMED_PREDICTORS.get(state["predictor"], state["predictor"])  # 0.2's names
+        assert stored == variant.predictor, name
         assert state["shaping_beta"] == variant.shaping_beta, name
     assert VARIANTS["mara_noshape"].shaping_beta == 0.0 and VARIANTS["mara"].shaping_beta == 1.0
 
@@ -126,3 +127,14 @@ def test_a_layout_the_policy_did_not_learn_is_refused():
         MARA(MAT(MATConfig()), SpreadWLS(), quantiles=LEVELS)
     with pytest.raises(ValueError, match=r"reads the quantile levels \(0.1, 0.5, 0.9\)"):
         evaluate(quantile_mara(), episodes=1, seed=0, estimate_quantiles=(0.25, 0.75))
+
+
+def test_a_checkpoint_naming_an_old_predictor_loads_without_a_warning():
+    import warnings
+
+    state = torch.load(VARIANTS["mara"].path, map_location="cpu", weights_only=True)
+    assert state["predictor"] == "fm_mara"  # as package 0.2 wrote it
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        policy = MARA.pretrained("mara")
+    assert policy.observation_predictor is not None

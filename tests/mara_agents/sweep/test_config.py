@@ -21,11 +21,12 @@ def test_run_names_differ_between_runs_of_different_settings():
         ({"methods": ["fifo", "fifo"]}, "methods has duplicates"),
         ({"seeds": [0, 0]}, "seeds has duplicates"),
         ({"episodes": 10_001}, "seed groups would overlap"),
-        ({"arrival_probs": [0.0]}, r"arrival_probs must lie in \(0, 1\]"),
+        ({"arrival_prob": [1.5]}, r"arrival_prob must be a finite number in \[0.0, 1.0\], got 1.5"),
+        ({"arrival_prob": [-0.1]}, r"SweepConfig.arrival_prob must be .* got -0.1"),
         ({"methods": [FIFO, FIFO()]}, r"methods has duplicates: \('fifo', 'fifo'\)"),
         (
             {"env": {"arrival_prob": 0.1}},
-            r"env sets \['arrival_prob'\]: use task_sets, arrival_probs",
+            r"env sets \['arrival_prob'\]: use task_sets, arrival_prob and strict",
         ),
         ({"env": {"num_gpus": 8}}, "SweepConfig.env: .*num_gpus"),
     ],
@@ -33,3 +34,23 @@ def test_run_names_differ_between_runs_of_different_settings():
 def test_bad_configs_are_refused_at_construction(overrides, message):
     with pytest.raises(ValueError, match=message):
         SweepConfig(**overrides)
+
+
+def test_the_old_keyword_arrival_probs_warns_and_sets_arrival_prob():
+    with pytest.warns(DeprecationWarning, match=r"arrival_probs is deprecated .* 0\.3\.0"):
+        config = SweepConfig(arrival_probs=[0.05, 0.06])
+    assert config.arrival_prob == (0.05, 0.06)
+    with pytest.warns(DeprecationWarning, match="use arrival_prob"):
+        assert config.arrival_probs == (0.05, 0.06)
+    with (
+        pytest.raises(TypeError, match="arrival_prob and its old name"),
+        pytest.warns(DeprecationWarning),
+    ):
+        SweepConfig(arrival_prob=[0.05], arrival_probs=[0.06])
+
+
+def test_the_sweep_holds_p_to_the_environments_one_rule():
+    assert SweepConfig(arrival_prob=[0.0, 1.0]).arrival_prob == (0.0, 1.0)  # as EnvConfig does
+    for bad in (1.5, float("nan"), True):
+        with pytest.raises(ValueError, match="arrival_prob must be a finite number in"):
+            SweepConfig(arrival_prob=[bad])

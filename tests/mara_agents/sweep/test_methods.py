@@ -6,18 +6,18 @@ from mara_agents.sweep import SweepInputError, validate
 
 
 @pytest.mark.parametrize(
-    ("methods", "task_sets", "arrival_probs", "message"),
+    ("methods", "task_sets", "arrival_prob", "message"),
     [
         (["fifo", "magic"], ["id"], [0.04], "unknown method 'magic'"),
         (["fifo"], ["ood_rl"], [0.04], "Valid names"),
-        (["fifo"], ["id"], [0.0], "arrival_prob 0.0"),
+        (["fifo"], ["id"], [1.5], r"arrival_prob must be a finite number in \[0.0, 1.0\], got 1.5"),
         (["ppo_sb3"], ["id"], [0.04], "'ppo_sb3' was retired .* use ppo_slots"),
         (["ippo"], ["id"], [0.04], "'ippo' was retired .* use ippo_live"),
     ],
 )
-def test_validate_names_the_bad_input(methods, task_sets, arrival_probs, message):
+def test_validate_names_the_bad_input(methods, task_sets, arrival_prob, message):
     with pytest.raises(SweepInputError, match=message):
-        validate(methods, task_sets, arrival_probs)
+        validate(methods, task_sets, arrival_prob)
 
 
 def test_a_policy_file_loads_as_its_scheduler_by_format(tmp_path):

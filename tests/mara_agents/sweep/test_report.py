@@ -14,7 +14,7 @@ def test_margin_is_over_the_best_classic_baseline_paired_by_seed():
         for m, r in rates.items()
         for s in (0, 1)
     ]
-    config = SweepConfig(task_sets=["id"], arrival_probs=[0.04], methods=list(rates))
+    config = SweepConfig(task_sets=["id"], arrival_prob=[0.04], methods=list(rates))
     table = margin_table(rows, config)
     # LARA is best on average (FIFO wins one seed); per-seed gains 15 and 5 points: resampled
     # means of two are 5, 10 or 15, so the 95% percentile interval spans [5, 15]
@@ -29,7 +29,7 @@ def test_report_of_a_method_without_rows_says_so_instead_of_crashing():
     metrics = dict.fromkeys(METRIC_KEYS, 0.0) | {"completion_rate": 0.5, "seconds": 0.1}
     rows = [dict(method="fifo", task_set="id", arrival_prob=0.04, seed=0, **metrics)]
     text = report(
-        rows, SweepConfig(task_sets=["id"], arrival_probs=[0.04], methods=["fifo", "lara"])
+        rows, SweepConfig(task_sets=["id"], arrival_prob=[0.04], methods=["fifo", "lara"])
     )
     assert "| lara | – |" in text and "WARNING" not in text
 
@@ -46,7 +46,7 @@ def test_completion_tables_give_intervals_iqm_and_the_paired_comparison_with_lar
         for s in range(4)
     ]
     rows.reverse()  # pairing goes by seed, not by row order
-    config = SweepConfig(task_sets=["id"], arrival_probs=[0.04, 0.1], methods=["lara", "mara"])
+    config = SweepConfig(task_sets=["id"], arrival_prob=[0.04, 0.1], methods=["lara", "mara"])
     text = completion_tables(cells(rows), config)
     assert "| p = 0.04 | p = 0.1 | mean | vs LARA | P(> LARA) |" in text
     # mara beats lara on 3 of 4 seeds and ties one, at both loads: 0.875; gain +7.5 points

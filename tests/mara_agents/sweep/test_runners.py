@@ -1,6 +1,7 @@
 """Running a sweep: scheduler objects, factories and names, environment settings, in memory."""
 
 import io
+import json
 from dataclasses import replace
 
 from helpers import run_python
@@ -25,7 +26,7 @@ def test_a_sweep_of_objects_and_settings_runs_in_memory(tmp_path, monkeypatch):
     config = SweepConfig(
         methods=[FIFO, Idle(), "lara"],
         task_sets=["synthetic"],
-        arrival_probs=[0.04],
+        arrival_prob=[0.04],
         episodes=2,
         workers=2,
         env={"num_nodes": 2, "num_slots": 4},
@@ -52,10 +53,21 @@ def test_workers_forked_after_torch_ran_on_threads_do_not_hang():
         "torch.set_num_threads(2)\n"
         "torch.ones(512, 512) @ torch.ones(512, 512)\n"
         "from mara_agents.sweep import SweepConfig, run_sweep\n"
-        "config = SweepConfig(methods=['ppo_mlp'], task_sets=['id'], arrival_probs=[0.04, 0.05],"
+        "config = SweepConfig(methods=['ppo_mlp'], task_sets=['id'], arrival_prob=[0.04, 0.05],"
         " episodes=1, workers=2)\n"
         "rows = run_sweep(config)\n"
         "print(len(rows), torch.get_num_threads())\n"
     )
     last = run_python(code, timeout=120).splitlines()[-1]
     assert last.split() == ["2", "2"]  # every row, and the parent's threads as they were
+
+
+def test_a_row_written_before_the_arrival_probability_had_one_name_reads_as_today(tmp_path):
+    from mara_agents.sweep import read_rows
+
+    old = {"method": "fifo", "task_set": "id", "load": 0.04, "seed": 1000000, "successes": 3}
+    today = {**{k: v for k, v in old.items() if k != "load"}, "arrival_prob": 0.04}
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(old) + "\n" + json.dumps(today) + "\n")
+    first, second = read_rows(path)
+    assert first == second == today

@@ -54,3 +54,16 @@ def test_a_folder_without_history_or_rates_is_refused(tmp_path):
     run = write_run(tmp_path / "short", [0], [[0.5]])
     with pytest.raises(ValueError, match="has 1 evaluations with per-episode rates; need 2"):
         read_curve(run)
+
+
+def test_the_report_spreads_and_tables_the_curves():
+    from mara_agents.training.curves_report import curve_table, spread
+
+    assert spread(np.array([0.5, 0.7])) == "60.0 ± 14.1 (50.0–70.0)"
+    curves = [
+        LearningCurve("a", np.array([0, 10]), np.array([[0.5, 0.5], [0.6, 0.8]])),
+        LearningCurve("b", np.array([0, 10]), np.array([[0.5, 0.5], [0.8, 0.6]])),
+    ]
+    lines = curve_table({"arm": curves})
+    assert lines[0].startswith("## Completion (%) on the 2 selection episodes")
+    assert lines[-1] == "| 1 | 0.00 | 70.0 ± 0.0 (70.0–70.0) |"

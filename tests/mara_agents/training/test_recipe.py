@@ -57,7 +57,10 @@ def test_beta_is_the_variants_unless_overridden(variant):
         ({"scratch": True, "init": Path("p.pt")}, "scratch starts from random weights, init from"),
         ({"max_steps": -5}, "MARATrainConfig.max_steps must be None or >= 0, got -5"),
         ({"task_set": "corpus"}, r"MARATrainConfig.task_set must be one of \[.*'corpus_train'"),
-        ({"predictor": "gp"}, r"MARATrainConfig.predictor must be None or one of \[.*'fm_raw'"),
+        (
+            {"predictor": "gp"},
+            r"MARATrainConfig.predictor must be None or one of \[.*'fm_uncalibrated'",
+        ),
     ],
 )
 def test_bad_training_config_is_refused(fields, message):
@@ -80,7 +83,12 @@ def test_the_algorithm_chooses_the_rl_stage_on_the_shaped_training_regime(algori
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_the_predictor_is_the_variants_unless_overridden(variant):
     assert config(variant=variant).observed == VARIANTS[variant].predictor
-    assert config(variant=variant, predictor="fm_raw").observed == "fm_raw"
+    assert config(variant=variant, predictor="fm_uncalibrated").observed == "fm_uncalibrated"
+
+
+def test_an_old_predictor_name_warns_and_is_renamed():
+    with pytest.warns(DeprecationWarning, match="'fm_raw' is deprecated .* use 'fm_uncalibrated'"):
+        assert config(predictor="fm_raw").observed == "fm_uncalibrated"
 
 
 def test_the_task_set_chooses_the_training_episodes_and_what_fm_warms_on():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from coreenv.curves import CurveBank, curve_problem
-from mara_agents.predictors.prior import FORMS, SHAPES, CurvePrior, prior_bank
+from mara_agents.fm_training.prior import FORMS, SHAPES, CurvePrior, prior_bank
 
 FEATURES = (
     *("noise", "heavy_tail", "ema", "drift", "start_plateau", "plateau", "warmup", "cosine"),

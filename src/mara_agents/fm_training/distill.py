@@ -25,6 +25,13 @@ import torch
 
 from coreenv.curves import CurveBank
 from mara_agents.checks import require
+from mara_agents.fm_training.training import (
+    FM_RECIPES,
+    cosine_schedule,
+    split_runs,
+    training_bank,
+)
+from mara_agents.predictor_eval.queries import QueryConfig, make_queries
 from mara_agents.predictors.flow import FMPredictor
 from mara_agents.predictors.flow_model import (
     FMConfig,
@@ -33,13 +40,6 @@ from mara_agents.predictors.flow_model import (
     integrate,
     sample_futures,
 )
-from mara_agents.predictors.flow_training import (
-    FM_RECIPES,
-    cosine_schedule,
-    split_runs,
-    training_bank,
-)
-from mara_agents.predictors.queries import QueryConfig, make_queries
 
 __all__ = ["DistillConfig", "DistillRun", "distill_fm", "prefix_contexts"]
 

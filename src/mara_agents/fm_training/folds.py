@@ -26,24 +26,23 @@ from pathlib import Path
 import numpy as np
 
 from coreenv.curves import CurveBank, named_task_set
-from mara_agents.predictors.calibration import (
-    RAW,
+from mara_agents.fm_training.calibration_fit import (
     READINGS,
-    Calibration,
     OutOfFamily,
     family_ratios,
     fit_calibration,
 )
-from mara_agents.predictors.corpus import corpus_kinds, corpus_rows, load_corpus
-from mara_agents.predictors.flow import FMPredictor
-from mara_agents.predictors.flow_model import task_features
-from mara_agents.predictors.flow_training import FMTrainConfig, train_fm
-from mara_agents.predictors.queries import (
+from mara_agents.fm_training.corpus import corpus_kinds, corpus_rows, load_corpus
+from mara_agents.fm_training.training import FMTrainConfig, train_fm
+from mara_agents.predictor_eval.queries import (
     PredictorScore,
     QueryConfig,
     make_queries,
     score_predictor,
 )
+from mara_agents.predictors.calibration import RAW, Calibration
+from mara_agents.predictors.flow import FMPredictor
+from mara_agents.predictors.flow_model import task_features
 from mara_agents.predictors.wls import WLSPredictor
 
 __all__ = [
@@ -54,6 +53,7 @@ __all__ = [
     "lofo_folds",
     "loko_folds",
     "score_fold",
+    "score_folds",
     "train_calibrated",
 ]
 
@@ -185,6 +185,29 @@ def score_fold(
     fm.calibration = calibration
     wls = score_predictor(WLSPredictor(), asked)
     return FoldScore(fold.name, score_predictor(fm, asked), wls)
+
+
+def score_folds(
+    folds: list[Fold],
+    work: Path,
+    queries: QueryConfig | None = None,
+    calibrations: dict[str | None, Calibration] | None = None,
+    only: list[str] | None = None,
+    log: Callable[[str], None] = print,
+) -> dict[tuple[str, str], PredictorScore]:
+    """`score_fold` of each fold (of those named in ``only``, if given), as report rows.
+
+    Keys are (``"fold <name>"``, ``"wls"`` or ``"fm"``), in fold order; each fold's model is read
+    through ``calibrations[<name>]`` (`cross_fitted_calibrations`), raw when it has none.
+    """
+    calibrations = calibrations or {}
+    results = {}
+    for fold in folds:
+        if only is None or fold.name in only:
+            scored = score_fold(fold, work, queries, calibrations.get(fold.name), log)
+            results[(f"fold {fold.name}", "wls")] = scored.wls
+            results[(f"fold {fold.name}", "fm")] = scored.fm
+    return results
 
 
 def cross_fitted_calibrations(

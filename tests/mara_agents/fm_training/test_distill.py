@@ -9,12 +9,12 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from coreenv.curves import bank_from_arrays  # noqa: E402
-from mara_agents.predictors.flow import MARA_NETWORK, MARA_TEACHER, FMPredictor  # noqa: E402
-from mara_agents.predictors.flow_distill import (  # noqa: E402
+from mara_agents.fm_training.distill import (  # noqa: E402
     DistillConfig,
     distill_fm,
     prefix_contexts,
 )
+from mara_agents.predictors.flow import MARA_NETWORK, MARA_TEACHER, FMPredictor  # noqa: E402
 from mara_agents.predictors.flow_model import (  # noqa: E402
     FMConfig,
     VelocityNet,

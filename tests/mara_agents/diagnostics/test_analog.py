@@ -9,8 +9,9 @@ import pytest
 
 from coreenv import Estimate
 from coreenv.curves import CurveBank, named_task_set
-from mara_agents.predictors import ClairvoyantPredictor, WLSPredictor
-from mara_agents.predictors.analog import AnalogConfig, KindAnalog
+from mara_agents.diagnostics import ClairvoyantPredictor
+from mara_agents.diagnostics.analog import AnalogConfig, KindAnalog
+from mara_agents.predictors import WLSPredictor
 
 BANK = named_task_set("id_train")
 

@@ -8,9 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from coreenv.curves import bank_from_arrays  # noqa: E402
-from mara_agents.predictors.flow import FMPredictor  # noqa: E402
-from mara_agents.predictors.flow_model import FMConfig, future_offsets  # noqa: E402
-from mara_agents.predictors.flow_training import (  # noqa: E402
+from mara_agents.fm_training.training import (  # noqa: E402
     FM_RECIPES,
     Augmentation,
     FMTrainConfig,
@@ -18,6 +16,8 @@ from mara_agents.predictors.flow_training import (  # noqa: E402
     split_runs,
     train_fm,
 )
+from mara_agents.predictors.flow import FMPredictor  # noqa: E402
+from mara_agents.predictors.flow_model import FMConfig, future_offsets  # noqa: E402
 
 SMALL = FMConfig(horizon=20, recent=2, spread=2, hidden=16, context_dim=8, time_dim=8)
 

@@ -10,10 +10,10 @@ import pytest
 import coreenv
 from coreenv.curves import named_task_set
 from helpers import idle
+from mara_agents.diagnostics import ClairvoyantPredictor, TruthHOP, TruthLARA
+from mara_agents.diagnostics.truth import TaskErrors
 from mara_agents.evaluation import completion_rates
-from mara_agents.predictors import ClairvoyantPredictor
-from mara_agents.schedulers import LARA, TruthHOP, TruthLARA
-from mara_agents.schedulers.truth import TaskErrors
+from mara_agents.schedulers import LARA
 
 ID = {"task_set": "id", "arrival_prob": 0.04}
 

@@ -23,8 +23,8 @@ import numpy as np
 from coreenv import Predictor, estimate_many
 from coreenv.curves import CurveBank
 from mara_agents.checks import require
+from mara_agents.diagnostics.clairvoyant import ClairvoyantPredictor
 from mara_agents.predictors.batched import BatchPredictor
-from mara_agents.predictors.clairvoyant import ClairvoyantPredictor
 
 __all__ = ["AnalogConfig", "KindAnalog", "kind_of"]
 

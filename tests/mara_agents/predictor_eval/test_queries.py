@@ -9,8 +9,8 @@ from coreenv import EnvConfig
 from coreenv.curves import bank_from_arrays, bank_to_csv, named_task_set, save_bank
 from coreenv.curves.targets import demand_of
 from coreenv.errors import BankError
-from mara_agents.predictors import ClairvoyantPredictor, WLSPredictor
-from mara_agents.predictors.queries import (
+from mara_agents.diagnostics import ClairvoyantPredictor
+from mara_agents.predictor_eval.queries import (
     TARGETS,
     PredictorScore,
     QueryConfig,
@@ -22,6 +22,7 @@ from mara_agents.predictors.queries import (
     score_banks,
     score_predictor,
 )
+from mara_agents.predictors import WLSPredictor
 
 
 def test_query_bounds_are_the_environments_defaults():
@@ -94,7 +95,8 @@ def test_reliability_refuses_mismatched_inputs():
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"per_curve": 0}, "per_curve >= 1"),
+        ({"per_curve": 0}, "QueryConfig.per_curve must be an int >= 1, got 0"),
+        ({"min_prefix": True}, "QueryConfig.min_prefix must be an int >= 1, got True"),
         ({"target_fraction": (0.5, 0.2)}, "target_fraction"),
         ({"budget": (10, 5)}, "budget"),
         (
@@ -104,7 +106,7 @@ def test_reliability_refuses_mismatched_inputs():
         ),
         ({"user_prefix": (0, 10)}, "QueryConfig.user_prefix"),
         ({"user_prefix": (30, 20)}, r"QueryConfig.user_prefix .* got \(30, 20\)"),
-        ({"reach": 0}, "QueryConfig.reach must be >= 1, got 0"),
+        ({"reach": 0}, "QueryConfig.reach must be an int >= 1, got 0"),
         ({"user_budget": (-1, 5)}, "QueryConfig.user_budget"),
         ({"user_budget": (50, 40)}, "QueryConfig.user_budget"),
     ],

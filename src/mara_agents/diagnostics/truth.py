@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from coreenv import SchedulerView
+from mara_agents.checks import check
 from mara_agents.predictors import WLSPredictor
 from mara_agents.schedulers.hop import HOP, HOPConfig
 from mara_agents.schedulers.lara import LARA
@@ -30,10 +31,8 @@ class TaskErrors:
     """Each task's error factor ``exp(σ z)`` and ``count`` draws ``exp(σ (z + ε))`` around it."""
 
     def __init__(self, noise: float, seed: int) -> None:
-        if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not noise >= 0:
-            raise ValueError(f"the truth's noise must be a number >= 0, got {noise!r}.")
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"the truth's seed must be an int >= 0, got {seed!r}.")
+        check(noise, "a number >= 0", "the truth's noise")
+        check(seed, "an int >= 0", "the truth's seed")
         self.noise = float(noise)
         self.seed = seed
         self._normals: dict[tuple[int, int, int], np.ndarray] = {}
@@ -101,8 +100,7 @@ class TruthHOP(HOP):
         samples: int = 32,
         config: HOPConfig | None = None,
     ) -> None:
-        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-            raise ValueError(f"TruthHOP samples must be an int >= 1, got {samples!r}.")
+        check(samples, "an int >= 1", "TruthHOP samples")
         super().__init__(predictor=WLSPredictor(), config=config)  # not read: _samples replaces it
         self.errors = TaskErrors(noise, seed)
         self.samples = samples

@@ -23,14 +23,15 @@ import torch
 from coreenv import EnvConfig
 from coreenv.curves import CurveBank, named_task_set
 from mara_agents.checks import require
-from mara_agents.predictors.basis import fit_basis
-from mara_agents.predictors.corpus import (
+from mara_agents.fm_training.corpus import (
     BUNDLED_CORPUS,
     BUNDLED_KIND,
     corpus_rows,
     join_banks,
     load_corpus,
 )
+from mara_agents.fm_training.prior import prior_bank
+from mara_agents.predictors.basis import fit_basis
 from mara_agents.predictors.flow import FMPredictor
 from mara_agents.predictors.flow_model import (
     FMConfig,
@@ -39,7 +40,6 @@ from mara_agents.predictors.flow_model import (
     flow_matching_loss,
     future_offsets,
 )
-from mara_agents.predictors.prior import prior_bank
 
 __all__ = [
     "FM_RECIPES",
@@ -148,7 +148,7 @@ class FMTrainConfig:
     """Kinds of training left out (the leave-one-kind-out folds); leaving out
     `BUNDLED_KIND` leaves out the named task set's runs too."""
     prior_curves: int = 0
-    """Curves of the synthetic prior (`mara_agents.predictors.prior`) trained on as well."""
+    """Curves of the synthetic prior (`mara_agents.fm_training.prior`) trained on as well."""
     prior_seed: int = 0
     """Seeds the draw of the prior's curves."""
     augmentation: Augmentation = Augmentation()

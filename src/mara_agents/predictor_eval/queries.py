@@ -48,6 +48,7 @@ import numpy as np
 
 from coreenv import BankError, EnvConfig, Predictor, estimate_many
 from coreenv.curves import CurveBank, bank_from_csv, demand_of, load_bank, target_at_fraction
+from mara_agents.checks import require
 from mara_agents.predictors.horizon import HORIZON
 
 __all__ = [
@@ -108,11 +109,7 @@ class QueryConfig:
     def __post_init__(self) -> None:
         if self.targets not in TARGETS:
             raise ValueError(f"QueryConfig.targets must be one of {TARGETS}, got {self.targets!r}.")
-        if self.per_curve < 1 or self.min_prefix < 1:
-            raise ValueError(
-                f"QueryConfig needs per_curve >= 1 and min_prefix >= 1, got {self.per_curve} and "
-                f"{self.min_prefix}."
-            )
+        require(self, "an int >= 1", ("per_curve", "min_prefix", "reach"))
         low, high = self.target_fraction
         if not 0.0 < low <= high <= 1.0:
             raise ValueError(
@@ -129,8 +126,6 @@ class QueryConfig:
                 f"QueryConfig.user_prefix must be (low, high) with 1 <= low <= high, got "
                 f"{self.user_prefix!r}."
             )
-        if self.reach < 1:
-            raise ValueError(f"QueryConfig.reach must be >= 1, got {self.reach}.")
         if not 0 <= self.user_budget[0] <= self.user_budget[1]:
             raise ValueError(
                 f"QueryConfig.user_budget must be (low, high) with 0 <= low <= high, got "

@@ -15,10 +15,8 @@ from coreenv.curves import (  # noqa: E402
     named_task_set,
     save_bank,
 )
-from mara_agents.predictors.calibration import BACKTESTS  # noqa: E402
-from mara_agents.predictors.flow_model import FMConfig  # noqa: E402
-from mara_agents.predictors.flow_training import FMTrainConfig, training_bank  # noqa: E402
-from mara_agents.predictors.folds import (  # noqa: E402
+from mara_agents.fm_training.calibration_fit import BACKTESTS  # noqa: E402
+from mara_agents.fm_training.folds import (  # noqa: E402
     cross_fitted_calibrations,
     fold_predictor,
     lofo_folds,
@@ -26,6 +24,8 @@ from mara_agents.predictors.folds import (  # noqa: E402
     score_fold,
     train_calibrated,
 )
+from mara_agents.fm_training.training import FMTrainConfig, training_bank  # noqa: E402
+from mara_agents.predictors.flow_model import FMConfig  # noqa: E402
 
 SMALL = FMTrainConfig(
     model=FMConfig(hidden=16, context_dim=8, time_dim=8, layers=1), steps=3, batch=32, runs=6
@@ -150,7 +150,7 @@ def test_family_folds_refuse_a_recipe_that_trains_on_the_corpus(corpus):
 
 
 def test_corpus_rows_name_what_matches_nothing_and_the_bundled_corpus_has_every_kind(corpus):
-    from mara_agents.predictors.corpus import corpus_kinds, corpus_rows, load_corpus
+    from mara_agents.fm_training.corpus import corpus_kinds, corpus_rows, load_corpus
 
     bank = load_corpus(corpus)
     with pytest.raises(ValueError, match="has no kind \\['poetry'\\]"):
