@@ -16,23 +16,24 @@ import argparse
 from coreenv import Decisions, make_config
 from coreenv.curves import TASK_SETS
 from coreenv.layout import OBS_BOUND
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.sweep import SweepInputError, make_scheduler, validate
 from mara_agents.training.observed import feature_scales
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = CommandParser(prog="feature_scale.py", description=__doc__.splitlines()[0])
     parser.add_argument("--method", default="mara_wls")
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--seed", type=int, default=900_000, help="first episode (training seeds)")
     parser.add_argument("--task-set", default="id_train", choices=sorted(TASK_SETS))
-    parser.add_argument("--load", type=float, default=0.04, help="arrival probability p")
+    add_arrival_prob(parser, 0.04, old="--load")
     parser.add_argument("--hold", type=int, default=8, help="most steps a decision is held")
     args = parser.parse_args(argv)
     if args.episodes < 1 or args.hold < 1:
         parser.error(f"--episodes and --hold must be >= 1, got {args.episodes}, {args.hold}.")
     try:
-        validate([args.method], [args.task_set], [args.load])
+        validate([args.method], [args.task_set], [args.arrival_prob])
     except SweepInputError as e:
         parser.error(str(e))
     return args
@@ -40,14 +41,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    config = make_config(None, task_set=args.task_set, arrival_prob=args.load)
+    config = make_config(None, task_set=args.task_set, arrival_prob=args.arrival_prob)
     seeds = range(args.seed, args.seed + args.episodes)
     scales = feature_scales(
         make_scheduler(args.method), config, seeds, Decisions(at="events", hold=args.hold)
     )
     print(
-        f"{args.method}: {args.episodes} episodes of {args.task_set} at p = {args.load} from seed "
-        f"{args.seed}, decisions at events (hold {args.hold}); slot features of occupied slots\n"
+        f"{args.method}: {args.episodes} episodes of {args.task_set} at p = {args.arrival_prob} "
+        f"from seed {args.seed}, decisions at events (hold {args.hold}); "
+        "slot features of occupied slots\n"
     )
     print(f"| feature | min | median | 99th percentile | max | share at ±{OBS_BOUND:g} |")
     print("|---|---|---|---|---|---|")

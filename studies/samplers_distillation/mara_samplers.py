@@ -4,7 +4,7 @@
     python studies/samplers_distillation/mara_samplers.py --settings 32:1:euler 8:1:euler \
         --episodes 100
     python studies/samplers_distillation/mara_samplers.py --settings 32:1:euler \
-        32:1:euler@results/distill/fm_mara.pt
+        32:1:euler@results/distill/fm_mara_student.pt
     python studies/samplers_distillation/mara_samplers.py --task-set vit_ood   # held-out runs
 
 Each setting ``SAMPLES:STEPS:SOLVER`` reads the policy's own network with that many sampled
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
         sampler = {"samples": samples, "ode_steps": steps, "solver": solver}
         if checkpoint is None:
             predictor = make_predictor(network, **sampler)
-        else:  # raw, as the fm variants' network (fm_mara) is read
+        else:  # raw, as the fm variants' network (fm_mara_student) is read
             predictor = FMPredictor.pretrained(checkpoint, calibrated=False, **sampler)
         mara = MARA.pretrained(args.variant, predictors={network: predictor})
         start = time.perf_counter()

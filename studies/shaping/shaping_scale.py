@@ -15,17 +15,18 @@ import argparse
 
 from coreenv import Decisions, make_config
 from coreenv.curves import TASK_SETS
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.sweep import SweepInputError, make_scheduler, validate
 from mara_agents.training.shaping import decision_rewards, shaping_scale
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = CommandParser(prog="shaping_scale.py", description=__doc__.splitlines()[0])
     parser.add_argument("--methods", nargs="+", default=["lara", "random"])
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--seed", type=int, default=900_000, help="first episode (training seeds)")
     parser.add_argument("--task-set", default="id_train", choices=sorted(TASK_SETS))
-    parser.add_argument("--load", type=float, default=0.04, help="arrival probability p")
+    add_arrival_prob(parser, 0.04, old="--load")
     parser.add_argument("--hold", type=int, default=8, help="most steps a decision is held")
     parser.add_argument("--lam", type=float, default=0.95, help="GAE's λ, in [0, 1]")
     args = parser.parse_args(argv)
@@ -34,7 +35,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if not 0.0 <= args.lam <= 1.0:
         parser.error(f"--lam must be in [0, 1], got {args.lam}.")
     try:
-        validate(args.methods, [args.task_set], [args.load])
+        validate(args.methods, [args.task_set], [args.arrival_prob])
     except SweepInputError as e:
         parser.error(str(e))
     return args
@@ -42,11 +43,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    config = make_config(None, task_set=args.task_set, arrival_prob=args.load)
+    config = make_config(None, task_set=args.task_set, arrival_prob=args.arrival_prob)
     decisions = Decisions(at="events", hold=args.hold)
     print(
-        f"{args.episodes} episodes of {args.task_set} at p = {args.load} from seed {args.seed}, "
-        f"decisions at events (hold {args.hold}), β = 1, λ = {args.lam}\n"
+        f"{args.episodes} episodes of {args.task_set} at p = {args.arrival_prob} "
+        f"from seed {args.seed}, decisions at events (hold {args.hold}), β = 1, λ = {args.lam}\n"
     )
     print(
         "| method | decisions / episode | sd per decision: completions | shaping "

@@ -10,11 +10,11 @@ the calibration: the oracle's margin over the best of FIFO, EDF and LARA, and FI
 
 from __future__ import annotations
 
-import argparse
 import itertools
 from concurrent.futures import ProcessPoolExecutor
 
 from mara_agents import evaluate
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.sweep import make_scheduler
 
 METHODS = ("fifo", "edf", "lara", "oracle")
@@ -29,9 +29,9 @@ def pair(kind):
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = CommandParser(prog="calibrate_regime.py", description=__doc__.splitlines()[0])
     parser.add_argument("--task-set", default="id_train")
-    parser.add_argument("--load", type=float, default=0.04)
+    add_arrival_prob(parser, 0.04, old="--load")
     parser.add_argument("--windows", type=pair(int), nargs="+", default=[(100, 400)])
     parser.add_argument("--fractions", type=pair(float), nargs="+", default=[(0.05, 0.5)])
     parser.add_argument("--nodes", type=int, nargs="+", default=[4])
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> None:
         for m, k, horizon, window, fraction in grid:
             overrides = dict(
                 task_set=args.task_set,
-                arrival_prob=args.load,
+                arrival_prob=args.arrival_prob,
                 num_nodes=m,
                 num_slots=k,
                 arrival_horizon=horizon,

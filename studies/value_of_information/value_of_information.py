@@ -17,7 +17,7 @@ fields FIELDS, among the ID training runs or, with ``--analogs own``, the task s
 FM answers alone where there is none, the "FM alone" column) and the shipped MARA, not retrained,
 reading its own predictor so blended ("mara kind FIELDS"); with ``--hop``, HOP-FM (the sweep's
 ``hop_fm``: HOP on the broad FM), HOP on the network the shipped MARA reads ("hop_mara",
-``fm_mara``, package 0.2's network distilled to one step: a stand-in for the planner it
+``fm_mara_student``, the teacher network distilled to one step: a stand-in for the planner it
 imitated, which sampled that network in four) and each told the kind ("hop_fm kind FIELDS",
 "hop_mara kind FIELDS"). The queries of LARA, LARA-FM and LARA-FM told the kind are scored
 against the truth as they play
@@ -37,6 +37,7 @@ import numpy as np
 import torch
 
 from coreenv.curves import named_task_set
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.diagnostics import ClairvoyantPredictor, ErrorLog, TruthHOP, TruthLARA
 from mara_agents.diagnostics.analog import AnalogConfig, KindAnalog, kind_of
 from mara_agents.evaluation import completion_rates, paired_difference
@@ -51,14 +52,14 @@ TASK_SETS = ("id", "rl_ood", "vit_ood")
 CLASSIC = ("fifo", "edf", "lara")
 ANALOGS = {"id_train": "the ID training runs", "own": "the task set's other runs"}
 """Where `KindAnalog` finds its analogs (``--analogs``)."""
-NETWORKS = {"lara_fm": "fm", "hop_fm": "fm", "hop_mara": "fm_mara"}
+NETWORKS = {"lara_fm": "fm", "hop_fm": "fm", "hop_mara": "fm_mara_student"}
 """The predictor each FM planner's rows read; MARA's rows read the one its checkpoint names."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = CommandParser(prog="value_of_information.py", description=__doc__.splitlines()[0])
     parser.add_argument("--task-sets", nargs="+", default=list(TASK_SETS), choices=TASK_SETS)
-    parser.add_argument("--load", type=float, default=0.04, help="arrival probability, in (0, 1)")
+    add_arrival_prob(parser, 0.04, old="--load")
     parser.add_argument("--episodes", type=int, default=30, help=">= 2, paired")
     parser.add_argument("--seed", type=int, default=970_000, help="first episode (training seeds)")
     parser.add_argument("--noise", type=float, nargs="*", default=[0.0, 0.1, 0.25, 0.5, 1.0])
@@ -90,8 +91,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         check_choice_episodes(args.seed, args.episodes)
     except ValueError as e:
         parser.error(str(e))
-    if not 0 < args.load < 1:
-        parser.error(f"--load must be in (0, 1), got {args.load}.")
     if any(not s >= 0 for s in args.noise):
         parser.error(f"--noise values must be >= 0, got {args.noise}.")
     if args.workers < 1:
@@ -163,7 +162,7 @@ def play(method: str, task_set: str, args: argparse.Namespace) -> tuple[np.ndarr
     else:
         makers = {"fifo": FIFO, "edf": EDF, "oracle": Oracle}
         scheduler = makers[method]()
-    env = {"task_set": task_set, "arrival_prob": args.load}
+    env = {"task_set": task_set, "arrival_prob": args.arrival_prob}
     rates = completion_rates(scheduler, args.episodes, args.seed, **env)
     alone = "" if analog is None else f"{100 * analog.fallbacks / max(analog.queries, 1):.0f}%"
     if log is None:
@@ -201,7 +200,8 @@ def main(argv: list[str] | None = None) -> None:
         headroom = rates["oracle"].mean() - rates[best].mean()
         references = [best, "lara_fm", *(["mara"] if "mara" in rates else [])]
         print(
-            f"\n{task_set}, p = {args.load}, {args.episodes} episodes from seed {args.seed} "
+            f"\n{task_set}, p = {args.arrival_prob}, {args.episodes} episodes "
+            f"from seed {args.seed} "
             f"(best classic: {best}{'; analogs: ' + ANALOGS[args.analogs] if args.kinds else ''})"
             "\n"
         )

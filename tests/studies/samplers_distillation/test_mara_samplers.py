@@ -23,7 +23,7 @@ def test_mara_samplers_pairs_settings_on_training_seeds(capsys):
 
 def test_mara_samplers_reads_a_named_checkpoint_raw_on_the_task_set_asked(capsys):
     samplers = load_script("mara_samplers", FOLDER)
-    settings = ["2:1:euler", f"2:1:euler@{MARA_NETWORK}"]  # fm_mara itself, by its path
+    settings = ["2:1:euler", f"2:1:euler@{MARA_NETWORK}"]  # fm_mara_student itself, by its path
     samplers.main(["--episodes", "2", "--task-set", "vit_ood", "--settings", *settings])
     out = capsys.readouterr().out
     assert out.startswith("mara on 2 vit_ood episodes at p = 0.04 from seed 960000")

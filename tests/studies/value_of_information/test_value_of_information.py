@@ -57,9 +57,9 @@ def test_value_of_information_tells_the_planners_and_mara_the_kind(capsys):
 @pytest.mark.parametrize(
     "method, network",
     [
-        ("mara kind family", "fm_mara"),
-        ("hop_mara kind family", "fm_mara"),
-        ("hop_mara", "fm_mara"),
+        ("mara kind family", "fm_mara_student"),
+        ("hop_mara kind family", "fm_mara_student"),
+        ("hop_mara", "fm_mara_student"),
         ("hop_fm", "fm"),
     ],
 )
@@ -102,7 +102,7 @@ def test_value_of_information_finds_analogs_among_the_task_sets_other_runs(capsy
         (["--episodes", "1"], "--episodes must be >= 2"),
         (["--seed", "999990", "--episodes", "20"], "training seeds"),
         (["--noise", "-1"], "--noise values must be >= 0"),
-        (["--load", "1.5"], "--load must be in (0, 1)"),
+        (["--arrival-prob", "1.5"], "in [0.0, 1.0], got 1.5"),
         (["--task-sets", "live"], "invalid choice"),
         (["--kinds", "family,colour"], "no config field 'colour'"),
         (["--kinds", "family", "--analogs", "own", "--task-sets", "rl_ood"], None),
