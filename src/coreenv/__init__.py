@@ -13,7 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from coreenv import compat, curves
 from coreenv.compat import OracleView, SlotTable
-from coreenv.config import EnvConfig, make_config
+from coreenv.config import EnvConfig, check_arrival_prob, make_config
 from coreenv.core import NO_PREDICTOR, SchedulerView, SlotFeature
 from coreenv.core.events import (
     DECISION_FORMS,
@@ -77,6 +77,7 @@ __all__ = [
     "fingerprint",
     "fingerprint_differences",
     "fingerprint_vector",
+    "check_arrival_prob",
     "make_config",
     "make_decisions",
     "parallel_env",

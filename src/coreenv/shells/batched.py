@@ -31,7 +31,8 @@ from coreenv.core.scenarios import make_scenario
 from coreenv.core.views import SchedulerView, new_episode_id
 from coreenv.curves import resolve_task_set
 from coreenv.errors import InvalidActionError
-from coreenv.predictor import Predictor, checked_predictor
+from coreenv.predictor import Predictor
+from coreenv.shells.hook import PredictorHook
 
 __all__ = [
     "BatchedCore",
@@ -93,7 +94,7 @@ class BatchedStep(BatchedObservation):
     elapsed: np.ndarray | None = None
 
 
-class BatchedCore:
+class BatchedCore(PredictorHook):
     """``num_envs`` lanes of `CoreEnv` episodes of one config, stepped together, with auto-reset.
 
     Args:
@@ -134,16 +135,9 @@ class BatchedCore:
 
     # -- public API -------------------------------------------------------------------------------
 
-    @property
-    def predictor(self) -> Predictor | None:
-        """The predictor filling the estimate features; None: they read ``NO_PREDICTOR``."""
-        return self._predictor
-
-    @predictor.setter
-    def predictor(self, predictor: Predictor | None) -> None:
-        """Attach or detach a predictor; mid-episode, as `CoreEnv.predictor`'s setter does."""
-        self._predictor = checked_predictor(predictor, self.config.estimate_quantiles)
-        self.lanes.set_has_predictor(predictor is not None)
+    def _hooked_lanes(self) -> Lanes:
+        """The lanes whose estimate features `predictor` fills."""
+        return self.lanes
 
     @property
     def t(self) -> np.ndarray:

@@ -27,13 +27,14 @@ from coreenv.core.scenarios import Scenario, make_scenario
 from coreenv.core.views import SchedulerView, new_episode_id
 from coreenv.curves import resolve_task_set
 from coreenv.errors import ConfigError, InvalidActionError
-from coreenv.predictor import Predictor, checked_predictor
+from coreenv.predictor import Predictor
+from coreenv.shells.hook import PredictorHook
 from coreenv.shells.render import ansi_table, gantt
 
 __all__ = ["CoreEnv", "parallel_env"]
 
 
-class CoreEnv(ParallelEnv):
+class CoreEnv(PredictorHook, ParallelEnv):
     """CoRE-Learning with dynamic arrivals, deadlines and discrete compute nodes (design §2).
 
     ## Description
@@ -329,16 +330,9 @@ class CoreEnv(ParallelEnv):
 
     # -- beyond PettingZoo ------------------------------------------------------------------------
 
-    @property
-    def predictor(self) -> Predictor | None:
-        """The predictor filling the estimate features; None: they read ``NO_PREDICTOR``."""
-        return self._predictor
-
-    @predictor.setter
-    def predictor(self, predictor: Predictor | None) -> None:
-        """Attach or detach a predictor; mid-episode, the estimate features follow at once."""
-        self._predictor = checked_predictor(predictor, self.config.estimate_quantiles)
-        self._lanes.set_has_predictor(predictor is not None)
+    def _hooked_lanes(self) -> Lanes:
+        """The lanes whose estimate features `predictor` fills."""
+        return self._lanes
 
     @property
     def scenario(self) -> Scenario:

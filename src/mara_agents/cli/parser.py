@@ -16,6 +16,8 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from coreenv import check_arrival_prob
+
 __all__ = [
     "CommandParser",
     "DefaultsFormatter",
@@ -66,9 +68,7 @@ class CommandParser(argparse.ArgumentParser):
 
 
 def arrival_prob(text: str) -> float:
-    """An option's arrival probability p (`coreenv.config.check_arrival_prob`'s rule)."""
-    from coreenv.config import check_arrival_prob
-
+    """An option's arrival probability p (`coreenv.check_arrival_prob`'s rule)."""
     try:
         value: Any = float(text)
     except ValueError:

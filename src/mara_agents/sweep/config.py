@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coreenv import EnvConfig
-from coreenv.config import check_arrival_prob
+from coreenv import EnvConfig, check_arrival_prob
 from mara_agents.sweep.jobs import SEED_GROUP_SIZE
 from mara_agents.sweep.methods import DEFAULT_METHODS, SweepInputError, method_factory, validate
 
