@@ -35,6 +35,14 @@ def test_manual_page_carries_no_lab_history(page: str, what: str) -> None:
     assert not found, f"{page} holds {what}: {found[:5]}"
 
 
+@pytest.mark.parametrize("what", sorted(set(FORBIDDEN) - {"a date"}))
+def test_the_changelog_names_releases_not_the_lab(what: str) -> None:
+    """The changelog, which the site includes, dates its releases only."""
+    text = (ROOT / "CHANGELOG.md").read_text()
+    found = [m.group(0) for m in FORBIDDEN[what].finditer(text)]
+    assert not found, f"CHANGELOG.md holds {what}: {found[:5]}"
+
+
 def test_the_model_page_is_short() -> None:
     lines = (ROOT / "docs" / "mara.md").read_text().count("\n")
     assert lines <= MODEL_PAGE_LINES, f"docs/mara.md has {lines} lines (<= {MODEL_PAGE_LINES})"

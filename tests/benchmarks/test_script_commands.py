@@ -20,7 +20,7 @@ REMOVED = {
     "learning_curves": "learning-curves",
     "train_mara": "train-mara",
 }
-"""Each script removed from benchmarks/ in 0.3.0 and the command that replaces it."""
+"""Each script removed from benchmarks/ (CHANGELOG, Unreleased) and the command that replaces it."""
 
 
 @pytest.mark.parametrize(("script", "module"), SCRIPTS.items())
