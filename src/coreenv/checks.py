@@ -5,12 +5,17 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-__all__ = ["checked_count", "is_int"]
+__all__ = ["checked_count", "is_int", "is_number"]
 
 
 def is_int(value: Any) -> bool:
     """Whether ``value`` is an integer (numpy integers too); a bool is not."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is a real number (numpy scalars too; NaN is one); a bool is not."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def checked_count(

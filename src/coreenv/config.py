@@ -5,12 +5,11 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
-import numbers
 import os
 from dataclasses import dataclass
 from typing import Any
 
-from coreenv.checks import checked_count, is_int
+from coreenv.checks import checked_count, is_int, is_number
 from coreenv.curves import CurveSource
 from coreenv.errors import ConfigError
 
@@ -124,7 +123,7 @@ def check_arrival_prob(value: Any, name: str = "EnvConfig.arrival_prob") -> floa
     The one rule for p wherever it is given (`EnvConfig`, a sweep's grid, the commands); p = 0
     is an episode without arrivals. Raises `ConfigError` naming ``name``, the value and the range.
     """
-    if not _is_real(value) or not math.isfinite(value) or not 0.0 <= float(value) <= 1.0:
+    if not is_number(value) or not math.isfinite(value) or not 0.0 <= float(value) <= 1.0:
         raise ConfigError(f"{name} must be a finite number in [0.0, 1.0], got {value!r}.")
     return float(value)
 
@@ -140,10 +139,6 @@ def _check_names(overrides: dict[str, Any]) -> None:
             raise ConfigError(f"EnvConfig has no field {name!r}.{hint} Fields: {_FIELD_NAMES}.")
 
 
-def _is_real(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
 def _check_int(cfg: EnvConfig, name: str, minimum: int) -> None:
     value = checked_count(getattr(cfg, name), f"EnvConfig.{name}", minimum, error=ConfigError)
     object.__setattr__(cfg, name, value)
@@ -151,7 +146,7 @@ def _check_int(cfg: EnvConfig, name: str, minimum: int) -> None:
 
 def _check_float(cfg: EnvConfig, name: str, low: float, high: float) -> None:
     value = getattr(cfg, name)
-    if not _is_real(value) or not math.isfinite(value) or not low <= float(value) <= high:
+    if not is_number(value) or not math.isfinite(value) or not low <= float(value) <= high:
         raise ConfigError(
             f"EnvConfig.{name} must be a finite number in [{low}, {high}], got {value!r}."
         )
@@ -167,7 +162,7 @@ def _check_pair(
     open_low: bool = False,
 ) -> None:
     value = getattr(cfg, name)
-    ok_item = is_int if kind is int else _is_real
+    ok_item = is_int if kind is int else is_number
     problem = None
     if not isinstance(value, (tuple, list)) or len(value) != 2 or not all(map(ok_item, value)):
         problem = f"a pair of {kind.__name__}s (low, high)"
@@ -188,7 +183,7 @@ def _check_levels(cfg: EnvConfig, name: str, most: int) -> None:
     ok = (
         isinstance(value, (tuple, list))
         and len(value) <= most
-        and all(_is_real(v) and 0.0 < v < 1.0 for v in value)
+        and all(is_number(v) and 0.0 < v < 1.0 for v in value)
         and all(low < high for low, high in zip(value, value[1:]))
     )
     if not ok:

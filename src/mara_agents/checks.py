@@ -7,19 +7,12 @@ here (``True`` is no count and no probability); numpy scalars are.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from coreenv.checks import is_int, is_number
+
 __all__ = ["RULES", "check", "require"]
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 RULES: dict[str, Callable[[Any], bool]] = {
@@ -27,13 +20,13 @@ RULES: dict[str, Callable[[Any], bool]] = {
     ">= 2": lambda value: value >= 2,
     "> 0": lambda value: value > 0,
     ">= 0": lambda value: value >= 0,
-    "an int >= 0": lambda value: _is_int(value) and value >= 0,
-    "an int >= 1": lambda value: _is_int(value) and value >= 1,
-    "a number >= 0": lambda value: _is_number(value) and value >= 0,  # NaN fails
-    "in (0, 1]": lambda value: _is_number(value) and 0.0 < value <= 1.0,
-    "in [0, 1]": lambda value: _is_number(value) and 0.0 <= value <= 1.0,
-    "in [0, 1)": lambda value: _is_number(value) and 0.0 <= value < 1.0,
-    "in (0, 1)": lambda value: _is_number(value) and 0.0 < value < 1.0,
+    "an int >= 0": lambda value: is_int(value) and value >= 0,
+    "an int >= 1": lambda value: is_int(value) and value >= 1,
+    "a number >= 0": lambda value: is_number(value) and value >= 0,  # NaN fails
+    "in (0, 1]": lambda value: is_number(value) and 0.0 < value <= 1.0,
+    "in [0, 1]": lambda value: is_number(value) and 0.0 <= value <= 1.0,
+    "in [0, 1)": lambda value: is_number(value) and 0.0 <= value < 1.0,
+    "in (0, 1)": lambda value: is_number(value) and 0.0 < value < 1.0,
 }
 """The rules a value can be held to, by the words the error message uses."""
 

@@ -16,7 +16,7 @@ import argparse
 from coreenv import Decisions, make_config
 from coreenv.curves import TASK_SETS
 from coreenv.layout import OBS_BOUND
-from mara_agents.cli.parser import CommandParser, add_arrival_prob
+from mara_agents.cli.parser import CommandParser, add_arrival_prob, count
 from mara_agents.sweep import SweepInputError, make_scheduler, validate
 from mara_agents.training.observed import feature_scales
 
@@ -24,14 +24,12 @@ from mara_agents.training.observed import feature_scales
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = CommandParser(prog="feature_scale.py", description=__doc__.splitlines()[0])
     parser.add_argument("--method", default="mara_wls")
-    parser.add_argument("--episodes", type=int, default=20)
+    parser.add_argument("--episodes", type=count, default=20)
     parser.add_argument("--seed", type=int, default=900_000, help="first episode (training seeds)")
     parser.add_argument("--task-set", default="id_train", choices=sorted(TASK_SETS))
     add_arrival_prob(parser, 0.04, old="--load")
-    parser.add_argument("--hold", type=int, default=8, help="most steps a decision is held")
+    parser.add_argument("--hold", type=count, default=8, help="most steps a decision is held")
     args = parser.parse_args(argv)
-    if args.episodes < 1 or args.hold < 1:
-        parser.error(f"--episodes and --hold must be >= 1, got {args.episodes}, {args.hold}.")
     try:
         validate([args.method], [args.task_set], [args.arrival_prob])
     except SweepInputError as e:

@@ -37,7 +37,7 @@ import numpy as np
 import torch
 
 from coreenv.curves import named_task_set
-from mara_agents.cli.parser import CommandParser, add_arrival_prob
+from mara_agents.cli.parser import CommandParser, add_arrival_prob, count
 from mara_agents.diagnostics import ClairvoyantPredictor, ErrorLog, TruthHOP, TruthLARA
 from mara_agents.diagnostics.analog import AnalogConfig, KindAnalog, kind_of
 from mara_agents.evaluation import completion_rates, paired_difference
@@ -85,7 +85,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="add HOP-FM and HOP on MARA's network, and each told the kinds of --kinds",
     )
-    parser.add_argument("--workers", type=int, default=2, help=">= 1 processes")
+    parser.add_argument("--workers", type=count, default=2, help="processes")
     args = parser.parse_args(argv)
     try:
         check_choice_episodes(args.seed, args.episodes)
@@ -93,8 +93,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(str(e))
     if any(not s >= 0 for s in args.noise):
         parser.error(f"--noise values must be >= 0, got {args.noise}.")
-    if args.workers < 1:
-        parser.error(f"--workers must be >= 1, got {args.workers}.")
     if args.analogs is not None and not args.kinds:
         parser.error("--analogs needs --kinds: it says where the kinds' analogs come from.")
     args.analogs = args.analogs or "id_train"

@@ -43,7 +43,7 @@ def test_no_coreenv_module_names_a_package_above_it():
             assert name.split(".")[0] not in ABOVE, f"{path.relative_to(root)} imports {name}"
 
 
-PUBLIC_FACES = ("coreenv", "coreenv.curves", "coreenv.layout")
+PUBLIC_FACES = ("coreenv", "coreenv.checks", "coreenv.curves", "coreenv.layout")
 """Where code outside the environment imports it from: what it uses is exported there."""
 
 

@@ -39,7 +39,7 @@ import torch
 
 from coreenv import BankError
 from coreenv.curves import TASK_SETS, CurveBank, named_task_set
-from mara_agents.cli.parser import CommandParser
+from mara_agents.cli.parser import CommandParser, count
 from mara_agents.fm_training.calibration_fit import REACH_EDGES
 from mara_agents.fm_training.corpus import corpus_kinds, load_corpus
 from mara_agents.fm_training.folds import (
@@ -104,9 +104,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="standard: the predictors to score",
     )
     parser.add_argument(
-        "--per-curve", type=int, default=QueryConfig.per_curve, help="queries per recorded run"
+        "--per-curve", type=count, default=QueryConfig.per_curve, help="queries per recorded run"
     )
-    parser.add_argument("--horizon", type=int, default=HORIZON, help="H, the MAE cap")
+    parser.add_argument("--horizon", type=count, default=HORIZON, help="H, the MAE cap")
     parser.add_argument(
         "--recipe",
         choices=sorted(FM_RECIPES),
@@ -129,7 +129,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "fold)",
     )
     parser.add_argument(
-        "--steps", type=int, help="lofo/loko: training steps instead of the recipe's"
+        "--steps", type=count, help="lofo/loko: training steps instead of the recipe's"
     )
     parser.add_argument(
         "--runs", type=int, help="lofo/loko: train on the first runs only (smoke tests)"
@@ -160,12 +160,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.reference_fm is not None and not args.reference_fm.is_file():
         parser.error(f"--reference-fm: no checkpoint at {args.reference_fm}")
-    if args.per_curve < 1 or args.horizon < 1:
-        parser.error(
-            f"--per-curve and --horizon must be >= 1, got {args.per_curve}, {args.horizon}"
-        )
-    if args.steps is not None and args.steps < 1:
-        parser.error(f"--steps must be >= 1, got {args.steps}")
     if args.runs is not None and args.runs < 2:
         parser.error(f"--runs must be >= 2, got {args.runs}")
     if args.task_sets is None:

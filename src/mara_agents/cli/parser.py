@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from coreenv import check_arrival_prob
+from mara_agents.checks import check
 
 __all__ = [
     "CommandParser",
@@ -24,6 +25,7 @@ __all__ = [
     "DeprecatedOption",
     "add_arrival_prob",
     "arrival_prob",
+    "count",
 ]
 
 REMOVAL = "0.3.0"
@@ -77,6 +79,19 @@ def arrival_prob(text: str) -> float:
         return check_arrival_prob(value, "an arrival probability")
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from e
+
+
+def count(text: str) -> int:
+    """An option's count: an int >= 1 (`mara_agents.checks`' rule), e.g. ``--episodes``."""
+    try:
+        value: Any = int(text)
+    except ValueError:
+        value = text  # refused below, with the rule
+    try:
+        check(value, "an int >= 1", "a count")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from e
+    return value
 
 
 class DeprecatedOption(argparse.Action):

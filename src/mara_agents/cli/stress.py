@@ -8,7 +8,7 @@ The scenario is the same in every episode; only a stochastic scheduler varies ac
 from __future__ import annotations
 
 from coreenv.curves import TASK_SETS
-from mara_agents.cli.parser import CommandParser
+from mara_agents.cli.parser import CommandParser, count
 from mara_agents.sweep import DEFAULT_METHODS, METHODS, SweepInputError, stress_table, validate
 
 
@@ -21,15 +21,13 @@ def main(argv: list[str] | None = None) -> None:
         default=list(DEFAULT_METHODS),
         help=f"schedulers: names {sorted(METHODS)} or module:Class",
     )
-    parser.add_argument("--episodes", type=int, default=10, help="episodes per method")
+    parser.add_argument("--episodes", type=count, default=10, help="episodes per method")
     parser.add_argument(
         "--task-set",
         default="id",
         help=f"where the 20 tasks' curves come from: {sorted(TASK_SETS)} or a bank .npz",
     )
     args = parser.parse_args(argv)
-    if args.episodes < 1:
-        parser.error("--episodes must be >= 1.")
     try:
         validate(args.methods, [args.task_set], [])
     except SweepInputError as e:

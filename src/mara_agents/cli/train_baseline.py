@@ -23,7 +23,7 @@ import torch
 
 from mara_agents.baselines.ippo import IPPOConfig, train_ippo
 from mara_agents.baselines.maskable_ppo import MaskablePPOConfig, train_maskable_ppo
-from mara_agents.cli.parser import CommandParser
+from mara_agents.cli.parser import CommandParser, count
 
 ALGORITHMS = {
     "maskable_ppo": (MaskablePPOConfig, train_maskable_ppo),
@@ -76,7 +76,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             continue
         parser.add_argument(flag, type=kind, default=None, help=f"{text} (default per algorithm)")
     parser.add_argument("--work", type=Path, default=None, help="default results/baselines/...")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--threads", type=count, default=1, help="torch threads")
     args = parser.parse_args(argv)
     config_type, _ = ALGORITHMS[args.algorithm]
     given = {name: getattr(args, name) for name in OPTIONS if getattr(args, name) is not None}
@@ -90,8 +90,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.config = config_type(work=work, **given)
     except ValueError as e:  # the config names the field and the value
         parser.error(str(e))
-    if args.threads < 1:
-        parser.error(f"--threads must be >= 1, got {args.threads}")
     return args
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from mara_agents.cli.parser import CommandParser
+from mara_agents.cli.parser import CommandParser, count
 
 
 def test_an_error_is_one_line_with_status_2_even_from_a_multiline_message(capsys):
@@ -39,3 +39,21 @@ def test_help_states_a_default_once_and_never_none():
     assert "results folder --lr" in text and "(default: None)" not in text
     assert "default: the algorithm's --work" in text
     assert "(default: results/<name>) --strict" in text and "(default: False)" not in text
+
+
+@pytest.mark.parametrize("text", ["0", "-3", "2.5", "many", "True"])
+def test_a_count_option_refuses_what_is_no_int_of_at_least_one(text, capsys):
+    parser = CommandParser(prog="coreenv demo")
+    parser.add_argument("--episodes", type=count, default=3)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--episodes", text])
+    err = capsys.readouterr().err
+    assert f"argument --episodes: a count must be an int >= 1, got {text!r}" in err or (
+        f"argument --episodes: a count must be an int >= 1, got {int(text)}" in err
+    )
+
+
+def test_a_count_option_reads_an_int():
+    parser = CommandParser(prog="coreenv demo")
+    parser.add_argument("--episodes", type=count, default=3)
+    assert parser.parse_args(["--episodes", "7"]).episodes == 7

@@ -24,7 +24,7 @@ def test_a_tiny_run_trains_judges_and_says_where_it_is(tmp_path, capsys):
     [
         (["--gamma", "1.5"], r"MaskablePPOConfig.gamma must be in \(0, 1\], got 1.5"),
         (["--envs", "0"], "MaskablePPOConfig.envs must be >= 1, got 0"),
-        (["--threads", "0"], "--threads must be >= 1, got 0"),
+        (["--threads", "0"], "argument --threads: a count must be an int >= 1, got 0"),
         (["--live"], "--algorithm maskable_ppo does not read --live"),
         (["--algorithm", "ippo", "--form", "joint"], "ippo does not read --form"),
         (["--minibatches", "0"], "MaskablePPOConfig.minibatches must be >= 1, got 0"),

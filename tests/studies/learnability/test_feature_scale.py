@@ -38,7 +38,7 @@ def test_the_script_prints_one_row_per_feature(capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--episodes", "0"], "--episodes and --hold must be"),
+        (["--episodes", "0"], "argument --episodes: a count must be an int >= 1"),
         (["--method", "magic"], "unknown method 'magic'"),
     ],
 )
