@@ -53,7 +53,10 @@ def test_help_imports_no_command_and_not_torch():
             "finite number in [0.0, 1.0], got 2.5.",
         ),
         (["sweep", "--workers", "two"], "coreenv sweep: error: argument --workers: invalid int"),
-        (["stress", "--episodes", "0"], "coreenv stress: error: argument --episodes: a count must be an int >= 1, got 0."),
+        (
+            ["stress", "--episodes", "0"],
+            "coreenv stress: error: argument --episodes: a count must be an int >= 1, got 0.",
+        ),
         (["stress", "--methods", "magic"], "coreenv stress: error: unknown method 'magic'"),
     ],
 )
