@@ -27,6 +27,7 @@ import gymnasium as gym
 import numpy as np
 
 import coreenv
+from mara_agents.cli.parser import count
 from mara_agents.schedulers import FIFO
 
 TARGETS = {"env.step alone": 1.5, "batched B=256": 40.0, "batched B=1024": 60.0}  # issue 32's
@@ -142,32 +143,22 @@ class Parser(argparse.ArgumentParser):
         sys.exit(f"{self.prog}: error: {message}")
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive int, got {text!r}")
-    return value
-
-
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = Parser(prog="bench_env.py", description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=positive_int, default=50_000, help="CoreEnv steps per run")
+    parser.add_argument("--steps", type=count, default=50_000, help="CoreEnv steps per run")
     parser.add_argument(
-        "--repeats", type=positive_int, default=3, help="best of this many interleaved runs"
+        "--repeats", type=count, default=3, help="best of this many interleaved runs"
     )
-    parser.add_argument("--num-nodes", type=positive_int, default=4)
-    parser.add_argument("--num-slots", type=positive_int, default=8)
+    parser.add_argument("--num-nodes", type=count, default=4)
+    parser.add_argument("--num-slots", type=count, default=8)
     parser.add_argument(
-        "--lanes", type=positive_int, nargs="+", default=[64, 256, 1024], help="BatchedCore B"
-    )
-    parser.add_argument(
-        "--batched-steps", type=positive_int, default=1500, help="timed BatchedCore steps per run"
+        "--lanes", type=count, nargs="+", default=[64, 256, 1024], help="BatchedCore B"
     )
     parser.add_argument(
-        "--event-lanes", type=positive_int, default=32, help="CoreVectorEnv lanes, event form"
+        "--batched-steps", type=count, default=1500, help="timed BatchedCore steps per run"
+    )
+    parser.add_argument(
+        "--event-lanes", type=count, default=32, help="CoreVectorEnv lanes, event form"
     )
     parser.add_argument(
         "--warmup", type=int, default=1200, help="untimed BatchedCore steps first (>= 0)"

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 
 from coreenv import CoreEnv, EnvConfig
+from mara_agents.cli.parser import count
 from mara_agents.evaluation import run_episode, run_episodes
 from mara_agents.schedulers.base import acts_in_batches, observed_config, predictor_for
 from mara_agents.sweep import EVAL_SEED_BASE, METHODS, make_scheduler
@@ -72,10 +73,8 @@ def decision_ms(method: str, episodes: int, lockstep: bool) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--methods", nargs="+", default=DEFAULT_METHODS, choices=sorted(METHODS))
-    parser.add_argument("--episodes", type=int, default=32)
+    parser.add_argument("--episodes", type=count, default=32)
     args = parser.parse_args(argv)
-    if args.episodes < 1:
-        parser.error(f"--episodes must be >= 1, got {args.episodes}.")
     import torch
 
     torch.set_num_threads(1)

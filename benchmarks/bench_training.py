@@ -20,6 +20,7 @@ import dataclasses
 
 import torch
 
+from mara_agents.cli.parser import count
 from mara_agents.training import MARA_PPO
 from mara_agents.training.recipe import MARA_SCRATCH, warm_predictor
 from mara_agents.training.throughput import held_throughput, training_throughput
@@ -30,14 +31,14 @@ PREDICTORS = ("fm", "wls", "none")
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--predictor", choices=PREDICTORS, default="fm")
-    parser.add_argument("--envs", type=int, default=256, help="lanes rolled out together")
-    parser.add_argument("--reference-envs", type=int, default=MARA_PPO.envs)
-    parser.add_argument("--rollout", type=int, default=MARA_PPO.rollout)
-    parser.add_argument("--updates", type=int, default=2, help="timed PPO iterations each")
+    parser.add_argument("--envs", type=count, default=256, help="lanes rolled out together")
+    parser.add_argument("--reference-envs", type=count, default=MARA_PPO.envs)
+    parser.add_argument("--rollout", type=count, default=MARA_PPO.rollout)
+    parser.add_argument("--updates", type=count, default=2, help="timed PPO iterations each")
     parser.add_argument(
-        "--epochs", type=int, default=MARA_PPO.epochs, help="PPO epochs over each rollout"
+        "--epochs", type=count, default=MARA_PPO.epochs, help="PPO epochs over each rollout"
     )
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=count, default=2)
     parser.add_argument(
         "--held-episodes",
         type=int,
@@ -47,9 +48,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.held_episodes < 0:
         parser.error(f"--held-episodes must be >= 0, got {args.held_episodes}.")
-    for name in ("envs", "reference_envs", "rollout", "updates", "epochs", "threads"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}.")
     return args
 
 

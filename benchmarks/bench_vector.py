@@ -29,6 +29,7 @@ from coreenv import CoreSequentialEnv, CoreVectorEnv, make_config
 from mara_agents.baselines import SB3VecEnv
 from mara_agents.baselines.maskable_ppo import OBSERVED, MaskablePPOConfig
 from mara_agents.baselines.slot_set import SlotSetPolicy, slot_set_kwargs
+from mara_agents.cli.parser import count
 from mara_agents.predictors import make_predictor
 
 BASELINE = MaskablePPOConfig(work=Path("unused"))
@@ -39,15 +40,14 @@ SEQUENTIAL_ENVS, SEQUENTIAL_BATCH = 8, 256
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--envs", type=int, default=BASELINE.envs, help="lanes of the vector form")
-    parser.add_argument("--n-steps", type=int, default=BASELINE.n_steps, help="steps per lane")
-    parser.add_argument("--steps", type=int, default=16_384, help="timed steps per setup")
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--envs", type=count, default=BASELINE.envs, help="lanes of the vector form"
+    )
+    parser.add_argument("--n-steps", type=count, default=BASELINE.n_steps, help="steps per lane")
+    parser.add_argument("--steps", type=count, default=16_384, help="timed steps per setup")
+    parser.add_argument("--threads", type=count, default=1)
     parser.add_argument("--sequential", action="store_true", help="add the sequential form's runs")
     args = parser.parse_args(argv)
-    for name in ("envs", "n_steps", "steps", "threads"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}.")
     return args
 
 

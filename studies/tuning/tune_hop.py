@@ -20,6 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import torch
 
+from mara_agents.cli.parser import count
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.schedulers import HOP, HOPConfig
 from mara_agents.training.recipe import TRAINING_ENV, warm_predictor
@@ -37,7 +38,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=100)
     parser.add_argument("--seed", type=int, default=300_000, help="training seeds: below 1e6")
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=count, default=2)
     parser.add_argument("--stages", nargs="+", choices=list(STAGES), default=list(STAGES))
     parser.add_argument("--predictor", choices=("fm", "wls"), default="fm", help="HOP's samples")
     args = parser.parse_args(argv)
@@ -48,8 +49,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             f"--seed {args.seed} with {args.episodes} episodes reaches the evaluation seeds "
             f"({EVALUATION_SEEDS:,}+); keep seed + episodes <= {EVALUATION_SEEDS:,}"
         )
-    if args.workers < 1:
-        parser.error(f"--workers must be >= 1, got {args.workers}")
     return args
 
 

@@ -22,6 +22,7 @@ import torch
 
 from coreenv import BankError
 from coreenv.curves import named_task_set
+from mara_agents.cli.parser import count
 from mara_agents.predictor_eval.queries import read_bank
 from mara_agents.predictors.flow import PRETRAINED, FMPredictor
 from mara_agents.predictors.flow_model import noise_level
@@ -33,14 +34,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--task-set", default="id_train", help="a named task set")
     source.add_argument("--bank", type=Path, help="a CSV of training logs or a .npz bank")
-    parser.add_argument("--steps", type=int, nargs="+", default=[4, 16, 64])
-    parser.add_argument("--runs", type=int, default=40, help="prefixes (one per run)")
+    parser.add_argument("--steps", type=count, nargs="+", default=[4, 16, 64])
+    parser.add_argument("--runs", type=count, default=40, help="prefixes (one per run)")
     parser.add_argument("--denoise", action="store_true", help="also through the FutureBasis")
     args = parser.parse_args(argv)
     if not args.checkpoint.is_file():
         parser.error(f"--checkpoint: no checkpoint at {args.checkpoint}")
-    if min(args.steps) < 1 or args.runs < 1:
-        parser.error(f"--steps and --runs must be >= 1, got {args.steps} and {args.runs}")
     try:
         args.source = read_bank(args.bank) if args.bank else named_task_set(args.task_set)
     except (BankError, ValueError, KeyError) as error:

@@ -36,8 +36,8 @@ def test_bench_env_prints_every_ratio(capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--steps", "0"], "argument --steps: must be a positive int, got '0'"),
-        (["--lanes", "256", "x"], "argument --lanes: must be a positive int, got 'x'"),
+        (["--steps", "0"], "argument --steps: a count must be an int >= 1, got 0."),
+        (["--lanes", "256", "x"], "argument --lanes: a count must be an int >= 1, got 'x'."),
         (["--warmup", "-1"], "argument --warmup: must be an int >= 0, got -1"),
     ],
 )

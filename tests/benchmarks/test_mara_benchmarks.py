@@ -25,7 +25,7 @@ def test_training_benchmark_prints_both_setups_and_refuses_bad_sizes(capsys):
     assert "| held decisions | 2 |" in out
     with pytest.raises(SystemExit):
         script.main([*tiny, "--envs", "0"])
-    assert "--envs must be >= 1" in capsys.readouterr().err
+    assert "argument --envs: a count must be an int >= 1" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         script.main([*tiny, "--held-episodes", "-1"])
     assert "--held-episodes must be >= 0" in capsys.readouterr().err

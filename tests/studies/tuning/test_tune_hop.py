@@ -24,7 +24,7 @@ def test_tune_hop_tries_each_value_of_a_stage_paired_and_keeps_the_best(capsys, 
     [
         (["--episodes", "1"], "--episodes must be >= 2"),
         (["--seed", "999999"], "reaches the evaluation seeds"),
-        (["--workers", "0"], "--workers must be >= 1"),
+        (["--workers", "0"], "argument --workers: a count must be an int >= 1"),
     ],
 )
 def test_tune_hop_refuses_bad_options_before_any_work(argv, message, capsys):
