@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from coreenv import check_arrival_prob
@@ -69,29 +69,29 @@ class CommandParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
 
 
-def arrival_prob(text: str) -> float:
-    """An option's arrival probability p (`coreenv.check_arrival_prob`'s rule)."""
+def _option_value(text: str, convert: Callable[[str], Any], checked: Callable[[Any], Any]) -> Any:
+    """An option's value: ``checked(convert(text))``, as argparse's `ArgumentTypeError` if refused.
+
+    A text ``convert`` cannot read goes to ``checked`` as it is, so the rule's message refuses it.
+    """
     try:
-        value: Any = float(text)
+        value: Any = convert(text)
     except ValueError:
-        value = text  # refused below, with the rule
+        value = text
     try:
-        return check_arrival_prob(value, "an arrival probability")
+        return checked(value)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from e
+
+
+def arrival_prob(text: str) -> float:
+    """An option's arrival probability p (`coreenv.check_arrival_prob`'s rule)."""
+    return _option_value(text, float, lambda p: check_arrival_prob(p, "an arrival probability"))
 
 
 def count(text: str) -> int:
     """An option's count: an int >= 1 (`mara_agents.checks`' rule), e.g. ``--episodes``."""
-    try:
-        value: Any = int(text)
-    except ValueError:
-        value = text  # refused below, with the rule
-    try:
-        check(value, "an int >= 1", "a count")
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from e
-    return value
+    return _option_value(text, int, lambda n: check(n, "an int >= 1", "a count") or n)
 
 
 class DeprecatedOption(argparse.Action):
