@@ -22,6 +22,7 @@ RULES: dict[str, Callable[[Any], bool]] = {
     ">= 0": lambda value: value >= 0,
     "an int >= 0": lambda value: is_int(value) and value >= 0,
     "an int >= 1": lambda value: is_int(value) and value >= 1,
+    "an int >= 2": lambda value: is_int(value) and value >= 2,
     "a number >= 0": lambda value: is_number(value) and value >= 0,  # NaN fails
     "in (0, 1]": lambda value: is_number(value) and 0.0 < value <= 1.0,
     "in [0, 1]": lambda value: is_number(value) and 0.0 <= value <= 1.0,

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from coreenv.curves import CurveBank, bank_from_arrays, curve_problem
+from mara_agents.checks import check
 
 __all__ = ["FORMS", "SHAPES", "CurvePrior", "PriorCurve", "prior_bank"]
 
@@ -196,18 +197,13 @@ class CurvePrior:
     """Height of a spike on the log loss."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.length, int | np.integer) or self.length < 2:
-            raise ValueError(f"CurvePrior.length must be an int >= 2, got {self.length!r}.")
+        check(self.length, "an int >= 2", "CurvePrior.length")
         if not self.forms or any(form not in FORMS for form in self.forms):
             raise ValueError(
                 f"CurvePrior.forms must name forms of {list(FORMS)}, got {self.forms!r}."
             )
         for name in _FEATURES:
-            value = getattr(self, name + "_prob")
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(
-                    f"CurvePrior.{name}_prob must be a probability in [0, 1], got {value!r}."
-                )
+            check(getattr(self, name + "_prob"), "in [0, 1]", f"CurvePrior.{name}_prob")
         for name, (low, high) in _BOUNDS.items():
             value = getattr(self, name)
             if not (np.shape(value) == (2,) and low < value[0] <= value[1] < high):
