@@ -89,7 +89,7 @@ def test_the_recorder_resumes_and_assembles_each_runs_curves_with_kind_curve_and
     ("argv", "message"),
     [
         (["--families", "mlp-cifar", "--out", "x.npz"], "--families: unknown ['mlp-cifar']"),
-        (["--runs-per-family", "0"], "--runs-per-family must be >= 1"),
+        (["--runs-per-family", "0"], "argument --runs-per-family: a count must be an int >= 1"),
         (["--families", "mlp-moons", "--kinds", "rl", "--out", "x.npz"], "select no family"),
         (["--quick"], "would overwrite the shipped one"),
     ],
