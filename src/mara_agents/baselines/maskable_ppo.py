@@ -6,7 +6,7 @@ p = 0.04 with the environment's own reward (unshaped unless ``shaping_beta`` say
 one of two action forms (``form``):
 
 - ``"joint"``: one ``MultiDiscrete`` action of every node's slot on the SB3 vector form, with
-  MaskablePPO's per-node masks (package 0.2's baseline; its heads cannot say "distinct slots");
+  MaskablePPO's per-node masks (the every-step baseline; its heads cannot say "distinct slots");
 - ``"sequential"``: `coreenv.CoreSequentialEnv`, one node's choice per step under live masks, so
   every joint action is a matching, with an MLP or the slot-set policy (`slot_set`) and, with
   ``decisions="events"``, the joint action held until the slot table changes.
@@ -113,7 +113,7 @@ class MaskablePPOConfig(BaselineRun):
         )
         if self.form == "joint" and any(sequential):
             raise ValueError(
-                "MaskablePPOConfig.form 'joint' trains the MLP deciding every step (package 0.2's "
+                "MaskablePPOConfig.form 'joint' trains the MLP deciding every step (the every-step "
                 f"baseline), got policy {self.policy!r}, decisions {self.decisions!r}, slot_order "
                 f"{self.slot_order!r}: use form 'sequential'."
             )
@@ -363,7 +363,7 @@ def _saved(model: MaskablePPO) -> list[str]:
 
 
 def _scheduler(model: MaskablePPO) -> MaskablePPOScheduler | SequentialPPOScheduler:
-    """The scheduler of ``model`` in the form it was trained in (joint: package 0.2's)."""
+    """The scheduler of ``model`` in the form it was trained in (joint: the every-step baseline)."""
     decisions = getattr(model, _DECISIONS, None)
     if decisions is None:
         return MaskablePPOScheduler(model)

@@ -15,8 +15,9 @@ checkpoints (`MARATrainConfig`, `MARA_GROUPED`, `ImitationConfig`).
    (the variant's β: 1, or 0 for ``mara_noshape``) and γ = 1. ``--algorithm grouped`` (default):
    ``--workloads`` seeds × ``--group`` whole episodes per update, decisions held up to
    ``--hold`` steps between events, leave-one-out baselines per seed, a KL anchor of weight
-   ``--anchor`` to the imitation policy. ``--algorithm ppo``: package 0.2.0's PPO on ``--envs``
-   environments, whose first ``--critic-warmup`` updates train only the value function.
+   ``--anchor`` to the imitation policy. ``--algorithm ppo``: PPO with small steps
+   (`MARA_PPO`) on ``--envs`` environments, whose first ``--critic-warmup`` updates train only
+   the value function.
    ``--algorithm held_ppo``: MAT + PPO with a critic over ``--episodes`` whole episodes per
    update and decisions held up to ``--hold`` steps (`MARA_SCRATCH`).
 

@@ -48,7 +48,7 @@ _flush_print = functools.partial(print, flush=True)
 
 @dataclass(frozen=True)
 class DistillConfig:
-    """One distillation run (defaults: about 6 minutes on one core for package 0.2's network)."""
+    """One distillation run (defaults: about 6 minutes on one core for `MARA_TEACHER`)."""
 
     steps: int = 30_000
     """Optimiser steps (the learning rate decays to 0 over them, cosine)."""

@@ -100,9 +100,10 @@ class FoldScore:
 def lofo_folds(recipe: FMTrainConfig | None = None) -> list[Fold]:
     """One fold per family of ``recipe.task_set``, each with ``recipe`` minus that family.
 
-    ``recipe`` defaults to package 0.2's (`FMTrainConfig`, recipe ``id_only``). A recipe with a
-    corpus is refused: the corpus holds runs of the same models and datasets (``cnn-digits``
-    among them), so the held-out family would not be held out; fold such a recipe by kind.
+    ``recipe`` defaults to `FMTrainConfig`'s (recipe ``id_only``, the teacher network's). A
+    recipe with a corpus is refused: the corpus holds runs of the same models and datasets
+    (``cnn-digits`` among them), so the held-out family would not be held out; fold such a
+    recipe by kind.
     """
     recipe = recipe or FMTrainConfig()
     if recipe.corpus is not None:

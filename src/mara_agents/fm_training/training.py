@@ -200,7 +200,7 @@ FM_RECIPES: dict[str, FMTrainConfig] = {
         model=FMConfig(scaled_context=True), corpus=BUNDLED_CORPUS, prior_curves=1500
     ),
 }
-"""Named training recipes (docs/predictors.md): ``id_only`` is package 0.2's checkpoint's (the
+"""Named training recipes (docs/predictors.md): ``id_only`` is `fm_mara_teacher`'s (the
 defaults: the ID training runs, the loss itself); ``augmented`` samples the best loss and adds
 three warped copies of every run; ``wls_context`` gives the network LARA's power-law fit of the
 prefix; ``broad``, the shipped checkpoint's, adds the curve corpus's training runs (every kind,

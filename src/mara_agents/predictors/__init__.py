@@ -72,7 +72,7 @@ PREDICTORS: dict[str, Callable[..., Predictor]] = {
 - ``"fm_uncalibrated"``: the same network read raw (median crossing and sampled share);
 - ``"fm_mara_student"``: what the shipped MARA policies read, raw: their teacher distilled to
   sample in one step instead of four;
-- ``"fm_mara_teacher"``: the network the policies were trained on (package 0.2's), raw.
+- ``"fm_mara_teacher"``: the network the policies were trained on (recipe ``id_only``), raw.
 """
 
 RENAMED_PREDICTORS: dict[str, str] = {"fm_raw": "fm_uncalibrated", "fm_mara": "fm_mara_student"}

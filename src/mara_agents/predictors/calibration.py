@@ -45,7 +45,7 @@ class Calibration:
     ``p_success`` is the isotonic map given by ``knots`` and ``values`` (monotone,
     piecewise-linear) of a score: the logistic regression of `success_features` when
     ``coefficients`` are given (what `mara_agents.fm_training.calibration_fit` fits), else the
-    sampled success share (package 0.2's calibrations).
+    sampled success share (calibrations stored without ``coefficients``).
     """
 
     knots: np.ndarray  # (J,) increasing scores, knots[0] = 0, knots[-1] = 1

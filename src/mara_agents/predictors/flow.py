@@ -43,8 +43,8 @@ __all__ = ["MARA_NETWORK", "MARA_TEACHER", "PRETRAINED", "FMPredictor"]
 PRETRAINED = Path(__file__).resolve().parent.parent / "checkpoints" / "fm.pt"
 """The shipped flow-matching network with its calibration: predictor ``"fm"``."""
 MARA_TEACHER = PRETRAINED.with_name("fm_mara_teacher.pt")
-"""Package 0.2's network (trained on the ID runs alone, 4 Heun steps), on whose estimates the
-shipped MARA policies were trained: predictor ``"fm_mara_teacher"``."""
+"""The network trained on the ID runs alone (recipe ``id_only``, 4 Heun steps), on whose
+estimates the shipped MARA policies were trained: predictor ``"fm_mara_teacher"``."""
 MARA_NETWORK = PRETRAINED.with_name("fm_mara_student.pt")
 """What the shipped MARA policies read: `MARA_TEACHER` distilled to one Euler step
 (`mara_agents.fm_training.distill`; `benchmarks/distill_fm.py` writes it): predictor
@@ -119,7 +119,7 @@ class FMPredictor(BatchPredictor):
         config = FMConfig(**stored)
         net = VelocityNet(config)
         net.load_state_dict(state["model"])
-        stored = state.get("calibration")  # absent in checkpoints of package 0.2.0
+        stored = state.get("calibration")  # absent in checkpoints stored without one
         calibration = None
         if stored is not None and calibrated:
             calibration = Calibration(

@@ -94,7 +94,7 @@ class MARA(Scheduler):
         policy.load_state_dict(state["model"])
         quantiles = tuple(state.get("estimate_quantiles", ()))  # absent before package 0.4
         decisions = state.get("decisions")  # absent in older checkpoints: every step
-        name = RENAMED_PREDICTORS.get(state["predictor"], state["predictor"])  # 0.2's names
+        name = RENAMED_PREDICTORS.get(state["predictor"], state["predictor"])  # a renamed predictor
         predictors = {} if predictors is None else predictors
         if name not in predictors:
             predictors[name] = make_predictor(name)

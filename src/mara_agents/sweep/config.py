@@ -149,7 +149,7 @@ def _warn_arrival_probs() -> None:
 
 
 def _accepting_arrival_probs(init: Callable[..., None]) -> Callable[..., None]:
-    """The dataclass ``__init__``, also taking 0.2's keyword ``arrival_probs`` (deprecated)."""
+    """The dataclass ``__init__``, also taking the deprecated keyword ``arrival_probs``."""
 
     @functools.wraps(init)
     def __init__(self: SweepConfig, *args: Any, **kwargs: Any) -> None:

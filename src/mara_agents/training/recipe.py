@@ -3,7 +3,7 @@
 ``train_mara(MARATrainConfig(work, out, variant="mara"))`` is one run of the recipe that
 trained the shipped checkpoints (docs/mara.md, *Training*): `MARATrainConfig`'s defaults, i.e.
 expert iteration on HOP (`ImitationConfig`), then the grouped policy gradient (`MARA_GROUPED`;
-``algorithm="ppo"`` runs `MARA_PPO`, the recipe of package 0.2.0, instead; ``algorithm="held_ppo"``
+``algorithm="ppo"`` runs `MARA_PPO`, PPO with small steps, instead; ``algorithm="held_ppo"``
 with ``scratch=True`` is the paper's MAT + PPO from random weights, `MARA_SCRATCH`). All training
 is on the ID training runs at the training load (`TRAINING_ENV`), with seeds below the sweep's
 evaluation seeds (1,000,000+): imitation 100,000+, RL 200,000+, selection 900,000+. Selection
@@ -59,7 +59,7 @@ TRAINING_ENV = MappingProxyType({"task_set": "id_train", "arrival_prob": 0.04})
 """`EnvConfig` fields of every training episode: the ID training runs at the training load."""
 
 MARA_PPO = PPOConfig(lr=3e-5, clip=0.1, entropy=0.0)
-"""PPO as package 0.2.0's checkpoints trained: small steps, tight clip, no entropy bonus (the
+"""PPO with small steps, a tight clip and no entropy bonus (the
 other fields are `PPOConfig`'s defaults: 32 environments × 128 steps, 4 × 4 minibatches, γ 1,
 λ 0.95)."""
 
@@ -102,7 +102,7 @@ class MARATrainConfig:
     max_updates: int | None = None
     """Stop after this many RL updates (None: only the time budget stops the run)."""
     algorithm: str = "grouped"
-    """The RL stage: "grouped" (`GroupedTrainer`), "ppo" (`PPOTrainer`, package 0.2.0's) or
+    """The RL stage: "grouped" (`GroupedTrainer`), "ppo" (`PPOTrainer`, `MARA_PPO`) or
     "held_ppo" (`HeldPPOTrainer`, PPO over whole episodes and held decisions)."""
     grouped: GroupedConfig = MARA_GROUPED
     """Grouped policy-gradient settings (``algorithm="grouped"``)."""
