@@ -1,82 +1,135 @@
-"""PPO training throughput: environment steps per second, many lanes against the recipe's 32.
+"""Training throughput of the documented recipes, as ratios to CartPole measured in the same run.
 
-    python benchmarks/bench_training.py                   # FM estimates, 256 lanes
-    python benchmarks/bench_training.py --predictor wls --updates 1
+    python benchmarks/bench_training.py                          # every recipe, 2 updates each
+    python benchmarks/bench_training.py --recipes ppo_slots ippo_live --updates 4
+    python benchmarks/bench_training.py --recipes ppo_slots --to-lara 10
 
-Both setups train a fresh MAT with `MARA_PPO` on the training environment (ID training runs,
-p = 0.04, shaped reward) and are measured in the same run: the reference is `MARA_PPO`'s
-``--reference-envs`` (32) lanes of the engine, against ``--envs`` lanes. (Until the one engine of
-issue 32 the reference was 32 `CoreEnv`s stepped one by one.) FM's futures of every training
-prefix are sampled once beforehand, as `train_mara` does (the time is printed apart). Torch gets
-``--threads`` threads. A third setup is PPO over held decisions (`MARA_SCRATCH`,
-``--held-episodes`` whole episodes per update, the same ``--epochs``): its steps are the
-episodes' steps, its network passes only the decisions.
+Each recipe trains from scratch for ``--updates`` updates, timed from making its lanes and
+network (start-up and PPO updates included): the RL baselines' recipes
+(`mara_agents.baselines.recipes`: the slot-set MaskablePPO and its MLP on the sequential event
+form, a step one node's choice; IPPO over live masks, a step one joint decision) and MARA's two
+RL recipes on a fresh MAT (`MARA_PPO`, a step one environment step; `MARA_SCRATCH`, PPO over held
+decisions, its steps the episodes' environment steps, one untimed update first). CartPole-v1's
+random steps per second is the reference. ``--to-lara MINUTES`` then trains the slot-set recipe
+for up to that wall time and reports when its evaluation first reaches LARA + 5 points on the
+selection episodes (LARA scored on the same episodes in the same run).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import tempfile
+from pathlib import Path
 
 import torch
 
+from mara_agents.baselines.recipes import RECIPES, make_recipe
+from mara_agents.baselines.throughput import ippo_throughput, maskable_ppo_throughput, timeline
 from mara_agents.cli.parser import count
+from mara_agents.evaluation import completion_rates
+from mara_agents.schedulers import LARA
 from mara_agents.training import MARA_PPO
 from mara_agents.training.recipe import MARA_SCRATCH, warm_predictor
-from mara_agents.training.throughput import held_throughput, training_throughput
+from mara_agents.training.throughput import (
+    Throughput,
+    cartpole_steps_per_second,
+    held_throughput,
+    training_throughput,
+)
 
-PREDICTORS = ("fm", "wls", "none")
+MARA_RECIPES = ("mat_ppo", "held_ppo")
+ALL = (*RECIPES, *MARA_RECIPES)
+TARGETS = {"ppo_slots": 0.15, "ippo_live": 0.1, "held_ppo": 0.1}
+"""The least ratio to CartPole each recipe should train at."""
+MARGIN = 0.05
+"""How far above LARA ``--to-lara`` waits for: 5 points of completion."""
+
+
+def positive_minutes(text: str) -> float:
+    """A wall-time budget in minutes: a number > 0."""
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"minutes must be > 0, got {text}")
+    return value
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--predictor", choices=PREDICTORS, default="fm")
-    parser.add_argument("--envs", type=count, default=256, help="lanes rolled out together")
-    parser.add_argument("--reference-envs", type=count, default=MARA_PPO.envs)
-    parser.add_argument("--rollout", type=count, default=MARA_PPO.rollout)
-    parser.add_argument("--updates", type=count, default=2, help="timed PPO iterations each")
-    parser.add_argument(
-        "--epochs", type=count, default=MARA_PPO.epochs, help="PPO epochs over each rollout"
-    )
-    parser.add_argument("--threads", type=count, default=2)
-    parser.add_argument(
-        "--held-episodes",
-        type=int,
-        default=MARA_SCRATCH.episodes,
-        help="whole episodes per update of PPO over held decisions (0: leave that setup out)",
-    )
-    args = parser.parse_args(argv)
-    if args.held_episodes < 0:
-        parser.error(f"--held-episodes must be >= 0, got {args.held_episodes}.")
-    return args
+    parser.add_argument("--recipes", nargs="+", choices=ALL, default=list(ALL))
+    parser.add_argument("--updates", type=count, default=2, help="timed updates of each recipe")
+    parser.add_argument("--n-steps", type=count, default=None,
+                        help="steps per lane between updates instead of each recipe's (a quick "
+                        "look: the figures are then of another recipe)")  # fmt: skip
+    parser.add_argument("--held-episodes", type=count, default=None,
+                        help="held_ppo's episodes per update instead of the recipe's")  # fmt: skip
+    parser.add_argument("--predictor", choices=("fm", "wls", "none"), default="fm",
+                        help="what MARA's recipes read (the baselines read WLS)")  # fmt: skip
+    parser.add_argument("--cartpole-steps", type=count, default=100_000)
+    parser.add_argument("--threads", type=count, default=2, help="torch threads")
+    parser.add_argument("--seed", type=int, default=1, help="the recipes' training seed")
+    parser.add_argument("--to-lara", type=positive_minutes, default=None, metavar="MINUTES")
+    parser.add_argument("--eval-episodes", type=count, default=None,
+                        help="selection episodes of --to-lara (default: the recipe's)")  # fmt: skip
+    return parser.parse_args(argv)
+
+
+def throughput(name: str, args: argparse.Namespace, work: Path) -> Throughput:
+    """Time ``args.updates`` updates of recipe ``name`` from scratch."""
+    steps = {} if args.n_steps is None else {"n_steps": args.n_steps}
+    if name in RECIPES:
+        config = make_recipe(name, work / name, seed=args.seed, **steps)
+        measure = maskable_ppo_throughput if RECIPES[name][0] == "maskable_ppo" else ippo_throughput
+        return measure(config, args.updates)
+    warm = None if args.predictor == "none" else warm_predictor(args.predictor)
+    if name == "mat_ppo":
+        rollout = {} if args.n_steps is None else {"rollout": args.n_steps}
+        return training_throughput(warm, dataclasses.replace(MARA_PPO, **rollout), args.updates)
+    episodes = {} if args.held_episodes is None else {"episodes": args.held_episodes}
+    return held_throughput(warm, dataclasses.replace(MARA_SCRATCH, **episodes), args.updates)
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     torch.set_num_threads(args.threads)
-    predictor = None if args.predictor == "none" else warm_predictor(args.predictor)
-    setups = {"recipe's lanes": args.reference_envs, "more lanes": args.envs}
-    results = {}
-    for name, envs in setups.items():
-        ppo = dataclasses.replace(MARA_PPO, envs=envs, rollout=args.rollout, epochs=args.epochs)
-        results[name] = training_throughput(predictor, ppo, args.updates)
-    if args.held_episodes:
-        held = dataclasses.replace(MARA_SCRATCH, episodes=args.held_episodes, epochs=args.epochs)
-        results["held decisions"] = held_throughput(predictor, held, args.updates)
-        setups["held decisions"] = args.held_episodes
-    reference = results["recipe's lanes"]
-    print(
-        f"predictor {args.predictor}, {args.threads} torch threads, rollout {args.rollout}, "
-        f"{args.epochs} PPO epochs"
-    )
-    print("| setup | envs | rollout steps/s | training steps/s (update included) | ratio |")
-    print("|---|---|---|---|---|")
-    for name, result in results.items():
-        envs = setups[name]
+    reference = cartpole_steps_per_second(args.cartpole_steps)
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        results = {name: throughput(name, args, work) for name in args.recipes}
         print(
-            f"| {name} | {envs} | {result.rollout:,.0f} | {result.training:,.0f} | "
-            f"{result.training / reference.training:.1f}x |"
+            f"CartPole-v1, random actions: {reference:,.0f} steps/s; {args.threads} torch threads"
         )
+        print("| recipe | steps timed | rollout steps/s | training steps/s | x CartPole | target |")
+        print("|---|---|---|---|---|---|")
+        for name, result in results.items():
+            target = f">= {TARGETS[name]}x" if name in TARGETS else ""
+            print(
+                f"| {name} | {result.steps:,} | {result.rollout:,.0f} | {result.training:,.0f} | "
+                f"{result.training / reference:.3f}x | {target} |"
+            )
+        if args.to_lara is not None:
+            to_lara(args, work / "to_lara")
+
+
+def to_lara(args: argparse.Namespace, work: Path) -> None:
+    """Train the slot-set recipe up to ``--to-lara`` minutes; when did it pass LARA + 5?"""
+    overrides = {"seed": args.seed, "minutes": args.to_lara}
+    if args.eval_episodes is not None:
+        overrides["eval_episodes"] = args.eval_episodes
+    config = make_recipe("ppo_slots", work, **overrides)
+    rates = completion_rates(LARA(), config.eval_episodes, config.selection_seed, **config.env)
+    lara = float(rates.mean())
+    print(f"\nppo_slots, seed {args.seed}: LARA {100 * lara:.1f}% on the {config.eval_episodes} "
+          f"selection episodes; the run's evaluations (minutes from its start):")  # fmt: skip
+    passed = None
+    for entry in timeline(config):
+        print(f"  {entry.minutes:6.2f} min  {entry.steps:>9,} steps  {100 * entry.score:.1f}%")
+        if passed is None and entry.score >= lara + MARGIN:
+            passed = entry
+    if passed is None:
+        print(f"not past LARA + 5 within {args.to_lara:g} minutes")
+    else:
+        print(f"past LARA + 5 after {passed.minutes:.2f} minutes ({passed.steps:,} steps)")
 
 
 if __name__ == "__main__":

@@ -14,18 +14,19 @@ def test_latency_benchmark_prints_ratios_to_lara(capsys):
     assert "| mara_wls (lockstep, 1 episodes) |" in out
 
 
-def test_training_benchmark_prints_both_setups_and_refuses_bad_sizes(capsys):
+def test_training_benchmark_prints_each_recipe_against_cartpole_and_refuses_bad_sizes(capsys):
     script = load_script("bench_training")
-    tiny = ["--predictor", "none", "--updates", "1", "--rollout", "8"]
-    script.main(
-        [*tiny, "--envs", "4", "--reference-envs", "2", "--threads", "1", "--held-episodes", "2"]
-    )
+    tiny = ["--updates", "1", "--n-steps", "8", "--cartpole-steps", "1000", "--threads", "1"]
+    script.main([*tiny, "--predictor", "none", "--held-episodes", "2"])
     out = capsys.readouterr().out
-    assert "| recipe's lanes | 2 |" in out and "| more lanes | 4 |" in out and "| 1.0x |" in out
-    assert "| held decisions | 2 |" in out
+    assert "CartPole-v1, random actions:" in out
+    for recipe in ("ppo_slots", "ppo_mlp", "ippo_live", "mat_ppo", "held_ppo"):
+        assert f"| {recipe} |" in out
+    assert "| ppo_slots | 64 |" in out  # 8 lanes x 8 steps
+    assert "| ippo_live | 256 |" in out and ">= 0.15x |" in out
     with pytest.raises(SystemExit):
-        script.main([*tiny, "--envs", "0"])
-    assert "argument --envs: a count must be an int >= 1" in capsys.readouterr().err
+        script.main([*tiny, "--updates", "0"])
+    assert "argument --updates: a count must be an int >= 1" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        script.main([*tiny, "--held-episodes", "-1"])
-    assert "--held-episodes must be >= 0" in capsys.readouterr().err
+        script.main([*tiny, "--to-lara", "0"])
+    assert "minutes must be > 0, got 0" in capsys.readouterr().err

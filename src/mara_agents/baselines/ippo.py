@@ -45,6 +45,7 @@ __all__ = [
     "SHIPPED",
     "Choices",
     "IPPOConfig",
+    "IPPOLearner",
     "IPPOScheduler",
     "NodeActorCritic",
     "POLICIES",
@@ -259,6 +260,52 @@ def _sampled(
     return Choices(obs, masks, actions, dist.log_prob(actions), values)
 
 
+class IPPOLearner:
+    """What an IPPO run steps: its lanes, network, optimiser, sampling generator and step count.
+
+    ``update`` collects ``envs × n_steps`` decisions and learns from them; `train_ippo` adds the
+    evaluations, saves and resuming, `mara_agents.baselines.throughput` times it bare.
+    """
+
+    def __init__(self, config: IPPOConfig) -> None:
+        c = self.config = config
+        predictor, decisions = make_predictor(OBSERVED), c.decision_form
+        self.envs = CoreVectorEnv(
+            c.envs, predictor=predictor, view="nodes", decisions=decisions, **c.env
+        )
+        _, obs_dim = self.envs.single_observation_space.shape
+        k = self.envs.config.num_slots
+        if c.policy == "slot_set":
+            m, width = self.envs.config.num_nodes, slot_width(self.envs.config)
+            self.shape = {"num_slots": k, "slot_width": width, "num_nodes": m, "hidden": c.hidden}
+        else:
+            self.shape = {"obs_dim": obs_dim + k * c.live, "choices": k + 1, "hidden": c.hidden}
+        self.form = {"live": c.live, "decisions": dataclasses.asdict(decisions), "policy": c.policy}
+        torch.manual_seed(c.seed)
+        self.model = NETWORKS[c.policy](**self.shape)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=c.lr, eps=1e-5)
+        self.generator = torch.Generator().manual_seed(c.seed)
+        self.steps = 0
+        self.obs: np.ndarray | None = None
+
+    def update(self) -> None:
+        """One rollout of every lane, then PPO on it."""
+        self.learn(self.collect())
+
+    def collect(self) -> dict[str, torch.Tensor]:
+        """``n_steps`` sampled decisions of every lane (lanes start on ``env_seed + steps``)."""
+        c = self.config
+        if self.obs is None:
+            self.obs, _ = self.envs.reset(seed=c.env_seed + self.steps)
+        rollout, self.obs = _collect(self.model, self.envs, self.obs, c, self.generator)
+        self.steps += c.envs * c.n_steps
+        return rollout
+
+    def learn(self, rollout: dict[str, torch.Tensor]) -> None:
+        """``epochs`` passes of clipped PPO over a rollout of `collect`."""
+        _learn(self.model, self.optimizer, rollout, self.config, self.generator)
+
+
 def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
     """Train (or continue) a run; its history: one entry per evaluation, the start included.
 
@@ -268,29 +315,17 @@ def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
     """
     c, work = config, Path(config.work)
     work.mkdir(parents=True, exist_ok=True)
-    predictor, decisions = make_predictor(OBSERVED), c.decision_form
-    envs = CoreVectorEnv(c.envs, predictor=predictor, view="nodes", decisions=decisions, **c.env)
-    _, obs_dim = envs.single_observation_space.shape
-    k = envs.config.num_slots
-    if c.policy == "slot_set":
-        m, width = envs.config.num_nodes, slot_width(envs.config)
-        shape = {"num_slots": k, "slot_width": width, "num_nodes": m, "hidden": c.hidden}
-    else:
-        shape = {"obs_dim": obs_dim + k * c.live, "choices": k + 1, "hidden": c.hidden}
-    form = {"live": c.live, "decisions": dataclasses.asdict(decisions), "policy": c.policy}
-    torch.manual_seed(c.seed)
-    model = NETWORKS[c.policy](**shape)
-    optimizer = torch.optim.Adam(model.parameters(), lr=c.lr, eps=1e-5)
-    generator = torch.Generator().manual_seed(c.seed)
-    steps, history = 0, []
+    run = IPPOLearner(c)
+    model, optimizer, generator = run.model, run.optimizer, run.generator
+    history: list[dict] = []
     checkpoint = work / "checkpoint.pt"
 
     def save_best() -> None:
-        torch.save({"model": model.state_dict(), "shape": shape, **form}, work / "best.pt")
+        torch.save({"model": model.state_dict(), "shape": run.shape, **run.form}, work / "best.pt")
 
     def save_state() -> None:  # after `record` appended the evaluation of the current step
         state = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
-        state |= {"generator": generator.get_state(), "steps": history[-1]["steps"], **form}
+        state |= {"generator": generator.get_state(), "steps": history[-1]["steps"], **run.form}
         torch.save(state | {"history": history}, checkpoint)
 
     if checkpoint.is_file():
@@ -300,27 +335,24 @@ def train_ippo(config: IPPOConfig, log: Any = LOG) -> list[dict]:
             "decisions": state.get("decisions"),
             "policy": state.get("policy", "mlp"),
         }
-        if "live" in state and trained != form:  # (checkpoints before forms were recorded: trusted)
+        if "live" in state and trained != run.form:  # (checkpoints before forms were recorded)
             raise ValueError(
-                f"{checkpoint} holds a run with {trained}; this config asks for {form}: "
+                f"{checkpoint} holds a run with {trained}; this config asks for {run.form}: "
                 "give the new run another work folder."
             )
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         generator.set_state(state["generator"])
-        steps, history = state["steps"], state["history"]
+        run.steps, history = state["steps"], state["history"]
     else:
         history = [_judge(model, c, 0, 0.0)]
         save_best()  # the best so far
-    obs, _ = envs.reset(seed=c.env_seed + steps)
-    began, judged, spent = time.perf_counter(), steps, history[-1]["minutes"]
-    while steps < c.max_steps and time.perf_counter() - began < 60 * c.minutes:
-        rollout, obs = _collect(model, envs, obs, c, generator)
-        steps += c.envs * c.n_steps
-        _learn(model, optimizer, rollout, c, generator)
-        if steps - judged >= c.eval_every or steps >= c.max_steps:
-            judged = steps
-            entry = _judge(model, c, steps, spent + (time.perf_counter() - began) / 60)
+    began, judged, spent = time.perf_counter(), run.steps, history[-1]["minutes"]
+    while run.steps < c.max_steps and time.perf_counter() - began < 60 * c.minutes:
+        run.update()
+        if run.steps - judged >= c.eval_every or run.steps >= c.max_steps:
+            judged = run.steps
+            entry = _judge(model, c, run.steps, spent + (time.perf_counter() - began) / 60)
             record(history, entry, work, save_best, save_state, log)
     return history
 

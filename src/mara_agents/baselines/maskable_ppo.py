@@ -60,7 +60,9 @@ __all__ = [
     "MaskablePPOScheduler",
     "SequentialPPOScheduler",
     "load_scheduler",
+    "new_model",
     "train_maskable_ppo",
+    "training_envs",
 ]
 
 FORMS = ("joint", "sequential")
@@ -264,7 +266,7 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
     """
     work = Path(config.work)
     work.mkdir(parents=True, exist_ok=True)
-    envs = VecMonitor(_training_envs(config))
+    envs = VecMonitor(training_envs(config))
     saved = work / "model.zip"
     if saved.is_file():
         model = MaskablePPO.load(saved, device="cpu")
@@ -272,7 +274,7 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
         model.set_env(envs)
         history = json.loads((work / "history.json").read_text())
     else:
-        model = _new_model(config, envs)
+        model = new_model(config, envs)
         history = [judge(_scheduler(model), config, 0, 0.0)]
         model.save(work / "best.zip", include=_saved(model))  # the best so far
     envs.seed(config.env_seed + model.num_timesteps)  # learn() starts the lanes on these seeds
@@ -294,7 +296,7 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
     return history
 
 
-def _training_envs(config: MaskablePPOConfig) -> VecEnv:
+def training_envs(config: MaskablePPOConfig) -> VecEnv:
     """The run's SB3 lanes: the batched joint form, or sequential environments side by side."""
     predictor = make_predictor(OBSERVED)
     if config.form == "joint":
@@ -312,7 +314,7 @@ def _training_envs(config: MaskablePPOConfig) -> VecEnv:
     )
 
 
-def _new_model(config: MaskablePPOConfig, envs: VecEnv) -> MaskablePPO:
+def new_model(config: MaskablePPOConfig, envs: VecEnv) -> MaskablePPO:
     """A MaskablePPO from random weights with the run's settings."""
     if config.policy == "slot_set":
         policy, policy_kwargs = SlotSetPolicy, slot_set_kwargs(make_config(None, **config.env))

@@ -19,6 +19,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
+from torch.nn import functional as F
 
 from coreenv import EnvConfig, SlotFeature
 from coreenv.layout import GLOBAL_FEATURES, slot_width
@@ -112,11 +113,20 @@ class PointerHead(nn.Module):
             orthogonal(last, 0.01)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        """The logits of the choosing node's K + 1 actions."""
+        """The logits of the choosing node's K + 1 actions.
+
+        ``score`` reads each slot's encoding beside the context; its first layer is applied as
+        the sum of its two halves, so the context's half is computed once per sample, not once
+        per slot (the same function, a third fewer multiplications).
+        """
         parts = features.reshape(-1, self.num_slots + 1, self.width)
         encoded, context = parts[:, :-1], parts[:, -1]
-        paired = torch.cat((encoded, context[:, None].expand_as(encoded)), dim=-1)
-        return torch.cat((self.score(paired).squeeze(-1), self.idle(context)), dim=-1)
+        first, _, last = self.score
+        half = self.width
+        hidden = F.linear(encoded, first.weight[:, :half])
+        hidden = hidden + F.linear(context, first.weight[:, half:], first.bias)[:, None]
+        scores = last(torch.relu(hidden)).squeeze(-1)
+        return torch.cat((scores, self.idle(context)), dim=-1)
 
 
 class SlotSetPolicy(MaskableActorCriticPolicy):

@@ -1,8 +1,7 @@
 r"""Train an RL baseline from scratch: MaskablePPO (one controller) or IPPO (the nodes).
 
+    coreenv train-baseline --recipe ppo_slots --seed 1 --work results/baselines/ppo_slots/seed_1
     coreenv train-baseline --algorithm maskable_ppo --seed 1 --max-steps 2000000 --minutes 60
-    coreenv train-baseline --form sequential --decisions events --policy slot_set --envs 8 \
-        --n-steps 512 --minibatches 16 --work results/baselines/ppo_slots/seed_1
     coreenv train-baseline --algorithm ippo --seed 1 --work results/baselines/ippo/seed_1
     coreenv train-baseline --algorithm ippo --live --decisions events --work results/ippo_live
 
@@ -10,7 +9,9 @@ Trains on the ID training runs at p = 0.04 (training seeds from ``--env-seed``),
 greedy policy on the ``--eval-episodes`` fixed selection episodes every ``--eval-every`` steps,
 and keeps the state to resume from (run the same command again), the best policy and
 ``history.json`` (the learning curve; ``coreenv learning-curves`` reads it) in ``--work``
-(docs/rl.md). Options only one algorithm has are refused for the other.
+(docs/rl.md). ``--recipe`` starts from a documented recipe (`RECIPES`: its algorithm and
+settings; options given beside it override them). Options only one algorithm has are refused for
+the other.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import torch
 
 from mara_agents.baselines.ippo import IPPOConfig, train_ippo
 from mara_agents.baselines.maskable_ppo import MaskablePPOConfig, train_maskable_ppo
+from mara_agents.baselines.recipes import RECIPES
 from mara_agents.cli.parser import CommandParser, count
 
 ALGORITHMS = {
@@ -67,7 +69,8 @@ def _defaults(config: type) -> dict:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The options, with ``args.config`` built and checked; bad input exits 2."""
     parser = CommandParser(prog="coreenv train-baseline", description=__doc__.splitlines()[0])
-    parser.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="maskable_ppo")
+    parser.add_argument("--algorithm", choices=sorted(ALGORITHMS), default=None)
+    parser.add_argument("--recipe", choices=sorted(RECIPES), default=None, help="start from it")
     known = {**_defaults(MaskablePPOConfig), **_defaults(IPPOConfig)}
     for name, text in OPTIONS.items():
         flag, kind = "--" + name.replace("_", "-"), type(known[name])
@@ -78,16 +81,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--work", type=Path, default=None, help="default results/baselines/...")
     parser.add_argument("--threads", type=count, default=1, help="torch threads")
     args = parser.parse_args(argv)
-    config_type, _ = ALGORITHMS[args.algorithm]
+    algorithm, settings = RECIPES[args.recipe] if args.recipe else ("maskable_ppo", {})
+    if args.recipe and args.algorithm not in (None, algorithm):
+        parser.error(f"--recipe {args.recipe} trains {algorithm}, not --algorithm {args.algorithm}")
+    args.algorithm = algorithm = args.algorithm or algorithm
+    config_type, _ = ALGORITHMS[algorithm]
     given = {name: getattr(args, name) for name in OPTIONS if getattr(args, name) is not None}
     foreign = sorted(set(given) - set(_defaults(config_type)))
     if foreign:
         flags = ", ".join("--" + name.replace("_", "-") for name in foreign)
         parser.error(f"--algorithm {args.algorithm} does not read {flags}")
     seed = given.get("seed", _defaults(config_type)["seed"])
-    work = args.work or Path("results/baselines") / args.algorithm / f"seed_{seed}"
+    work = args.work or Path("results/baselines") / (args.recipe or algorithm) / f"seed_{seed}"
     try:
-        args.config = config_type(work=work, **given)
+        args.config = config_type(work=work, **{**settings, **given})
     except ValueError as e:  # the config names the field and the value
         parser.error(str(e))
     return args

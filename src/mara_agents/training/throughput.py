@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import gymnasium as gym
 import torch
 
 from coreenv import Predictor
@@ -18,7 +19,7 @@ from mara_agents.training.lanes import rollout_lanes
 from mara_agents.training.ppo import PPOConfig, PPOTrainer, ppo_epochs
 from mara_agents.training.recipe import TRAINING_ENV
 
-__all__ = ["Throughput", "held_throughput", "training_throughput"]
+__all__ = ["Throughput", "cartpole_steps_per_second", "held_throughput", "training_throughput"]
 
 
 @dataclass(frozen=True)
@@ -88,3 +89,19 @@ def _fresh_mat() -> MAT:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
         return MAT(MATConfig())
+
+
+def cartpole_steps_per_second(steps: int) -> float:
+    """Random-action steps per second of Gymnasium's ``CartPole-v1``: the machine's yardstick.
+
+    Speed targets are ratios to it, measured in the same run, so they compare across machines.
+    """
+    env = gym.make("CartPole-v1")
+    env.reset(seed=0)
+    env.action_space.seed(0)
+    start = time.perf_counter()
+    for _ in range(steps):
+        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        if terminated or truncated:
+            env.reset()
+    return steps / (time.perf_counter() - start)

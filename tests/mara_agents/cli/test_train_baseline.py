@@ -19,6 +19,21 @@ def test_a_tiny_run_trains_judges_and_says_where_it_is(tmp_path, capsys):
     assert (tmp_path / "model.zip").is_file() and (tmp_path / "history.json").is_file()
 
 
+def test_a_recipe_sets_its_algorithm_and_settings_and_options_beside_it_win():
+    args = train_baseline.parse_args(["--recipe", "ippo_live", "--hidden", "32", "--seed", "3"])
+    config = args.config
+    assert args.algorithm == "ippo" and config.live and config.policy == "slot_set"
+    assert (config.hidden, config.epochs, config.minibatches) == (32, 10, 16)
+    assert str(config.work).endswith("ippo_live/seed_3")
+    slots = train_baseline.parse_args(["--recipe", "ppo_slots"]).config
+    assert (slots.form, slots.decisions, slots.envs, slots.n_steps) == (
+        "sequential",
+        "events",
+        8,
+        512,
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -29,6 +44,9 @@ def test_a_tiny_run_trains_judges_and_says_where_it_is(tmp_path, capsys):
         (["--algorithm", "ippo", "--form", "joint"], "ippo does not read --form"),
         (["--minibatches", "0"], "MaskablePPOConfig.minibatches must be >= 1, got 0"),
         (["--algorithm", "a2c"], "invalid choice: 'a2c'"),
+        (["--recipe", "ppo_slots", "--live"], "--algorithm maskable_ppo does not read --live"),
+        (["--recipe", "ppo_slots", "--algorithm", "ippo"], "trains maskable_ppo, not --algorithm"),
+        (["--recipe", "dqn"], "argument --recipe: invalid choice: 'dqn'"),
     ],
 )
 def test_bad_values_exit_2_with_one_line_naming_them(argv, message, capsys):

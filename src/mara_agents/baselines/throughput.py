@@ -1,0 +1,90 @@
+"""How fast the RL baselines train: steps per second, and the wall time to each evaluation.
+
+`benchmarks/bench_training.py` prints these beside CartPole's random steps per second, measured in
+the same run. A MaskablePPO step is one node's choice in the sequential form; an IPPO step is one
+joint decision.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from mara_agents.baselines.ippo import IPPOConfig, IPPOLearner, train_ippo
+from mara_agents.baselines.maskable_ppo import (
+    MaskablePPOConfig,
+    new_model,
+    train_maskable_ppo,
+    training_envs,
+)
+from mara_agents.baselines.runs import BaselineRun
+from mara_agents.training.throughput import Throughput
+
+__all__ = ["Evaluation", "ippo_throughput", "maskable_ppo_throughput", "timeline"]
+
+
+def maskable_ppo_throughput(config: MaskablePPOConfig, updates: int = 2) -> Throughput:
+    """Time a fresh run of ``updates`` updates: lanes and model made, rollouts and PPO epochs.
+
+    ``training`` counts everything from making the lanes on; ``rollout`` the steps over the time
+    outside SB3's ``train`` (the updates), start-up included.
+    """
+    start = time.perf_counter()
+    envs = training_envs(config)
+    model = new_model(config, envs)
+    envs.seed(config.env_seed)
+    updating = 0.0
+    train = model.train
+
+    def timed_train() -> None:
+        nonlocal updating
+        began = time.perf_counter()
+        train()
+        updating += time.perf_counter() - began
+
+    model.train = timed_train  # type: ignore[method-assign]
+    steps = updates * config.envs * config.n_steps
+    model.learn(steps)
+    seconds = time.perf_counter() - start
+    return Throughput(steps / (seconds - updating), steps / seconds, steps)
+
+
+def ippo_throughput(config: IPPOConfig, updates: int = 2) -> Throughput:
+    """Time a fresh run of ``updates`` updates (`IPPOLearner`), start-up included."""
+    start = time.perf_counter()
+    run = IPPOLearner(config)
+    updating = 0.0
+    for _ in range(updates):
+        rollout = run.collect()
+        began = time.perf_counter()
+        run.learn(rollout)
+        updating += time.perf_counter() - began
+    seconds = time.perf_counter() - start
+    return Throughput(run.steps / (seconds - updating), run.steps / seconds, run.steps)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One evaluation of a run on the selection episodes, timed from the run's start."""
+
+    minutes: float
+    """Wall time since the run began: start-up, training and earlier evaluations included."""
+    steps: int
+    """The learner's steps trained."""
+    score: float
+    """Mean completion on the selection episodes."""
+
+
+def timeline(config: BaselineRun) -> list[Evaluation]:
+    """Train ``config`` (a fresh ``work`` folder) as ``train-baseline`` does; each evaluation timed.
+
+    The evaluation of the untrained start is left out.
+    """
+    train = {MaskablePPOConfig: train_maskable_ppo, IPPOConfig: train_ippo}[type(config)]
+    start = time.perf_counter()
+    stamps: list[float] = []  # `record` logs once per evaluation after the start's
+    history = train(config, log=lambda line: stamps.append(time.perf_counter() - start))
+    return [
+        Evaluation(seconds / 60, entry["steps"], entry["eval"])
+        for seconds, entry in zip(stamps, history[1:])
+    ]
