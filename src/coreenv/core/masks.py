@@ -23,8 +23,7 @@ def action_indices(actions: Mapping, agents: Sequence[str], k: int, out: np.ndar
     ``K`` idles (so does a node missing from ``actions``, or None); ``K + 1`` stands for anything
     that is not an int in ``[0, K]`` (numpy integers are ints; bools are not).
     """
-    for i, agent in enumerate(agents):
-        action = actions.get(agent, k)
+    for i, action in enumerate(map(actions.get, agents)):  # a missing node's action: None
         a = action if type(action) is int else _as_int(action, k)  # type(): the common case
         out[i] = a if 0 <= a <= k else k + 1
 

@@ -200,9 +200,10 @@ class CoreEnv(PredictorHook, ParallelEnv):
         if self.decisions.held:
             self._events.restart()
             self._events.due_tables(self._slot_table())
-        return self._observations(self._lanes.observe(_LANE, len(self.agents))[0]), {
-            agent: {} for agent in self.agents
-        }
+        observations, *_, infos = self._answer(
+            self._lanes.observe(_LANE, len(self.agents))[0], 0.0, engine.RUNNING, {}
+        )
+        return observations, infos
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Apply one action per node (missing nodes idle) and advance (design §2 order).
@@ -225,13 +226,13 @@ class CoreEnv(PredictorHook, ParallelEnv):
             if not claim:
                 self._claim_and_train(actions, logs)
             obs, ready = lanes.step(chosen, takes, claim, logs)
-            if self._predictor is not None and ready.size:
+            if ready.size and self._predictor is not None:
                 lanes.estimate(ready, self._predictor, self.config)
                 obs = None
-            won, conflicts, ended = lanes.lane[0, engine.STEP_SUCCESSES : engine.ENDED + 1].tolist()
+            won, conflicts, ended = lanes.lane[_OUTCOME].tolist()
             if conflicts and not elapsed:
                 invalid = idle_reasons(actions, agents, k, chosen[0], takes[0])
-            reward += lanes.returns.item(0, engine.REWARD)
+            reward += lanes.returns.item(_REWARD)
             successes += won
             elapsed += 1
             if self.render_mode is not None:
@@ -244,8 +245,8 @@ class CoreEnv(PredictorHook, ParallelEnv):
         agents = self.agents
         if obs is None:
             obs = lanes.observe(_LANE, len(agents))
-        observations = self._observations(obs[0])
-        infos = {agent: {"successes": successes} for agent in agents}
+        answer = self._answer(obs[0], reward, ended, {"successes": successes})
+        infos = answer[-1]
         if held:
             for info in infos.values():
                 info["elapsed"] = elapsed
@@ -256,13 +257,7 @@ class CoreEnv(PredictorHook, ParallelEnv):
             for info in infos.values():
                 info["metrics"] = summary
             self.agents = []
-        return (
-            observations,
-            dict.fromkeys(agents, reward),
-            dict.fromkeys(agents, ended == engine.TERMINATED),
-            dict.fromkeys(agents, ended == engine.TRUNCATED),
-            infos,
-        )
+        return answer
 
     def _claim_and_train(self, actions: dict[str, Any], logs: np.ndarray) -> None:
         """Claims made before the step, for what comes between them and it.
@@ -396,7 +391,7 @@ class CoreEnv(PredictorHook, ParallelEnv):
 
     def action_masks(self) -> np.ndarray:
         """(M, K + 1) int8: every node's mask (they are identical): occupied slots and idle."""
-        version = self._lanes.lane[0, engine.VERSION]
+        version = self._lanes.lane.item(0, engine.VERSION)
         if self._masks_version != version:  # masks change only with the slots
             self._masks[:] = self._lanes.mask[0, :-1]
             self._masks_version = version
@@ -406,16 +401,29 @@ class CoreEnv(PredictorHook, ParallelEnv):
         """(1, K, F) float32 the slot table as observed (what `DecisionEvents` reads)."""
         return self._lanes.table.astype(np.float32)[None]
 
-    def _observations(self, obs: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
+    def _answer(
+        self, obs: np.ndarray, reward: float, ended: int, info: dict[str, Any]
+    ) -> tuple[dict, dict, dict, dict, dict]:
+        """The agents' observations, rewards, terminations, truncations and infos, in one pass.
+
+        ``obs``: the (M, D) node observations, shown: each agent's observation is its row, its
+        mask a row of a fresh `action_masks`. ``ended``: the lane's `engine.ENDED`; each agent's
+        info a copy of ``info``.
+        """
         self._shown = obs
         masks = self.action_masks()
-        return {
-            agent: {"observation": o, "action_mask": mask}
-            for agent, o, mask in zip(self.agents, obs, masks)
-        }
+        terminated, truncated = ended == engine.TERMINATED, ended == engine.TRUNCATED
+        observations, rewards, terminations, truncations, infos = {}, {}, {}, {}, {}
+        for i, agent in enumerate(self.agents):  # rows by index: cheaper than iterating arrays
+            observations[agent] = {"observation": obs[i], "action_mask": masks[i]}
+            rewards[agent], terminations[agent], truncations[agent] = reward, terminated, truncated
+            infos[agent] = info.copy()
+        return observations, rewards, terminations, truncations, infos
 
 
 _LANE = np.zeros(1, np.int64)  # the one lane, as `Lanes.observe` takes it
+_OUTCOME = 0, slice(engine.STEP_SUCCESSES, engine.ENDED + 1)  # the lane's successes to its end
+_REWARD = 0, engine.REWARD  # the lane's reward in `Lanes.returns`
 
 
 def _deprecated(old: str, new: str) -> None:
