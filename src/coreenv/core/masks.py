@@ -113,7 +113,7 @@ def live_masks(
     masks = np.asarray(masks)
     b, k = masks.shape[0], masks.shape[1] - 1
     earlier = np.arange(chosen.shape[1]) < np.asarray(counts)[:, None]
-    occupied = np.take_along_axis(masks, np.minimum(chosen, k), axis=1) != 0
+    occupied = masks[np.arange(b)[:, None], np.minimum(chosen, k)] != 0
     lanes, nodes = np.nonzero(earlier & (chosen < k) & occupied)
     taken = np.zeros((b, k), np.float32)
     taken[lanes, chosen[lanes, nodes]] = 1.0

@@ -318,8 +318,11 @@ class BatchedCore(PredictorHook):
         elapsed[active] = 1
         playing = active[ended[active] == engine.RUNNING]
         playing = playing[~self._events.due_tables(self._tables(playing), lanes=playing)]
+        holding = np.zeros(self.num_envs, bool)
         while playing.size:
-            waiting = np.setdiff1d(active, playing)
+            holding[:] = False
+            holding[playing] = True
+            waiting = active[~holding[active]]
             lane[waiting, engine.ACTIVE] = 0
             try:
                 played = self._advance(chosen, actions)

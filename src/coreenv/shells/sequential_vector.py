@@ -103,6 +103,7 @@ class SequentialVectorEnv(VectorEnv):
         self._states = np.zeros((n, size - k - m), np.float32)  # (N, S) the core's states
         self._masks = np.zeros((n, k + 1), np.int8)  # (N, K + 1) the core's step masks
         self._live: np.ndarray | None = None  # (N, K + 1) the live masks shown, listed
+        self._choice = live_masks(self._masks, self._chosen, self._node)  # in the table's order
         self.listing = np.broadcast_to(np.arange(k), (n, k))
         """(N, K) the slot each listed position of the last observation shows."""
 
@@ -203,7 +204,7 @@ class SequentialVectorEnv(VectorEnv):
         The rule is the live mask's (`live_masks`), the parallel env's reasons name the fault.
         """
         k = self.config.num_slots
-        live, _ = live_masks(self._masks, self._chosen, self._node)
+        live, _ = self._choice
         allowed = np.take_along_axis(live, np.minimum(slots, k)[:, None], axis=1)[:, 0] == 1
         bad = np.flatnonzero(choosing & ((slots > k) | ~allowed))
         if not bad.size:
@@ -237,11 +238,11 @@ class SequentialVectorEnv(VectorEnv):
         completed = (phase == 0) & (self._node == m)  # by this call's choice
         after = _Totals(n)  # the steps played after that, in the episode the call began with
         while True:
-            live, _ = live_masks(self._masks, self._chosen, self._node)
-            stuck = (phase < 2) & (self._node < m) & ~live[:, :k].any(axis=1)
+            self._choice = live_masks(self._masks, self._chosen, self._node)
+            stuck = (phase < 2) & (self._node < m) & ~self._choice[0][:, :k].any(axis=1)
             self._node[stuck] = m  # the rest idle: their entries already read K
             playing = (phase < 2) & (self._node == m)
-            if not playing.any():
+            if not playing.any():  # the live masks of every lane's choosing node are current
                 played.current.add(after)
                 return played
             step = self.core.step(self._chosen, playing)
@@ -273,19 +274,20 @@ class SequentialVectorEnv(VectorEnv):
 
     def _observe(self) -> np.ndarray:
         """(N, S) the observations shown (and the live masks and listing behind them)."""
-        obs, self._live, self.listing = self._shown(
-            self._states, self._masks, self._chosen, self._node
-        )
+        obs, self._live, self.listing = self._shown(self._states, self._node, self._choice)
         for lane, ended in self._ended.items():
             obs[lane], self._live[lane], self.listing[lane] = ended.obs, ended.live, ended.listing
         return obs
 
     def _shown(
-        self, states: np.ndarray, masks: np.ndarray, chosen: np.ndarray, node: np.ndarray
+        self, states: np.ndarray, node: np.ndarray, choice: tuple[np.ndarray, np.ndarray]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(L, S) observations, (L, K + 1) listed live masks and (L, K) listings of L lanes."""
+        """(L, S) observations, (L, K + 1) listed live masks and (L, K) listings of L lanes.
+
+        ``states``: (L, S); ``node``: (L,) the choosing nodes; ``choice``: their `live_masks`.
+        """
         cfg, k = self.config, self.config.num_slots
-        live, taken = live_masks(masks, chosen, node)
+        live, taken = choice
         live = live.astype(bool)
         listing = slot_listing(states, cfg, self.slot_order)
         obs = np.zeros((len(states), self.single_observation_space.shape[0]), np.float32)
@@ -307,8 +309,9 @@ class SequentialVectorEnv(VectorEnv):
         cfg, k, m = self.config, self.config.num_slots, self.config.num_nodes
         occupied = slot_tables(state[None, None], 0, slot_width(cfg))[0, :, _OCCUPIED] > 0  # (K,)
         mask = np.append(occupied, True).astype(np.int8)
+        node = np.zeros(1, np.int64)
         obs, live, listing = self._shown(
-            state[None], mask[None], np.full((1, m), k), np.zeros(1, np.int64)
+            state[None], node, live_masks(mask[None], np.full((1, m), k), node)
         )
         return _Ended(obs[0], live[0], listing[0], seed, metrics)
 
