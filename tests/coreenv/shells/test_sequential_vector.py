@@ -10,7 +10,7 @@ import pytest
 
 import coreenv
 from coreenv import ConfigError, CoreSequentialEnv, Estimate, SequentialVectorEnv
-from coreenv.core.masks import live_mask, live_masks
+from coreenv.layout import live_mask, live_masks
 from helpers import SMALL_CURVES
 
 SHORT = {
