@@ -3,9 +3,9 @@
 A node's observation (`CoreEnv`) is its one-hot id, the `GLOBAL_FEATURES`, then K slot blocks of
 `slot_width` columns (`SlotFeature`), every value within ``[-OBS_BOUND, OBS_BOUND]``;
 `table_start` says where the blocks start and `slot_tables` cuts them out. The forms in which
-nodes choose in turn mask each choice by `live_mask` (`live_masks`: B lanes at once); the sequential Gymnasium form's observation
-is laid out by `sequential_layout` and lists its slots in one of `SLOT_ORDERS` (`slot_listing`,
-`listed_state`).
+nodes choose in turn mask each choice by `live_mask` (`live_masks`: B lanes at once); the
+sequential Gymnasium form's observation is laid out by `sequential_layout` and lists its slots in
+one of `SLOT_ORDERS` (`slot_listing`, `listed_state`).
 """
 
 from __future__ import annotations
