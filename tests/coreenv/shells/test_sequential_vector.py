@@ -11,7 +11,7 @@ import pytest
 import coreenv
 from coreenv import ConfigError, CoreSequentialEnv, Estimate, SequentialVectorEnv
 from coreenv.layout import live_mask, live_masks
-from helpers import SMALL_CURVES
+from helpers import SMALL_CURVES, play_sequential_lanes
 
 SHORT = {
     "task_set": SMALL_CURVES,
@@ -33,74 +33,6 @@ class Prefix:
         return Estimate(remaining if len(prefix) % 7 else math.inf, budget / (budget + len(prefix)))
 
 
-def bits(array):
-    """The bit pattern of a float32 array: equality here is bit-for-bit (-0.0 != 0.0)."""
-    return np.ascontiguousarray(array).view(np.uint32)
-
-
-def play_both(num_envs, seed, action_seed, calls, invalid=False, raise_at=None, **options):
-    """Step a `SequentialVectorEnv` and N `CoreSequentialEnv`s on its lanes' seeds with the same
-    choices (from the live masks, or any int in [-1, K + 1] if ``invalid``), checking everything
-    they give at every call. At call ``raise_at`` lane 1 chooses -1 first, which both refuse.
-
-    Returns how many episodes ended, and how many of them had nothing to choose at all.
-    """
-    envs = SequentialVectorEnv(num_envs, **options)
-    singles = [CoreSequentialEnv(**options) for _ in range(num_envs)]
-    k = envs.config.num_slots
-    obs, infos = envs.reset(seed=seed)
-    episodes, ended, empty = [0] * num_envs, 0, 0
-    for lane, single in enumerate(singles):
-        first, info = single.reset(seed=seed + lane)
-        np.testing.assert_array_equal(bits(obs[lane]), bits(first))
-        assert infos["node"][lane] == info["node"] and infos["elapsed"][lane] == info["elapsed"]
-        assert infos["episode_seed"][lane] == seed + lane
-        empty += not single.env.agents
-    rng = np.random.default_rng(action_seed)
-    for call in range(calls):
-        masks = envs.action_masks()
-        for lane, single in enumerate(singles):
-            np.testing.assert_array_equal(masks[lane], single.action_masks(), f"[{call}] {lane}")
-            np.testing.assert_array_equal(envs.listing[lane], single.listing)
-        if invalid:
-            actions = rng.integers(-1, k + 2, num_envs)
-        else:
-            actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
-        if call == raise_at and singles[1].env.agents:
-            refused = actions.copy()
-            refused[1] = -1
-            with pytest.raises(coreenv.InvalidActionError, match=r"lane 1 .*action -1 is not an"):
-                envs.step(refused)
-            with pytest.raises(coreenv.InvalidActionError, match="action -1 is not an int"):
-                singles[1].step(-1)
-        obs, rewards, terminated, truncated, infos = envs.step(actions)
-        for lane, single in enumerate(singles):
-            shown, reward, done, cut, info = single.step(int(actions[lane]))
-            where = f"[{call}] lane {lane}"
-            assert rewards[lane] == reward, where  # bit for bit: the same sums in the same order
-            assert (terminated[lane], truncated[lane]) == (done, cut), where
-            assert infos["elapsed"][lane] == info["elapsed"], where
-            assert infos["successes"][lane] == info["successes"], where
-            assert infos["invalid_actions"][lane] == len(info["invalid_actions"]), where
-            if done or cut:
-                ended += 1
-                assert infos["_final_obs"][lane], where
-                np.testing.assert_array_equal(bits(infos["final_obs"][lane]), bits(shown))
-                for name, value in info["metrics"].items():
-                    np.testing.assert_equal(infos["final_info"]["metrics"][name][lane], value)
-                episodes[lane] += 1
-                shown, info = single.reset(seed=seed + lane + episodes[lane] * num_envs)
-                assert infos["reset_elapsed"][lane] == info["elapsed"], where
-                empty += not single.env.agents
-            else:
-                assert "_final_obs" not in infos or not infos["_final_obs"][lane], where
-                assert infos["reset_elapsed"][lane] == 0, where
-            assert infos["node"][lane] == info["node"], where
-            assert infos["episode_seed"][lane] == seed + lane + episodes[lane] * num_envs, where
-            np.testing.assert_array_equal(bits(obs[lane]), bits(shown), where)
-    return ended, empty
-
-
 @pytest.mark.parametrize("decisions", ["step", "events"])
 @pytest.mark.parametrize("slot_order", ["table", "deadline"])
 @pytest.mark.parametrize("predict", [False, True])
@@ -115,27 +47,27 @@ def test_every_lane_equals_a_sequential_env_on_its_scheduled_seeds(
         "slot_order": slot_order,
         "predictor": Prefix() if predict else None,
     }
-    ended, _ = play_both(3, seed, seed + 1, 250, **options)
+    ended, _ = play_sequential_lanes(3, seed, seed + 1, 250, **options)
     assert ended > 0  # auto-resets were exercised
 
 
 @pytest.mark.parametrize("decisions", ["step", "events"])
 def test_episodes_with_nothing_to_choose_end_at_their_first_step_lane_by_lane(decisions):
     """An episode that ends before its first choice is reported by the lane's next call."""
-    ended, empty = play_both(4, 3, 5, 200, decisions=decisions, **SPARSE)
+    ended, empty = play_sequential_lanes(4, 3, 5, 200, decisions=decisions, **SPARSE)
     assert empty > 1 and ended > empty
 
 
 @pytest.mark.parametrize("slot_order", ["table", "deadline"])
 def test_invalid_choices_idle_as_in_the_sequential_env(slot_order):
-    ended, _ = play_both(3, 8, 2, 250, invalid=True, slot_order=slot_order, **SHORT)
+    ended, _ = play_sequential_lanes(3, 8, 2, 250, invalid=True, slot_order=slot_order, **SHORT)
     assert ended > 0
 
 
 @pytest.mark.parametrize("decisions", ["step", "events"])
 def test_under_raise_a_bad_choice_changes_nothing_and_the_lanes_go_on(decisions):
     options = {**SHORT, "invalid_action": "raise", "decisions": decisions}
-    play_both(3, 4, 6, 60, raise_at=5, **options)
+    play_sequential_lanes(3, 4, 6, 60, raise_at=5, **options)
 
 
 def test_make_vec_gives_the_sequential_vector_form_with_batched_spaces():
@@ -186,5 +118,5 @@ def test_batched_live_masks_follow_the_single_rule():
 @pytest.mark.parametrize("slot_order", ["table", "deadline"])
 def test_episodes_cut_before_their_first_choice_show_the_slots_they_end_with(slot_order):
     """Truncated at a step where the first tasks arrived: the end shows them, unchosen."""
-    ended, empty = play_both(4, 1, 2, 150, slot_order=slot_order, max_steps=4, **SHORT)
+    ended, empty = play_sequential_lanes(4, 1, 2, 150, slot_order=slot_order, max_steps=4, **SHORT)
     assert empty > 1
