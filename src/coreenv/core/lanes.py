@@ -102,6 +102,12 @@ class Lanes:
             ]
         )
 
+    def __setstate__(self, state: dict) -> None:
+        """Lanes pickled before the state form get its shape."""
+        b, m, d = state["obs_shape"]
+        state.setdefault("state_shape", (b, 1, d - m))
+        self.__dict__.update(state)
+
     @property
     def occupied(self) -> np.ndarray:
         """(B, K) bool, which slots hold a task: a view of the mask."""

@@ -248,11 +248,21 @@ class BatchedCore(PredictorHook):
 
         Its running episodes get numbers of their own (`SchedulerView.episode`).
         """
+        state.setdefault("observation", "nodes")  # pickled before the state form
         self.__dict__.update(state)
         if self._seeds is not None:
             self.episodes = np.array(
                 [new_episode_id() if on else -1 for on in self.active], np.int64
             )
+
+    def _show_states(self) -> None:
+        """Observe the states alone from now on (a core pickled before the state form)."""
+        if self.observation == "state":
+            return
+        self.observation = "state"
+        if self._seeds is not None:
+            obs, masks = self._shown
+            self._shown = np.ascontiguousarray(obs[:, 0, self.config.num_nodes :]), masks
 
     def view(self, clairvoyant: bool = False) -> SchedulerView:
         """Every lane's running episode as a `SchedulerView` (E = B).
