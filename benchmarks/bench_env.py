@@ -10,10 +10,13 @@ are comparable across machines. Measured, interleaved and best of ``--repeats`` 
   as FIFO's) and random unmasked ones (conflicts and empty slots included); only ``step`` is
   timed, after ``--warmup`` steps that let the lanes' episodes drift out of phase;
 * `coreenv.CoreVectorEnv` in the event decision form over ``--event-lanes`` lanes, the same
-  matching acting: environment steps per second (each lane's ``elapsed`` summed).
+  matching acting: environment steps per second (each lane's ``elapsed`` summed);
+* the sequential form in the event decision form, random choices from the live masks: node
+  choices per second of one `coreenv.CoreSequentialEnv` and of `coreenv.SequentialVectorEnv`
+  for each lane count of ``--sequential-lanes`` (only ``step`` timed).
 
     python benchmarks/bench_env.py [--steps 50000] [--repeats 3] [--lanes 64 256 1024]
-        [--event-lanes 32]
+        [--event-lanes 32] [--sequential-lanes 8 64 256] [--choices 20000]
 """
 
 from __future__ import annotations
@@ -135,6 +138,39 @@ def event_steps_per_second(lanes: int, steps: int, num_nodes: int, num_slots: in
     return played / elapsed
 
 
+def sequential_choices_per_second(
+    lanes: int, choices: int, num_nodes: int, num_slots: int
+) -> float:
+    """Node choices per second of the sequential event form, random choices from the live masks.
+
+    ``lanes`` 0: one `CoreSequentialEnv`; else a `SequentialVectorEnv` of that many lanes.
+    """
+    options = {"num_nodes": num_nodes, "num_slots": num_slots, "decisions": "events"}
+    rng = np.random.default_rng(0)
+    elapsed = 0.0
+    if not lanes:
+        env = coreenv.CoreSequentialEnv(**options)
+        env.reset(seed=0)
+        for _ in range(choices):
+            action = int(rng.choice(np.flatnonzero(env.action_masks())))
+            start = time.perf_counter()
+            _, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                env.reset()
+            elapsed += time.perf_counter() - start
+        return choices / elapsed
+    envs = coreenv.SequentialVectorEnv(lanes, **options)
+    envs.reset(seed=0)
+    calls = max(choices // lanes, 1)
+    for _ in range(calls):
+        masks = envs.action_masks()
+        actions = np.argmax(rng.random(masks.shape) * masks, axis=1)  # uniform among allowed
+        start = time.perf_counter()
+        envs.step(actions)
+        elapsed += time.perf_counter() - start
+    return calls * lanes / elapsed
+
+
 class Parser(argparse.ArgumentParser):
     """Bad arguments end the run with one line naming the problem (no usage block)."""
 
@@ -163,6 +199,16 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--warmup", type=int, default=1200, help="untimed BatchedCore steps first (>= 0)"
     )
+    parser.add_argument(
+        "--sequential-lanes",
+        type=count,
+        nargs="+",
+        default=[8, 64, 256],
+        help="SequentialVectorEnv N",
+    )
+    parser.add_argument(
+        "--choices", type=count, default=20_000, help="timed sequential choices per run"
+    )
     args = parser.parse_args(argv)
     if args.warmup < 0:
         parser.error(f"argument --warmup: must be an int >= 0, got {args.warmup}")
@@ -187,6 +233,9 @@ def measure(args: argparse.Namespace) -> dict[str, float]:
     runs[f"vector events B={args.event_lanes}"] = lambda: event_steps_per_second(
         args.event_lanes, args.batched_steps, m, k
     )
+    for lanes in [0, *args.sequential_lanes]:
+        name = f"sequential vector N={lanes}" if lanes else "sequential alone"
+        runs[name] = lambda n=lanes: sequential_choices_per_second(n, args.choices, m, k)
     best = dict.fromkeys(runs, 0.0)
     for _ in range(args.repeats):  # interleaved, so every figure sees the same machine load
         for name, run in runs.items():
@@ -201,6 +250,8 @@ def report(best: dict[str, float], args: argparse.Namespace) -> str:
         if name == "CartPole-v1":
             continue
         unit = "steps/s" if name.startswith(("env", "FIFO")) else "lane-steps/s"
+        if name.startswith("sequential"):
+            unit = "choices/s"
         target = TARGETS.get(name.split(",")[0])
         wanted = f"  (target >= {target:g})" if target is not None else ""
         label = f"coreenv M={args.num_nodes} K={args.num_slots}, {name}:"

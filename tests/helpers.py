@@ -12,9 +12,11 @@ from types import ModuleType
 from typing import NamedTuple
 
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 
-from coreenv import CoreEnv
+import coreenv
+from coreenv import CoreEnv, CoreSequentialEnv, SequentialVectorEnv
 from coreenv.core.scenarios import Scenario
 from coreenv.core.tasks import TaskDraw
 from coreenv.curves import Curve, SyntheticCurves
@@ -234,3 +236,75 @@ def run_python(code: str, timeout: float | None = None, **environ: str) -> str:
     )
     assert run.returncode == 0, run.stderr
     return run.stdout
+
+
+def float_bits(array):
+    """The bit pattern of a float32 array: equality here is bit-for-bit (-0.0 != 0.0)."""
+    return np.ascontiguousarray(array).view(np.uint32)
+
+
+def play_sequential_lanes(
+    num_envs, seed, action_seed, calls, invalid=False, raise_at=None, **options
+):
+    """Step a `SequentialVectorEnv` and N `CoreSequentialEnv`s on its lanes' seeds with the same
+    choices (from the live masks, or any int in [-1, K + 1] if ``invalid``), checking everything
+    they give at every call. At call ``raise_at`` lane 1 chooses -1 first, which both refuse.
+
+    Returns how many episodes ended, and how many of them had nothing to choose at all.
+    """
+    envs = SequentialVectorEnv(num_envs, **options)
+    singles = [CoreSequentialEnv(**options) for _ in range(num_envs)]
+    k = envs.config.num_slots
+    obs, infos = envs.reset(seed=seed)
+    episodes, ended, empty = [0] * num_envs, 0, 0
+    for lane, single in enumerate(singles):
+        first, info = single.reset(seed=seed + lane)
+        np.testing.assert_array_equal(float_bits(obs[lane]), float_bits(first))
+        assert infos["node"][lane] == info["node"] and infos["elapsed"][lane] == info["elapsed"]
+        assert infos["episode_seed"][lane] == seed + lane
+        empty += not single.env.agents
+    rng = np.random.default_rng(action_seed)
+    for call in range(calls):
+        masks = envs.action_masks()
+        for lane, single in enumerate(singles):
+            np.testing.assert_array_equal(masks[lane], single.action_masks(), f"[{call}] {lane}")
+            np.testing.assert_array_equal(envs.listing[lane], single.listing)
+        if invalid:
+            actions = rng.integers(-1, k + 2, num_envs)
+        else:
+            actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+        if call == raise_at and singles[1].env.agents:
+            refused = actions.copy()
+            refused[1] = -1
+            with pytest.raises(coreenv.InvalidActionError, match=r"lane 1 .*action -1 is not an"):
+                envs.step(refused)
+            with pytest.raises(coreenv.InvalidActionError, match="action -1 is not an int"):
+                singles[1].step(-1)
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+        for lane, single in enumerate(singles):
+            shown, reward, done, cut, info = single.step(int(actions[lane]))
+            where = f"[{call}] lane {lane}"
+            assert rewards[lane] == reward, where  # bit for bit: the same sums in the same order
+            assert (terminated[lane], truncated[lane]) == (done, cut), where
+            assert infos["elapsed"][lane] == info["elapsed"], where
+            assert infos["successes"][lane] == info["successes"], where
+            assert infos["invalid_actions"][lane] == len(info["invalid_actions"]), where
+            if done or cut:
+                ended += 1
+                assert infos["_final_obs"][lane], where
+                np.testing.assert_array_equal(
+                    float_bits(infos["final_obs"][lane]), float_bits(shown)
+                )
+                for name, value in info["metrics"].items():
+                    np.testing.assert_equal(infos["final_info"]["metrics"][name][lane], value)
+                episodes[lane] += 1
+                shown, info = single.reset(seed=seed + lane + episodes[lane] * num_envs)
+                assert infos["reset_elapsed"][lane] == info["elapsed"], where
+                empty += not single.env.agents
+            else:
+                assert "_final_obs" not in infos or not infos["_final_obs"][lane], where
+                assert infos["reset_elapsed"][lane] == 0, where
+            assert infos["node"][lane] == info["node"], where
+            assert infos["episode_seed"][lane] == seed + lane + episodes[lane] * num_envs, where
+            np.testing.assert_array_equal(float_bits(obs[lane]), float_bits(shown), where)
+    return ended, empty

@@ -29,12 +29,14 @@ RUN = {
     ("docs/environment.md", 2, "import coreenv"),
     ("docs/environment.md", 3, "import gymnasium"),
     ("docs/environment.md", 5, "import gymnasium"),
-    ("docs/environment.md", 7, "import numpy as np"),
-    ("docs/environment.md", 8, "import coreenv"),
+    ("docs/environment.md", 6, "import gymnasium"),
+    ("docs/environment.md", 8, "import numpy as np"),
+    ("docs/environment.md", 9, "import coreenv"),
     ("docs/index.md", 0, "import coreenv"),
     ("docs/index.md", 1, "from mara_agents import evaluate"),
     ("docs/rl.md", 0, "from sb3_contrib import MaskablePPO"),
-    ("docs/rl.md", 1, "from mara_agents.evaluation import compl"),
+    ("docs/rl.md", 1, "import gymnasium"),
+    ("docs/rl.md", 2, "from mara_agents.evaluation import compl"),
     ("docs/schedulers.md", 0, "class Scheduler:"),
     ("docs/schedulers.md", 3, "import numpy as np"),
     ("docs/tutorial.md", 1, "from mara_agents import evaluate"),
@@ -42,7 +44,7 @@ RUN = {
 SKIPPED = {
     ("docs/benchmark.md", 0, "from mara_agents.schedulers import LARA"): "a sweep of 180 episodes",
     ("docs/environment.md", 4, "from sb3_contrib import MaskablePPO"): "trains MaskablePPO",
-    ("docs/environment.md", 6, "from sb3_contrib import MaskablePPO"): "100,000 steps of PPO",
+    ("docs/environment.md", 7, "from sb3_contrib import MaskablePPO"): "100,000 steps of PPO",
     ("docs/mara.md", 0, "from mara_agents.schedulers.mara import"): "MARA with FM: ~40 s",
     ("docs/mara.md", 1, "from pathlib import Path"): "trains MARA for an hour",
     ("docs/mara.md", 2, "import dataclasses"): "LARA-FM on 50 episodes: about a minute",
@@ -122,7 +124,7 @@ SETUP = {  # what an example expects to find in its folder
 CHECKS = {
     ("docs/schedulers.md", 3, "import numpy as np"): quoted_completion,
     ("docs/tutorial.md", 1, "from mara_agents import evaluate"): no_conflicts,
-    ("docs/environment.md", 7, "import numpy as np"): all_episodes,
+    ("docs/environment.md", 8, "import numpy as np"): all_episodes,
 }
 
 

@@ -41,6 +41,7 @@ from coreenv.shells import (
     CoreGymEnv,
     CoreSequentialEnv,
     CoreVectorEnv,
+    SequentialVectorEnv,
 )
 
 __all__ = [
@@ -68,6 +69,7 @@ __all__ = [
     "OracleView",
     "Predictor",
     "SchedulerView",
+    "SequentialVectorEnv",
     "SlotFeature",
     "SlotTable",
     "check_remaining",

@@ -3,9 +3,9 @@
 A node's observation (`CoreEnv`) is its one-hot id, the `GLOBAL_FEATURES`, then K slot blocks of
 `slot_width` columns (`SlotFeature`), every value within ``[-OBS_BOUND, OBS_BOUND]``;
 `table_start` says where the blocks start and `slot_tables` cuts them out. The forms in which
-nodes choose in turn mask each choice by `live_mask`; the sequential Gymnasium form's observation
-is laid out by `sequential_layout` and lists its slots in one of `SLOT_ORDERS` (`slot_listing`,
-`listed_state`).
+nodes choose in turn mask each choice by `live_mask` (`live_masks`: B lanes at once); the
+sequential Gymnasium form's observation is laid out by `sequential_layout` and lists its slots in
+one of `SLOT_ORDERS` (`slot_listing`, `listed_state`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from coreenv.core.features import (
     slot_width,
     table_start,
 )
-from coreenv.core.masks import live_mask
+from coreenv.core.masks import live_mask, live_masks
 from coreenv.core.observation import state_space
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "SLOT_ORDERS",
     "listed_state",
     "live_mask",
+    "live_masks",
     "sequential_layout",
     "slot_listing",
     "slot_tables",

@@ -12,7 +12,8 @@ __all__ = ["ENV_ID", "RETIRED_IDS", "SEQUENTIAL_ENV_ID", "register_envs"]
 
 ENV_ID = "coreenv/CoRE-v1"
 SEQUENTIAL_ENV_ID = "coreenv/CoRE-Sequential-v1"
-"""Gymnasium only: one node's choice per step (`coreenv.CoreSequentialEnv`)."""
+"""Gymnasium only: one node's choice per step (`coreenv.CoreSequentialEnv`; its vector form
+`coreenv.SequentialVectorEnv`)."""
 RETIRED_IDS = ("coreenv/CoRE-v0",)
 
 
@@ -32,7 +33,9 @@ def register_envs() -> None:
         )
     if SEQUENTIAL_ENV_ID not in gymnasium.registry:
         gymnasium.register(
-            SEQUENTIAL_ENV_ID, entry_point="coreenv.shells.sequential:CoreSequentialEnv"
+            SEQUENTIAL_ENV_ID,
+            entry_point="coreenv.shells.sequential:CoreSequentialEnv",
+            vector_entry_point="coreenv.shells.sequential_vector:SequentialVectorEnv",
         )
     if RETIRED_IDS[0] not in gymnasium.registry:
         gymnasium.register(RETIRED_IDS[0], entry_point="coreenv.core_v0:gym_env")

@@ -19,6 +19,10 @@ TINY = [
     "5",
     "--event-lanes",
     "3",
+    "--sequential-lanes",
+    "4",
+    "--choices",
+    "200",
 ]
 
 
@@ -27,7 +31,8 @@ def test_bench_env_prints_every_ratio(capsys):
     out = capsys.readouterr().out
     assert "CartPole-v1" in out
     figures = ["env.step alone", "FIFO acting", "batched B=4, matching", "batched B=4, random"]
-    for figure in [*figures, "vector events B=3"]:
+    sequential = ["sequential alone", "sequential vector N=4"]
+    for figure in [*figures, "vector events B=3", *sequential]:
         line = next(line for line in out.splitlines() if figure in line)
         assert "ratio" in line, line
     assert "(target >= 1.5)" in out

@@ -21,7 +21,15 @@ import numpy as np
 
 from coreenv.core.features import table_start
 
-__all__ = ["claims", "clear_slot", "observe", "observe_into", "step"]
+__all__ = [
+    "claims",
+    "clear_slot",
+    "observe",
+    "observe_into",
+    "observe_rows",
+    "observe_states",
+    "step",
+]
 
 NEVER = 2**62  # the deadline of an empty slot, the arrival of the padding after the last task
 EMPTY = -1  # the task number of an empty slot
@@ -137,7 +145,8 @@ def step(
         chosen: (B, M) node actions, as `claims` reads them.
         takes: (B, M) bool, `claims` of ``chosen``: made here if ``claim``, else given.
         claim: whether to make ``takes``.
-        obs: (B, M, D) float32, where every lane's node observations are written (`observe`).
+        obs: (B, M, D) float32, where every lane's node observations are written (`observe`),
+            or (B, 1, S), where its state alone is (`observe_states`).
         ready: (B·M,) int64, where the flat slots to re-estimate are written: trained without
             success, still holding that task, with a ready prefix; lanes in order, then nodes.
         lane: `Lanes.lane`; each lane's successes, conflicts and end are written into it.
@@ -270,7 +279,7 @@ def step(
         if mask[j // k, j % k] and slot_ints[CURSOR, j] >= min_prefix:
             ready[num_ready] = j
             num_ready += 1
-    observe_into(obs, np.arange(lanes), lane, table, scales[HORIZON])
+    observe_rows(obs, np.arange(lanes), lane, table, nodes, scales[HORIZON])
     return num_ready
 
 
@@ -356,32 +365,59 @@ def observe(
 def observe_into(
     obs: np.ndarray, lanes: np.ndarray, lane: np.ndarray, table: np.ndarray, horizon: float
 ) -> None:
-    """Write into ``obs`` (L, M, D) the node observations of each of ``lanes`` (`CoreEnv`'s).
+    """Write into ``obs`` (L, M, D) the node observations of each of ``lanes`` (`CoreEnv`'s)."""
+    observe_rows(obs, lanes, lane, table, obs.shape[1], horizon)
 
-    A node's row: its one-hot id, then the state vector (the global features t / horizon, at
-    most OBS_BOUND; waiting / K; nodes beyond the occupied slots / M; then the K slot blocks of
-    ``table`` (B·K, F)). An inactive lane's rows are 0. Each lane's row is made once in a
-    float32 buffer and copied to its nodes.
+
+@compiled
+def observe_states(
+    lanes: np.ndarray, lane: np.ndarray, table: np.ndarray, nodes: int, horizon: float
+) -> np.ndarray:
+    """(L, S) float32: the state of each of ``lanes``, its node observations without the id."""
+    k = table.shape[0] // lane.shape[0]
+    states = np.empty((lanes.size, GLOBALS + k * table.shape[1]), np.float32)
+    observe_rows(states.reshape(lanes.size, 1, states.shape[1]), lanes, lane, table, nodes, horizon)
+    return states
+
+
+@compiled
+def observe_rows(
+    obs: np.ndarray,
+    lanes: np.ndarray,
+    lane: np.ndarray,
+    table: np.ndarray,
+    nodes: int,
+    horizon: float,
+) -> None:
+    """Write into ``obs`` (L, R, D) what each of ``lanes`` shows, for a lane of ``nodes`` nodes.
+
+    Node observations: R = M rows of D = M + S, a node's one-hot id, then the state. The state
+    alone: R = 1 row of D = S. The state: the global features (t / horizon, at most OBS_BOUND;
+    waiting / K; nodes beyond the occupied slots / M), then the K slot blocks of ``table``
+    (B·K, F). An inactive lane's rows are 0. Each lane's row is made once in a float32 buffer
+    and copied to its R rows.
     """
-    nodes, width = obs.shape[1], obs.shape[2]
+    rows, width = obs.shape[1], obs.shape[2]
     k = table.shape[0] // lane.shape[0]
     size = k * table.shape[1]
-    start = nodes + GLOBALS
+    ids = width - GLOBALS - size  # the one-hot columns: M, or 0 for the state alone
+    start = ids + GLOBALS
     blocks = table.reshape(-1)  # lane b's slot blocks are blocks[b * size : (b + 1) * size]
     row = np.zeros(width, np.float32)  # a lane's row before its node's one-hot
     for r in range(lanes.size):  # element loops: slice assignments take numba seconds to compile
         b = lanes[r]
         if lane[b, ACTIVE] == 0:
-            for i in range(nodes):
+            for i in range(rows):
                 for c in range(width):
                     obs[r, i, c] = 0.0
             continue
-        row[nodes] = min(lane[b, T] / horizon, OBS_BOUND)
-        row[nodes + 1] = lane[b, NUM_WAITING] / k
-        row[nodes + 2] = max(nodes - lane[b, NUM_OCCUPIED], 0) / nodes
+        row[ids] = min(lane[b, T] / horizon, OBS_BOUND)
+        row[ids + 1] = lane[b, NUM_WAITING] / k
+        row[ids + 2] = max(nodes - lane[b, NUM_OCCUPIED], 0) / nodes
         for c in range(size):
             row[start + c] = blocks[b * size + c]
-        for i in range(nodes):
+        for i in range(rows):
             for c in range(width):
                 obs[r, i, c] = row[c]
-            obs[r, i, i] = 1.0
+            if ids:
+                obs[r, i, i] = 1.0

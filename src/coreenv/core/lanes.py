@@ -58,12 +58,14 @@ class Lanes:
         curves: ``curves[lane][i]`` is task i's losses (an array, or a live run's losses).
         settings, scales: the config's step settings for `engine.step` (int64, float64).
         obs_shape: (B, M, D), the shape of the lanes' node observations.
+        state_shape: (B, 1, S), the shape of their states, as `engine.step` writes them.
     """
 
     def __init__(self, num_lanes: int, config: EnvConfig, arrival_end: int, max_steps: int):
         b, k, width = num_lanes, config.num_slots, slot_width(config)
         self.num_lanes, self.num_slots = b, k
         self.obs_shape = (b, config.num_nodes, observation_size(config))
+        self.state_shape = (b, 1, observation_size(config) - config.num_nodes)
         self.ready = np.empty(b * config.num_nodes, np.int64)  # the slots a step re-estimates
         self.lane = np.zeros((b, e.LANE_COLUMNS), np.int64)
         self.lane[:, [e.NEXT_ARRIVAL, e.WAITING_DEADLINE]] = e.NEVER
@@ -100,19 +102,31 @@ class Lanes:
             ]
         )
 
+    def __setstate__(self, state: dict) -> None:
+        """Lanes pickled before the state form get its shape."""
+        b, m, d = state["obs_shape"]
+        state.setdefault("state_shape", (b, 1, d - m))
+        self.__dict__.update(state)
+
     @property
     def occupied(self) -> np.ndarray:
         """(B, K) bool, which slots hold a task: a view of the mask."""
         return self.mask[:, : self.num_slots].view(bool)
 
     def step(
-        self, chosen: np.ndarray, takes: np.ndarray, claim: bool, logs: np.ndarray
+        self,
+        chosen: np.ndarray,
+        takes: np.ndarray,
+        claim: bool,
+        logs: np.ndarray,
+        states: bool = False,
     ) -> tuple[np.ndarray, np.ndarray]:
         """`engine.step` on every lane: their observations and the slots to re-estimate.
 
-        The observations are (B, M, D) float32; the flat slots a view, valid until the next step.
+        The observations are (B, M, D) float32, or (B, S) states if ``states``; the flat slots a
+        view, valid until the next step.
         """
-        obs = np.empty(self.obs_shape, np.float32)
+        obs = np.empty(self.state_shape if states else self.obs_shape, np.float32)
         ready = e.step(
             chosen,
             takes,
@@ -131,7 +145,7 @@ class Lanes:
             self.settings,
             self.scales,
         )
-        return obs, self.ready[:ready]
+        return (obs[:, 0] if states else obs), self.ready[:ready]
 
     # -- episodes ---------------------------------------------------------------------------------
 
@@ -256,6 +270,10 @@ class Lanes:
     def observe(self, which: np.ndarray, num_nodes: int) -> np.ndarray:
         """(len(which), M, D) float32 node observations of lanes ``which`` (`engine.observe`)."""
         return e.observe(which, self.lane, self.table, num_nodes, self.scales[e.HORIZON])
+
+    def observe_states(self, which: np.ndarray, num_nodes: int) -> np.ndarray:
+        """(len(which), S) float32 states of lanes ``which`` (`engine.observe_states`)."""
+        return e.observe_states(which, self.lane, self.table, num_nodes, self.scales[e.HORIZON])
 
     def view(
         self,

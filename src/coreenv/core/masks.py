@@ -7,7 +7,16 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["IDLE_REASONS", "action_indices", "idle_reasons", "live_mask"]
+from coreenv.core import engine
+
+__all__ = [
+    "IDLE_REASONS",
+    "action_indices",
+    "idle_reasons",
+    "invalid_actions",
+    "live_mask",
+    "live_masks",
+]
 
 IDLE_REASONS = {
     "range": "action {a!r} is not an int in [0, {k}]",
@@ -89,3 +98,39 @@ def live_mask(mask: np.ndarray, chosen: Iterable[object]) -> tuple[np.ndarray, n
     live = mask.astype(np.int8, copy=True)
     live[:k] &= taken == 0
     return live, taken
+
+
+def live_masks(
+    masks: np.ndarray, chosen: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """`live_mask`'s rule for B lanes, each at its own node: (B, K + 1) int8, (B, K) float32.
+
+    ``masks``: (B, K + 1) step masks; ``chosen``: (B, C) the nodes' actions as `engine.claims`
+    reads them (``K`` idles, ``K + 1`` is out of range); ``counts``: (B,) how many of each lane's
+    nodes chose before the one the mask is for (a lane's later entries are not read).
+    """
+    masks = np.asarray(masks)
+    b, k = masks.shape[0], masks.shape[1] - 1
+    earlier = np.arange(chosen.shape[1]) < np.asarray(counts)[:, None]
+    occupied = masks[np.arange(b)[:, None], np.minimum(chosen, k)] != 0
+    lanes, nodes = np.nonzero(earlier & (chosen < k) & occupied)
+    taken = np.zeros((b, k), np.float32)
+    taken[lanes, chosen[lanes, nodes]] = 1.0
+    live = masks.astype(np.int8, copy=True)
+    live[:, :k] &= taken == 0
+    return live, taken
+
+
+def invalid_actions(actions: Mapping, agents: Sequence[str], mask: np.ndarray) -> dict[str, str]:
+    """`idle_reasons` of one step's ``actions`` under the (K + 1,) step ``mask``, before the step.
+
+    The rule is `engine.claims`', as the parallel env applies it.
+    """
+    k = len(mask) - 1
+    chosen = np.empty((1, len(agents)), np.int64)
+    action_indices(actions, agents, k, chosen[0])
+    lane = np.zeros((1, engine.LANE_COLUMNS), np.int64)
+    lane[0, engine.ACTIVE] = 1
+    takes = np.zeros(chosen.shape, bool)
+    engine.claims(chosen, np.append(mask, 0).astype(np.int8)[None], lane, takes)
+    return idle_reasons(actions, agents, k, chosen[0], takes[0])

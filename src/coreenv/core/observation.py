@@ -11,7 +11,7 @@ from gymnasium import spaces
 from coreenv.config import EnvConfig
 from coreenv.core.features import OBS_BOUND, observation_size
 
-__all__ = ["observation_space", "state_space"]
+__all__ = ["node_observations", "observation_space", "state_space"]
 
 
 def state_space(config: EnvConfig) -> spaces.Box:
@@ -29,3 +29,17 @@ def observation_space(config: EnvConfig) -> spaces.Dict:
             "action_mask": spaces.Box(0, 1, (config.num_slots + 1,), np.int8),
         }
     )
+
+
+def node_observations(states: np.ndarray, active: np.ndarray, num_nodes: int) -> np.ndarray:
+    """(B, M, M + S) float32 node observations from (B, S) states, as the engine writes them.
+
+    Each node's row is its one-hot id, then its lane's state; an inactive lane's rows are 0 (its
+    state is 0 too). ``active``: (B,) bool.
+    """
+    b, size = states.shape
+    obs = np.zeros((b, num_nodes, num_nodes + size), np.float32)
+    obs[:, :, num_nodes:] = states[:, None]
+    nodes = np.arange(num_nodes)
+    obs[:, nodes, nodes] = np.asarray(active, np.float32)[:, None]
+    return obs

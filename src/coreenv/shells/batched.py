@@ -27,14 +27,16 @@ from coreenv.core.features import observation_size, slot_width
 from coreenv.core.lanes import Lanes
 from coreenv.core.masks import idle_reasons
 from coreenv.core.metrics import metrics
+from coreenv.core.observation import node_observations
 from coreenv.core.scenarios import make_scenario
 from coreenv.core.views import SchedulerView, new_episode_id
 from coreenv.curves import resolve_task_set
-from coreenv.errors import InvalidActionError
+from coreenv.errors import ConfigError, InvalidActionError
 from coreenv.predictor import Predictor
 from coreenv.shells.hook import PredictorHook
 
 __all__ = [
+    "OBSERVATIONS",
     "BatchedCore",
     "BatchedObservation",
     "BatchedStep",
@@ -44,6 +46,9 @@ __all__ = [
 
 _DONE = object()  # the seeds are exhausted
 
+OBSERVATIONS = ("nodes", "state")
+"""What `BatchedCore` observes: every node's (M, D) observation, or the (S,) state alone."""
+
 
 @dataclass(frozen=True)
 class BatchedObservation:
@@ -52,6 +57,7 @@ class BatchedObservation:
     Attributes:
         obs: (B, M, D) float32; ``obs[b]`` stacks, in agent order, the ``"observation"`` arrays
             `CoreEnv` gives its nodes (one-hot node id included). An inactive lane's rows are 0.
+            (B, S), the states `CoreEnv.state` gives, with ``observation="state"``.
         action_mask: (B, K + 1) int8, the mask every node of the lane shares (only idle when
             inactive).
         active: (B,) bool, whether the lane is running an episode.
@@ -76,7 +82,8 @@ class BatchedStep(BatchedObservation):
         successes: (B,) int64 tasks completed this step (unshaped).
         terminated: (B,) bool, the episode that ran in the lane this step terminated.
         truncated: (B,) bool, it was truncated at ``max_steps``.
-        final_obs: (B, M, D) the observation each ended episode ended in; elsewhere ``obs``'s
+        final_obs: (B, M, D) (or (B, S)) the observation each ended episode ended in; elsewhere
+            ``obs``'s
             rows (``final_obs is obs`` when no episode ended).
         conflicts: (B,) int64 node actions turned into idling (conflicts, empty slots, range).
         finished: ``(lane, seed, metrics)`` of each episode that ended this step, in lane order.
@@ -106,6 +113,9 @@ class BatchedCore(PredictorHook):
             answer for a task must not depend on the other tasks of the call.
         decisions: when the nodes decide (`coreenv.Decisions`, a form's name or None: every
             step); in the event form rewards and successes are summed over the held steps.
+        observation: one of `OBSERVATIONS`: ``"nodes"``, the (B, M, D) node observations, or
+            ``"state"``, the (B, S) states alone (the node arrays are then never made; `view`
+            makes them when asked).
 
     Supports both scenarios and every task set, ``task_set="live"`` included (its runs train
     while served, one lane after another).
@@ -117,7 +127,13 @@ class BatchedCore(PredictorHook):
         num_envs: int,
         predictor: Predictor | None = None,
         decisions: Decisions | str | None = None,
+        observation: str = "nodes",
     ) -> None:
+        if observation not in OBSERVATIONS:
+            raise ConfigError(
+                f"BatchedCore observation must be one of {OBSERVATIONS}, got {observation!r}."
+            )
+        self.observation = observation
         self.config = cfg = make_config(config)
         self.num_envs = b = checked_lanes(num_envs)
         self._seeds: Iterator | Callable[[int], int] | None = None
@@ -168,25 +184,38 @@ class BatchedCore(PredictorHook):
         self._shown = self._observe(), self._masks()
         return BatchedObservation(*self._shown, self.active, self.seeds.copy())
 
-    def step(self, actions: np.ndarray) -> BatchedStep:
+    def step(self, actions: np.ndarray, lanes: np.ndarray | None = None) -> BatchedStep:
         """Apply (B, M) integer actions (``K`` idles) and advance every active lane one step.
 
         Actions mean what they mean to `CoreEnv`: an empty slot, a slot an earlier node took or
         a value outside ``[0, K]`` makes the node idle, or raises `InvalidActionError` under
-        ``invalid_action="raise"``. Inactive lanes' actions are ignored.
+        ``invalid_action="raise"``. Inactive lanes' actions are ignored. ``lanes``: (B,) bool,
+        which lanes step (default: all); the others wait as they are (their observation and mask
+        shown again, rewards, successes and conflicts 0, not ended, 0 steps elapsed).
         """
         if self._seeds is None:
             raise RuntimeError("BatchedCore.step before reset: call reset(seeds) first.")
         chosen = self._checked_actions(actions)
-        obs = self._advance(chosen, actions)
         lane = self.lanes.lane
-        ended = lane[:, engine.ENDED].copy()
-        successes = lane[:, engine.STEP_SUCCESSES].copy()
-        conflicts = lane[:, engine.STEP_CONFLICTS].copy()
-        rewards = self.lanes.returns[:, engine.REWARD].copy()
-        elapsed = None
-        if self.decisions.held:
-            elapsed = self._hold(chosen, actions, obs, ended, successes, rewards)
+        waiting = None if lanes is None else np.flatnonzero(~lanes & self.active)
+        if waiting is not None:
+            lane[waiting, engine.ACTIVE] = 0
+        try:
+            obs = self._advance(chosen, actions)
+            ended = lane[:, engine.ENDED].copy()
+            successes = lane[:, engine.STEP_SUCCESSES].copy()
+            conflicts = lane[:, engine.STEP_CONFLICTS].copy()
+            rewards = self.lanes.returns[:, engine.REWARD].copy()
+            elapsed = None
+            if self.decisions.held:
+                elapsed = self._hold(chosen, actions, obs, ended, successes, rewards)
+        finally:
+            if waiting is not None:
+                lane[waiting, engine.ACTIVE] = 1
+        if waiting is not None and waiting.size:
+            obs[waiting] = self._shown[0][waiting]
+            for reported in (ended, successes, conflicts, rewards):
+                reported[waiting] = 0
         terminated, truncated = ended == engine.TERMINATED, ended == engine.TRUNCATED
         final_obs = obs
         finished = []
@@ -219,11 +248,21 @@ class BatchedCore(PredictorHook):
 
         Its running episodes get numbers of their own (`SchedulerView.episode`).
         """
+        state.setdefault("observation", "nodes")  # pickled before the state form
         self.__dict__.update(state)
         if self._seeds is not None:
             self.episodes = np.array(
                 [new_episode_id() if on else -1 for on in self.active], np.int64
             )
+
+    def _show_states(self) -> None:
+        """Observe the states alone from now on (a core pickled before the state form)."""
+        if self.observation == "state":
+            return
+        self.observation = "state"
+        if self._seeds is not None:
+            obs, masks = self._shown
+            self._shown = np.ascontiguousarray(obs[:, 0, self.config.num_nodes :]), masks
 
     def view(self, clairvoyant: bool = False) -> SchedulerView:
         """Every lane's running episode as a `SchedulerView` (E = B).
@@ -236,8 +275,11 @@ class BatchedCore(PredictorHook):
         if self._seeds is None:
             raise RuntimeError("BatchedCore.view before reset: call reset(seeds) first.")
         estimates = self.predictor is not None
+        shown = self._shown
+        if self.observation == "state":
+            shown = node_observations(shown[0], self.active, self.config.num_nodes), shown[1]
         return self.lanes.view(
-            self.config, self._shown, self.episodes, self.seeds, estimates, clairvoyant
+            self.config, shown, self.episodes, self.seeds, estimates, clairvoyant
         )
 
     def metrics(self) -> list[dict[str, float] | None]:
@@ -248,7 +290,7 @@ class BatchedCore(PredictorHook):
         return metrics(self.lanes.counters(lane), self.config.num_nodes)
 
     def _advance(self, chosen: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """One step of every active lane: (B, M, D) observations, estimates updated."""
+        """One step of every active lane: its observations (`_observe`), estimates updated."""
         lanes, takes = self.lanes, self._takes
         claim = self.config.invalid_action != "raise" and not self.drawer.live
         if not claim:  # claims first: nothing may change before an error, live runs train
@@ -256,7 +298,8 @@ class BatchedCore(PredictorHook):
             if self.config.invalid_action == "raise" and lanes.lane[:, engine.STEP_CONFLICTS].any():
                 self._raise_invalid(np.asarray(actions), chosen)
             lanes.reveal(chosen, takes, self.drawer.store.logs)
-        obs, ready = lanes.step(chosen, takes, claim, self.drawer.store.logs)
+        states = self.observation == "state"
+        obs, ready = lanes.step(chosen, takes, claim, self.drawer.store.logs, states)
         if self.predictor is not None and ready.size:
             # lanes in order, then nodes: the order `CoreEnv`'s single lane gives
             lanes.estimate(ready, self.predictor, self.config)
@@ -285,8 +328,11 @@ class BatchedCore(PredictorHook):
         elapsed[active] = 1
         playing = active[ended[active] == engine.RUNNING]
         playing = playing[~self._events.due_tables(self._tables(playing), lanes=playing)]
+        holding = np.zeros(self.num_envs, bool)
         while playing.size:
-            waiting = np.setdiff1d(active, playing)
+            holding[:] = False
+            holding[playing] = True
+            waiting = active[~holding[active]]
             lane[waiting, engine.ACTIVE] = 0
             try:
                 played = self._advance(chosen, actions)
@@ -353,8 +399,10 @@ class BatchedCore(PredictorHook):
         return (tables if lanes is None else tables[lanes]).astype(np.float32)
 
     def _observe(self, lanes: np.ndarray | None = None) -> np.ndarray:
-        """(len(lanes), M, D) float32: what `CoreEnv` gives each lane's nodes."""
+        """(len(lanes), M, D) float32: what `CoreEnv` gives each lane's nodes (or (L, S) states)."""
         lanes = np.arange(self.num_envs) if lanes is None else lanes
+        if self.observation == "state":
+            return self.lanes.observe_states(lanes, self.config.num_nodes)
         return self.lanes.observe(lanes, self.config.num_nodes)
 
 

@@ -13,7 +13,6 @@ in the observation means the same thing from step to step (`slot_listing`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,9 +21,8 @@ import numpy as np
 from gymnasium import spaces
 
 from coreenv.config import EnvConfig
-from coreenv.core import engine
 from coreenv.core.features import OBS_BOUND
-from coreenv.core.masks import action_indices, idle_reasons, live_mask
+from coreenv.core.masks import invalid_actions, live_mask
 from coreenv.errors import ConfigError, InvalidActionError
 from coreenv.layout import SLOT_ORDERS, listed_state, sequential_layout, slot_listing
 from coreenv.shells.parallel import CoreEnv
@@ -130,14 +128,14 @@ class CoreSequentialEnv(gym.Env):
     def _check(self, action: Any) -> None:
         """Under ``invalid_action="raise"``, refuse a choice the node cannot carry out, at once.
 
-        The rule is the parallel env's (`_invalid_actions`); raising before the choice is kept
+        The rule is the parallel env's (`invalid_actions`); raising before the choice is kept
         leaves the step's earlier choices as they were, so the caller may choose again.
         """
         if self.config.invalid_action != "raise":
             return
         agents = self.env.possible_agents[: len(self._chosen) + 1]
         actions = dict(zip(agents, [*self._chosen, action]))
-        invalid = _invalid_actions(actions, agents, self.env.action_masks()[0])
+        invalid = invalid_actions(actions, agents, self.env.action_masks()[0])
         if agents[-1] in invalid:
             raise InvalidActionError(
                 f"invalid action at t={self.env.t}: {agents[-1]}: {invalid[agents[-1]]}."
@@ -193,21 +191,6 @@ class CoreSequentialEnv(gym.Env):
         if len(self._chosen) < self.config.num_nodes:
             obs[self._node_at + len(self._chosen)] = 1.0
         return obs
-
-
-def _invalid_actions(actions: Mapping, agents: Sequence[str], mask: np.ndarray) -> dict[str, str]:
-    """`idle_reasons` of one step's ``actions`` under the (K + 1,) step ``mask``, before the step.
-
-    The rule is `engine.claims`', as the parallel env applies it.
-    """
-    k = len(mask) - 1
-    chosen = np.empty((1, len(agents)), np.int64)
-    action_indices(actions, agents, k, chosen[0])
-    lane = np.zeros((1, engine.LANE_COLUMNS), np.int64)
-    lane[0, engine.ACTIVE] = 1
-    takes = np.zeros(chosen.shape, bool)
-    engine.claims(chosen, np.append(mask, 0).astype(np.int8)[None], lane, takes)
-    return idle_reasons(actions, agents, k, chosen[0], takes[0])
 
 
 @dataclass

@@ -23,7 +23,7 @@ from coreenv.errors import ConfigError
 from coreenv.predictor import Predictor
 from coreenv.shells.batched import BatchedCore
 
-__all__ = ["VIEWS", "CoreVectorEnv", "LaneSeeds"]
+__all__ = ["VIEWS", "CoreVectorEnv", "LaneSeeds", "lane_seeds"]
 
 VIEWS = ("state", "nodes")
 """What `CoreVectorEnv` shows: the global state (one controller) or every node's observation."""
@@ -49,6 +49,34 @@ class LaneSeeds:
     def upcoming(self) -> np.ndarray:
         """(N,) the seed each lane's next episode will play."""
         return self.first + self.started * len(self.first)
+
+
+def lane_seeds(
+    seed: int | list[int] | None, num_envs: int, config: EnvConfig, seeds: LaneSeeds | None
+) -> LaneSeeds:
+    """The `LaneSeeds` a vector env's ``reset(seed=...)`` starts its N lanes on.
+
+    An int s gives lanes ``s, s + 1, …``; a list one seed per lane; None each lane's next seed
+    (``seeds``, the lanes' seeds so far), or the first time ``config.seed`` (random if None).
+    """
+    lanes = np.arange(num_envs, dtype=np.int64)
+    if seed is None and seeds is not None:
+        first = seeds.upcoming()
+    elif seed is None:  # the first reset: config.seed, or a random base as CoreEnv's
+        base = config.seed
+        if base is None:
+            base = int(np.random.SeedSequence().generate_state(1)[0] >> 1)
+        first = base + lanes
+    elif isinstance(seed, int | np.integer):
+        first = int(seed) + lanes
+    else:
+        first = np.asarray(seed)
+        if first.shape != (num_envs,):
+            raise ValueError(
+                f"reset(seed=...) takes an int or one seed per lane ({num_envs}), "
+                f"got {len(first)} seeds."
+            )
+    return LaneSeeds(first)
 
 
 class CoreVectorEnv(VectorEnv):
@@ -92,7 +120,8 @@ class CoreVectorEnv(VectorEnv):
             raise ConfigError(f"view must be one of {VIEWS}, got {view!r}.")
         self.config = cfg = make_config(config, **overrides)
         self.decisions = make_decisions(decisions)
-        self.core = BatchedCore(cfg, num_envs, predictor, self.decisions)
+        observation = "nodes" if view == "nodes" else "state"
+        self.core = BatchedCore(cfg, num_envs, predictor, self.decisions, observation)
         self.num_envs = self.core.num_envs
         self.view = view
         m, k = cfg.num_nodes, cfg.num_slots
@@ -111,26 +140,10 @@ class CoreVectorEnv(VectorEnv):
         self, *, seed: int | list[int] | None = None, options: dict | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start every lane's next episode (seeds as the class docstring says)."""
-        if seed is None and self.seeds is not None:
-            first = self.seeds.upcoming()
-        elif seed is None:  # the first reset: config.seed, or a random base as CoreEnv's
-            base = self.config.seed
-            if base is None:
-                base = int(np.random.SeedSequence().generate_state(1)[0] >> 1)
-            first = base + self._lanes()
-        elif isinstance(seed, int | np.integer):
-            first = int(seed) + self._lanes()
-        else:
-            first = np.asarray(seed)
-            if first.shape != (self.num_envs,):
-                raise ValueError(
-                    f"reset(seed=...) takes an int or one seed per lane ({self.num_envs}), "
-                    f"got {len(first)} seeds."
-                )
-        self.seeds = LaneSeeds(first)
+        self.seeds = lane_seeds(seed, self.num_envs, self.config, self.seeds)
         start = self.core.reset(self.seeds)
         self._shared_masks = start.action_mask
-        return self._shown(start.obs), {"episode_seed": start.seeds}
+        return start.obs, {"episode_seed": start.seeds}
 
     def step(
         self, actions: np.ndarray
@@ -147,11 +160,17 @@ class CoreVectorEnv(VectorEnv):
         }
         if step.elapsed is not None:
             infos["elapsed"] = step.elapsed
-        final = self._shown(step.final_obs) if step.finished else None
+        final = step.final_obs
         for lane, _, metrics in step.finished:
             ended = {"final_obs": final[lane], "final_info": {"metrics": metrics}}
             infos = self._add_info(infos, ended, lane)
-        return self._shown(step.obs), step.rewards, step.terminated, step.truncated, infos
+        return step.obs, step.rewards, step.terminated, step.truncated, infos
+
+    def __setstate__(self, state: dict) -> None:
+        """A pickled env continues exactly; one pickled before the state form, as it showed."""
+        self.__dict__.update(state)
+        if self.view == "state":
+            self.core._show_states()
 
     def action_masks(self) -> np.ndarray:
         """(N, M·(K + 1)) bool: each lane's node masks, concatenated (MaskablePPO's layout)."""
@@ -167,12 +186,3 @@ class CoreVectorEnv(VectorEnv):
     def metrics(self) -> list[dict[str, float] | None]:
         """Design §2 metrics of each lane's running episode so far."""
         return self.core.metrics()
-
-    def _lanes(self) -> np.ndarray:
-        return np.arange(self.num_envs, dtype=np.int64)
-
-    def _shown(self, obs: np.ndarray) -> np.ndarray:
-        """What the view shows of (N, M, D) node observations: the state drops the node ids."""
-        if self.view == "nodes":
-            return obs  # the core builds new arrays each step
-        return np.ascontiguousarray(obs[:, 0, self.config.num_nodes :])

@@ -8,7 +8,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coreenv import BatchedCore, CoreEnv, Decisions, EnvConfig, Estimate, InvalidActionError
+from coreenv import (
+    BatchedCore,
+    ConfigError,
+    CoreEnv,
+    Decisions,
+    EnvConfig,
+    Estimate,
+    InvalidActionError,
+)
 from coreenv.curves import Curve, CurveSource
 from helpers import SMALL_CURVES, env_settings
 
@@ -412,3 +420,59 @@ class AboveStart(CurveSource):
 def test_a_user_source_with_unusual_targets_equals_core_envs():
     config = EnvConfig(task_set=AboveStart(), arrival_horizon=15, deadline_window=(5, 30))
     assert play_both(config.replace(shaping_beta=1.0), range(4), 2) == 4
+
+
+@pytest.mark.parametrize("decisions", [None, "events"])
+@pytest.mark.parametrize("predict", [False, True])
+def test_the_state_form_shows_the_node_forms_states_and_left_out_lanes_wait(decisions, predict):
+    """``observation="state"`` gives the node form's states (its node arrays are made only for
+    `view`); a lane left out of ``step(lanes=...)`` waits as it is, then plays on as a `CoreEnv`
+    stepped only when its lane is."""
+    config = EnvConfig(
+        task_set=SMALL_CURVES,
+        num_nodes=2,
+        num_slots=3,
+        arrival_prob=0.3,
+        arrival_horizon=30,
+        deadline_window=(5, 20),
+    )
+    predictor = Prefix() if predict else None
+    nodes = BatchedCore(config, 3, predictor, decisions)
+    state = BatchedCore(config, 3, predictor, decisions, observation="state")
+    singles = [CoreEnv(config, predictor=predictor, decisions=decisions) for _ in range(3)]
+    seeds = iter(range(100))
+    for single in singles:
+        single.reset(seed=next(seeds))
+    shown = state.reset(range(100)).obs
+    nodes.reset(range(100))
+    rng = np.random.default_rng(1)
+    ended = 0
+    for _ in range(120):
+        lanes = rng.random(3) < 0.6
+        actions = rng.integers(0, 4, (3, 2))
+        full, alone = nodes.step(actions, lanes), state.step(actions, lanes)
+        np.testing.assert_array_equal(bits(alone.obs), bits(full.obs[:, 0, 2:]))
+        np.testing.assert_array_equal(bits(alone.final_obs), bits(full.final_obs[:, 0, 2:]))
+        np.testing.assert_array_equal(state.view().obs, nodes.view().obs)
+        for name in ("rewards", "successes", "terminated", "truncated", "conflicts", "elapsed"):
+            np.testing.assert_array_equal(getattr(alone, name), getattr(full, name), name)
+        waiting = ~lanes
+        np.testing.assert_array_equal(bits(alone.obs[waiting]), bits(shown[waiting]))
+        assert not alone.rewards[waiting].any() and not alone.terminated[waiting].any()
+        if decisions is not None:
+            assert not alone.elapsed[waiting].any()
+        for lane in np.flatnonzero(lanes):
+            agents = singles[lane].possible_agents
+            result = singles[lane].step(dict(zip(agents, actions[lane].tolist())))
+            assert alone.rewards[lane] == result[1][agents[0]]
+            if not singles[lane].agents:
+                singles[lane].reset(seed=next(seeds))
+                ended += 1
+            np.testing.assert_array_equal(bits(alone.obs[lane]), bits(singles[lane].state()))
+        shown = alone.obs
+    assert ended > 0
+
+
+def test_an_unknown_observation_form_is_refused_with_the_choices():
+    with pytest.raises(ConfigError, match=r"observation must be one of \('nodes', 'state'\)"):
+        BatchedCore(EnvConfig(task_set=SMALL_CURVES), 2, observation="states")
