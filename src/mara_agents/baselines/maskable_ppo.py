@@ -7,8 +7,9 @@ one of two action forms (``form``):
 
 - ``"joint"``: one ``MultiDiscrete`` action of every node's slot on the SB3 vector form, with
   MaskablePPO's per-node masks (the every-step baseline; its heads cannot say "distinct slots");
-- ``"sequential"``: `coreenv.CoreSequentialEnv`, one node's choice per step under live masks, so
-  every joint action is a matching, with an MLP or the slot-set policy (`slot_set`) and, with
+- ``"sequential"``: lanes of `coreenv.CoreSequentialEnv` on the batched engine
+  (`coreenv.SequentialVectorEnv`), one node's choice per step under live masks, so every joint
+  action is a matching, with an MLP or the slot-set policy (`slot_set`) and, with
   ``decisions="events"``, the joint action held until the slot table changes.
 
 Evaluations on the fixed selection episodes give its learning curve in the format of MARA's runs
@@ -31,14 +32,14 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.preprocessing import get_flattened_obs_dim
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
+from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
 from coreenv import (
     DECISION_FORMS,
-    CoreSequentialEnv,
     CoreVectorEnv,
     Decisions,
     SchedulerView,
+    SequentialVectorEnv,
     make_config,
 )
 from coreenv.layout import SLOT_ORDERS, listed_state, live_mask, slot_listing
@@ -297,20 +298,18 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
 
 
 def training_envs(config: MaskablePPOConfig) -> VecEnv:
-    """The run's SB3 lanes: the batched joint form, or sequential environments side by side."""
+    """The run's SB3 lanes on the batched engine: the joint form, or the sequential form."""
     predictor = make_predictor(OBSERVED)
     if config.form == "joint":
         return SB3VecEnv(CoreVectorEnv(config.envs, predictor=predictor, **config.env))
-    env_config = make_config(None, **config.env)
-    decisions = config.decision_form
-    order = config.slot_order
-    return DummyVecEnv(
-        [
-            lambda: CoreSequentialEnv(
-                env_config, predictor=predictor, decisions=decisions, slot_order=order
-            )
-        ]
-        * config.envs
+    return SB3VecEnv(
+        SequentialVectorEnv(
+            config.envs,
+            predictor=predictor,
+            decisions=config.decision_form,
+            slot_order=config.slot_order,
+            **config.env,
+        )
     )
 
 

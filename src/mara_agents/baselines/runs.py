@@ -42,9 +42,7 @@ class BaselineRun(ActorCriticSettings):
     seed: int = 1
     """Seeds the initial weights and the sampling."""
     env_seed: int = seeds.BASELINES
-    """Lane i's episodes play ``env_seed + i + j·envs`` (training seeds; selection is apart); in
-    the sequential form lane i's first episode plays ``env_seed + i`` and its later ones continue
-    its generator (SB3's `DummyVecEnv`)."""
+    """Lane i's episodes play ``env_seed + i + j·envs`` (training seeds; selection is apart)."""
     envs: int = 32
     """Lanes of the vector environment."""
     n_steps: int = 128

@@ -1,8 +1,9 @@
-"""Stable-Baselines3's vector form of CoRE-Learning: `coreenv.CoreVectorEnv` as an SB3 `VecEnv`.
+"""Stable-Baselines3's vector form of CoRE-Learning: coreenv's vector envs as an SB3 `VecEnv`.
 
 SB3 (and sb3-contrib's `MaskablePPO`) train on their own `VecEnv` API, not Gymnasium's vector
-one; this adapter gives them the batched engine: N lanes in one process, with the action masks
-`MaskablePPO` reads through ``env_method("action_masks")``.
+one; this adapter gives them the batched engine: N lanes in one process of the joint form
+(`coreenv.CoreVectorEnv`) or the sequential form (`coreenv.SequentialVectorEnv`), with the action
+masks `MaskablePPO` reads through ``env_method("action_masks")``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
-from coreenv import CoreVectorEnv
+from coreenv import CoreVectorEnv, SequentialVectorEnv
 
 __all__ = ["SB3VecEnv"]
 
@@ -21,15 +22,15 @@ _PER_LANE = ("action_masks", "metrics")
 
 
 class SB3VecEnv(VecEnv):
-    """``CoreVectorEnv`` (its ``"state"`` view, in any decision form) seen by Stable-Baselines3.
+    """A `CoreVectorEnv` (its ``"state"`` view) or `SequentialVectorEnv` seen by Stable-Baselines3.
 
     Seeding follows SB3: ``seed(s)`` then ``reset()`` starts lane i on seed ``s + i``; later
     episodes follow `coreenv.shells.vector.LaneSeeds`. An ended lane's ``infos[i]`` carries
     ``terminal_observation``, ``TimeLimit.truncated`` and the episode's ``metrics``.
     """
 
-    def __init__(self, envs: CoreVectorEnv) -> None:
-        if envs.view != "state":
+    def __init__(self, envs: CoreVectorEnv | SequentialVectorEnv) -> None:
+        if isinstance(envs, CoreVectorEnv) and envs.view != "state":
             raise ValueError(
                 f"SB3VecEnv needs the 'state' view (one controller), got view {envs.view!r}."
             )
@@ -45,7 +46,7 @@ class SB3VecEnv(VecEnv):
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
-        """Keep (N, M) actions for `step_wait`."""
+        """Keep the actions for `step_wait`: (N, M) node slots, or (N,) choices when sequential."""
         self._actions = np.asarray(actions)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
@@ -91,5 +92,5 @@ class SB3VecEnv(VecEnv):
         return [False for _ in self._get_indices(indices)]
 
     def action_masks(self) -> np.ndarray:
-        """(N, M·(K + 1)) bool, as `CoreVectorEnv.action_masks`."""
+        """Each lane's flat mask, as the vector env's ``action_masks``."""
         return self.envs.action_masks()

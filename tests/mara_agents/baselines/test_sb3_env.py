@@ -1,4 +1,4 @@
-"""The SB3 vector form: SB3's VecEnv API over CoreVectorEnv, and MaskablePPO trains on it."""
+"""The SB3 vector form: SB3's VecEnv API over coreenv's vector envs; MaskablePPO trains on it."""
 
 import numpy as np
 import pytest
@@ -8,7 +8,7 @@ sb3_contrib = pytest.importorskip("sb3_contrib")
 
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor  # noqa: E402
 
-from coreenv import CoreVectorEnv  # noqa: E402
+from coreenv import CoreVectorEnv, SequentialVectorEnv  # noqa: E402
 from helpers import SMALL_CURVES  # noqa: E402
 from mara_agents.baselines import SB3VecEnv  # noqa: E402
 
@@ -96,3 +96,30 @@ def test_the_event_form_reaches_sb3_with_each_lanes_elapsed_steps():
         np.testing.assert_array_equal(obs, expected)
         assert [lane["elapsed"] for lane in infos] == info["elapsed"].tolist()
         assert all(1 <= lane["elapsed"] <= 8 for lane in infos)
+
+
+def test_the_sequential_vector_form_reaches_sb3_as_the_gymnasium_form_gives_it():
+    def sequential():
+        return SequentialVectorEnv(4, num_nodes=2, num_slots=3, decisions="events", **SHORT)
+
+    env, reference = SB3VecEnv(sequential()), sequential()
+    env.seed(5)
+    np.testing.assert_array_equal(env.reset(), reference.reset(seed=5)[0])
+    rng = np.random.default_rng(1)
+    ended = 0
+    for _ in range(200):
+        masks = env.action_masks()
+        assert masks.shape == (4, 4) and masks.all(axis=0)[-1]  # idle always allowed
+        np.testing.assert_array_equal(masks, reference.action_masks())
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in masks])
+        obs, rewards, dones, infos = env.step(actions)
+        expected, reward, terminated, truncated, info = reference.step(actions)
+        np.testing.assert_array_equal(obs, expected)
+        np.testing.assert_array_equal(rewards, reward.astype(np.float32))
+        assert [lane["elapsed"] for lane in infos] == info["elapsed"].tolist()
+        for lane in np.flatnonzero(dones):
+            ended += 1
+            np.testing.assert_array_equal(
+                infos[lane]["terminal_observation"], info["final_obs"][lane]
+            )
+    assert ended > 0
