@@ -42,6 +42,7 @@ from coreenv.shells import (
     CoreSequentialEnv,
     CoreVectorEnv,
 )
+from coreenv.wls import WLSEstimates, WLSFit
 
 __all__ = [
     "DECISION_FORMS",
@@ -70,6 +71,8 @@ __all__ = [
     "SchedulerView",
     "SlotFeature",
     "SlotTable",
+    "WLSEstimates",
+    "WLSFit",
     "check_remaining",
     "curves",
     "env",

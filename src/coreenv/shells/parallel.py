@@ -226,7 +226,7 @@ class CoreEnv(PredictorHook, ParallelEnv):
                 self._claim_and_train(actions, logs)
             obs, ready = lanes.step(chosen, takes, claim, logs)
             if self._predictor is not None and ready.size:
-                lanes.estimate(ready, self._predictor, self.config)
+                lanes.estimate(ready, self._predictor, self.config, logs)
                 obs = None
             won, conflicts, ended = lanes.lane[0, engine.STEP_SUCCESSES : engine.ENDED + 1].tolist()
             if conflicts and not elapsed:
