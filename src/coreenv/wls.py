@@ -11,7 +11,8 @@ way (`mara_agents.predictors.WLSPredictor` is one).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -53,10 +54,6 @@ class WLSEstimates:
     """H >= 1: crossings further than this many batches ahead count as unknown (``inf``)."""
     min_points: int = 3
     """Fewer revealed losses than this (>= 2) gives an unknown estimate."""
-    powers: np.ndarray = field(init=False, repr=False, compare=False)
-    """γ^k for k = 0 .. window - 1 (``[1.0]`` for γ = 1), made once."""
-    window: int = field(init=False, repr=False, compare=False)
-    """How many of the latest points a fit reads: older ones weigh below 1e-12."""
 
     def __post_init__(self) -> None:
         rules = (
@@ -69,13 +66,6 @@ class WLSEstimates:
             if not valid:
                 value = getattr(self, name)
                 raise ValueError(f"WLSEstimates.{name} must be {rule}, got {value!r}.")
-        if self.discount == 1.0:
-            window, powers = 10**9, np.ones(1)
-        else:
-            window = math.ceil(math.log(1e-12) / math.log(self.discount))
-            powers = self.discount ** np.arange(window, dtype=np.float64)
-        object.__setattr__(self, "window", window)
-        object.__setattr__(self, "powers", powers)
 
     @property
     def in_engine(self) -> WLSEstimates:
@@ -83,8 +73,21 @@ class WLSEstimates:
         return self
 
     def settings(self) -> tuple[np.ndarray, int, float, int, int]:
-        """The trailing arguments of the `wls_fit` functions: powers, window, λ, min points, H."""
-        return self.powers, self.window, float(self.ridge), self.min_points, self.horizon
+        """The trailing arguments of the `wls_fit` functions: powers, window, λ, min points, H.
+
+        ``powers`` are γ^k for k below the window (``[1.0]`` for γ = 1), the window how many of
+        the latest points a fit reads (older ones weigh below 1e-12).
+        """
+        return self._settings
+
+    @cached_property
+    def _settings(self) -> tuple[np.ndarray, int, float, int, int]:
+        if self.discount == 1.0:
+            window, powers = 10**9, np.ones(1)
+        else:
+            window = math.ceil(math.log(1e-12) / math.log(self.discount))
+            powers = self.discount ** np.arange(window, dtype=np.float64)
+        return powers, window, float(self.ridge), int(self.min_points), int(self.horizon)
 
     def fit(self, prefix: np.ndarray) -> WLSFit | None:
         """The power law fitted to a loss prefix, or None when it cannot be fitted."""
