@@ -112,6 +112,13 @@ class WLSEstimates:
         self, prefixes: list[np.ndarray], targets: np.ndarray, budgets: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """`estimate` of several tasks in one compiled call: remaining batches, P(success)."""
+        targets, budgets = np.asarray(targets, np.float64), np.asarray(budgets).astype(np.int64)
+        if targets.shape != (len(prefixes),) or budgets.shape != (len(prefixes),):
+            raise ValueError(
+                f"WLSEstimates.estimate_batch needs one target and one budget per prefix, got "
+                f"{len(prefixes)} prefixes, targets of shape {targets.shape} and budgets of "
+                f"shape {budgets.shape}."
+            )
         lengths = np.array([len(prefix) for prefix in prefixes], np.int64)
         offsets = np.cumsum(lengths) - lengths
         values = [np.asarray(prefix, np.float64) for prefix in prefixes]
@@ -121,8 +128,8 @@ class WLSEstimates:
             logs,
             offsets,
             lengths - 1,
-            np.asarray(targets, np.float64),
-            np.asarray(budgets).astype(np.int64),
+            targets,
+            budgets,
             *self.settings(),
             remaining,
             p_success,

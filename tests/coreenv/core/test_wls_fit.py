@@ -115,6 +115,12 @@ def test_degenerate_prefixes_are_unknown():
     assert remaining.shape == p_success.shape == (0,)
 
 
+def test_a_batch_needs_one_target_and_budget_per_prefix():
+    prefixes = [np.linspace(2.0, 1.0, 30)] * 3
+    with pytest.raises(ValueError, match=r"3 prefixes, targets of shape \(2,\)"):
+        WLSEstimates().estimate_batch(prefixes, np.ones(2), np.ones(3))
+
+
 def _recorded() -> dict:
     """Estimates of bank prefixes, and an episode's fingerprint with WLS in the engine."""
     bank = coreenv.curves.named_task_set("id_train")
