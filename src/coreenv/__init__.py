@@ -43,6 +43,7 @@ from coreenv.shells import (
     CoreVectorEnv,
     SequentialVectorEnv,
 )
+from coreenv.wls import WLSEstimates, WLSFit
 
 __all__ = [
     "DECISION_FORMS",
@@ -72,6 +73,8 @@ __all__ = [
     "SequentialVectorEnv",
     "SlotFeature",
     "SlotTable",
+    "WLSEstimates",
+    "WLSFit",
     "check_remaining",
     "curves",
     "env",

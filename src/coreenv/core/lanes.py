@@ -28,7 +28,9 @@ from coreenv.core.features import (
 )
 from coreenv.core.metrics import Counters
 from coreenv.core.views import SchedulerView
+from coreenv.core.wls_fit import estimate_slots
 from coreenv.predictor import Predictor, observed_estimates
+from coreenv.wls import in_engine
 
 __all__ = ["Lanes"]
 
@@ -234,11 +236,20 @@ class Lanes:
         tasks = self.records[:, :, _ROW + _OCCUPIED] == 1.0  # not the padding
         self.records[tasks, _ROW + ESTIMATES.start :] = self.new_estimate  # the row ends a record
 
-    def estimate(self, ready: np.ndarray, predictor: Predictor, config: EnvConfig) -> None:
+    def estimate(
+        self, ready: np.ndarray, predictor: Predictor, config: EnvConfig, logs: np.ndarray
+    ) -> None:
         """Re-estimate the tasks in flat slots ``ready`` with one predictor call.
 
         A task's prefix is its revealed losses; its budget the batches its deadline still allows.
+        A predictor with a `coreenv.wls.WLSEstimates` ``in_engine`` is one compiled call over
+        ``logs``, the curve store's log-losses, instead (`wls_fit.estimate_slots`).
         """
+        wls = in_engine(predictor)
+        if wls is not None:
+            args = (self.lane, self.slot_ints, self.slot_floats, self.table, logs)
+            estimate_slots(ready, *args, self.settings, self.scales, *wls.settings())
+            return
         which = ready // self.num_slots
         ints = self.slot_ints[:, ready]
         tasks, cursors = ints[e.INDEX].tolist(), ints[e.CURSOR].tolist()

@@ -302,7 +302,7 @@ class BatchedCore(PredictorHook):
         obs, ready = lanes.step(chosen, takes, claim, self.drawer.store.logs, states)
         if self.predictor is not None and ready.size:
             # lanes in order, then nodes: the order `CoreEnv`'s single lane gives
-            lanes.estimate(ready, self.predictor, self.config)
+            lanes.estimate(ready, self.predictor, self.config, self.drawer.store.logs)
             obs = self._observe()
         return obs
 

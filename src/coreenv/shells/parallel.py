@@ -227,7 +227,7 @@ class CoreEnv(PredictorHook, ParallelEnv):
                 self._claim_and_train(actions, logs)
             obs, ready = lanes.step(chosen, takes, claim, logs)
             if ready.size and self._predictor is not None:
-                lanes.estimate(ready, self._predictor, self.config)
+                lanes.estimate(ready, self._predictor, self.config, logs)
                 obs = None
             won, conflicts, ended = lanes.lane[_OUTCOME].tolist()
             if conflicts and not elapsed:

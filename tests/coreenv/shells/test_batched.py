@@ -16,6 +16,7 @@ from coreenv import (
     EnvConfig,
     Estimate,
     InvalidActionError,
+    WLSEstimates,
 )
 from coreenv.curves import Curve, CurveSource
 from helpers import SMALL_CURVES, env_settings
@@ -218,6 +219,12 @@ def test_lanes_equal_core_envs_bit_for_bit(
 def test_the_stress_scenario_equals_core_envs(predict):
     config = EnvConfig(scenario="infeasible_stress", task_set="id", shaping_beta=0.3, min_prefix=3)
     assert play_both(config, range(3), 2, Prefix() if predict else None) == 3
+
+
+@pytest.mark.parametrize("task_set", ["id_train", SMALL_CURVES])
+def test_lanes_with_wls_in_the_engine_equal_core_envs(task_set):
+    config = EnvConfig(task_set=task_set, arrival_prob=0.2, arrival_horizon=150, min_prefix=3)
+    assert play_both(config, range(5), 3, WLSEstimates()) == 5
 
 
 def test_busy_default_lanes_equal_core_envs():
