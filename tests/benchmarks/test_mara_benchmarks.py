@@ -22,7 +22,7 @@ def test_training_benchmark_prints_each_recipe_against_cartpole_and_refuses_bad_
     assert "CartPole-v1, random actions:" in out
     for recipe in ("ppo_slots", "ppo_mlp", "ippo_live", "mat_ppo", "held_ppo"):
         assert f"| {recipe} |" in out
-    assert "| ppo_slots | 64 |" in out  # 8 lanes x 8 steps
+    assert "| ppo_slots | 512 |" in out  # 64 lanes x 8 steps
     assert "| ippo_live | 256 |" in out and ">= 0.15x |" in out
     with pytest.raises(SystemExit):
         script.main([*tiny, "--updates", "0"])

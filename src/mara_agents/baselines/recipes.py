@@ -23,8 +23,8 @@ Recipe = tuple[str, Mapping[str, Any]]
 _SEQUENTIAL_PPO = {
     "form": "sequential",
     "decisions": "events",
-    "envs": 8,
-    "n_steps": 512,
+    "envs": 64,
+    "n_steps": 64,
     "minibatches": 16,
     "epochs": 10,
     "max_steps": 5_000_000,
@@ -51,7 +51,7 @@ RECIPES: Mapping[str, Recipe] = MappingProxyType(
         ),
     }
 )
-"""The slot-set MaskablePPO and its MLP reference on the sequential event form (8 lanes × 512
+"""The slot-set MaskablePPO and its MLP reference on the sequential event form (64 lanes × 64
 node choices per update, 16 minibatches, 10 epochs), and IPPO over live masks with the slot-set
 network (32 lanes × 128 decisions per update, the MaskablePPO recipe's updates)."""
 
