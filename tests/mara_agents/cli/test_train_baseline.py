@@ -25,13 +25,9 @@ def test_a_recipe_sets_its_algorithm_and_settings_and_options_beside_it_win():
     assert args.algorithm == "ippo" and config.live and config.policy == "slot_set"
     assert (config.hidden, config.epochs, config.minibatches) == (32, 10, 16)
     assert str(config.work).endswith("ippo_live/seed_3")
-    slots = train_baseline.parse_args(["--recipe", "ppo_slots"]).config
-    assert (slots.form, slots.decisions, slots.envs, slots.n_steps) == (
-        "sequential",
-        "events",
-        8,
-        512,
-    )
+    slots = train_baseline.parse_args(["--recipe", "ppo_slots", "--envs", "8"]).config
+    assert (slots.form, slots.decisions, slots.policy) == ("sequential", "events", "slot_set")
+    assert (slots.envs, slots.n_steps, slots.epochs) == (8, 64, 10)
 
 
 @pytest.mark.parametrize(
