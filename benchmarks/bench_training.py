@@ -10,9 +10,11 @@ network (start-up and PPO updates included): the RL baselines' recipes
 form, a step one node's choice; IPPO over live masks, a step one joint decision) and MARA's two
 RL recipes on a fresh MAT (`MARA_PPO`, a step one environment step; `MARA_SCRATCH`, PPO over held
 decisions, its steps the episodes' environment steps, one untimed update first). CartPole-v1's
-random steps per second is the reference. ``--to-lara MINUTES`` then trains the slot-set recipe
-for up to that wall time and reports when its evaluation first reaches LARA + 5 points on the
-selection episodes (LARA scored on the same episodes in the same run).
+random steps per second is the reference. The MaskablePPO recipes' updates are then counted in
+floating-point operations per step learnt from (forward and backward of every epoch, torch's
+flop counter), beside the speed their updates ran at. ``--to-lara MINUTES`` then trains the
+slot-set recipe for up to that wall time and reports when its evaluation first reaches LARA + 5
+points on the selection episodes (LARA scored on the same episodes in the same run).
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ from pathlib import Path
 import torch
 
 from mara_agents.baselines.recipes import RECIPES, make_recipe
-from mara_agents.baselines.throughput import ippo_throughput, maskable_ppo_throughput, timeline
+from mara_agents.baselines.throughput import (
+    ippo_throughput,
+    maskable_ppo_throughput,
+    timeline,
+    update_flops,
+)
 from mara_agents.cli.parser import count
 from mara_agents.evaluation import completion_rates
 from mara_agents.schedulers import LARA
@@ -107,8 +114,27 @@ def main(argv: list[str] | None = None) -> None:
                 f"| {name} | {result.steps:,} | {result.rollout:,.0f} | {result.training:,.0f} | "
                 f"{result.training / reference:.3f}x | {target} |"
             )
+        updates(results, args, work)
         if args.to_lara is not None:
             to_lara(args, work / "to_lara")
+
+
+def updates(results: dict[str, Throughput], args: argparse.Namespace, work: Path) -> None:
+    """What the MaskablePPO recipes' updates cost: their arithmetic, and how fast it ran."""
+    rows = []
+    for name, result in results.items():
+        if RECIPES.get(name, ("",))[0] != "maskable_ppo":
+            continue
+        seconds = result.steps / result.training - result.steps / result.rollout
+        flops = update_flops(make_recipe(name, work / name, seed=args.seed))
+        rows.append(
+            f"| {name} | {flops / 1e6:.2f} | {result.steps / seconds:,.0f} | "
+            f"{flops * result.steps / seconds / 1e9:.1f} |"
+        )
+    if rows:
+        print("\n| recipe | update MFLOP per step | steps/s of the update alone | GFLOP/s |")
+        print("|---|---|---|---|")
+        print("\n".join(rows))
 
 
 def to_lara(args: argparse.Namespace, work: Path) -> None:

@@ -24,6 +24,7 @@ def test_training_benchmark_prints_each_recipe_against_cartpole_and_refuses_bad_
         assert f"| {recipe} |" in out
     assert "| ppo_slots | 512 |" in out  # 64 lanes x 8 steps
     assert "| ippo_live | 256 |" in out and ">= 0.15x |" in out
+    assert "| recipe | update MFLOP per step |" in out and "| ppo_slots | 6.91 |" in out
     with pytest.raises(SystemExit):
         script.main([*tiny, "--updates", "0"])
     assert "argument --updates: a count must be an int >= 1" in capsys.readouterr().err

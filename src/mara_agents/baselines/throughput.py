@@ -10,6 +10,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
 from mara_agents.baselines.ippo import IPPOConfig, IPPOLearner, train_ippo
 from mara_agents.baselines.maskable_ppo import (
     MaskablePPOConfig,
@@ -20,7 +24,13 @@ from mara_agents.baselines.maskable_ppo import (
 from mara_agents.baselines.runs import BaselineRun
 from mara_agents.training.throughput import Throughput
 
-__all__ = ["Evaluation", "ippo_throughput", "maskable_ppo_throughput", "timeline"]
+__all__ = [
+    "Evaluation",
+    "ippo_throughput",
+    "maskable_ppo_throughput",
+    "timeline",
+    "update_flops",
+]
 
 
 def maskable_ppo_throughput(config: MaskablePPOConfig, updates: int = 2) -> Throughput:
@@ -88,3 +98,21 @@ def timeline(config: BaselineRun) -> list[Evaluation]:
         Evaluation(seconds / 60, entry["steps"], entry["eval"])
         for seconds, entry in zip(stamps, history[1:])
     ]
+
+
+def update_flops(config: MaskablePPOConfig) -> float:
+    """Floating-point operations one update spends per step it learns from (all its epochs).
+
+    Counted by torch's flop counter on one minibatch of the run's policy: the forward pass that
+    scores the taken actions and values the states, and its backward pass; the optimiser's own
+    arithmetic is left out. What bounds an update's speed on a CPU whatever the client.
+    """
+    envs = training_envs(config)
+    policy = new_model(config, envs).policy
+    obs = torch.as_tensor(envs.reset())
+    actions = torch.zeros(len(obs), dtype=torch.int64)  # idle: always allowed
+    masks = np.stack(envs.env_method("action_masks")).reshape(len(obs), -1)
+    with FlopCounterMode(display=False) as counter:
+        values, log_prob, entropy = policy.evaluate_actions(obs, actions, action_masks=masks)
+        (values.sum() + log_prob.sum() + entropy.sum()).backward()
+    return counter.get_total_flops() / len(obs) * config.epochs

@@ -9,6 +9,7 @@ from mara_agents.baselines.throughput import (  # noqa: E402
     ippo_throughput,
     maskable_ppo_throughput,
     timeline,
+    update_flops,
 )
 
 
@@ -36,3 +37,9 @@ def test_recipes_are_named_and_an_unknown_one_is_refused(tmp_path):
     assert set(RECIPES) == {"ppo_slots", "ppo_mlp", "ippo_live"}
     with pytest.raises(ValueError, match=r"recipe must be one of \['ippo_live', 'ppo_mlp', "):
         make_recipe("dqn", tmp_path)
+
+
+def test_an_update_counts_every_epoch_of_forward_and_backward_passes(tmp_path):
+    one = update_flops(make_recipe("ppo_slots", tmp_path, envs=2, epochs=1))
+    assert update_flops(make_recipe("ppo_slots", tmp_path, envs=2, epochs=10)) == 10 * one
+    assert one > update_flops(make_recipe("ppo_mlp", tmp_path, envs=2, epochs=1)) > 0
