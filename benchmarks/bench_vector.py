@@ -9,9 +9,10 @@ p = 0.04 with WLS estimates, measured in the same run: the reference is one `Cor
 ``gymnasium.make("coreenv/CoRE-v1")`` (SB3 wraps it in a one-environment `DummyVecEnv`), against
 `SB3VecEnv` over ``--envs`` lanes of `CoreVectorEnv`. Each update learns from the same number of
 steps (``--envs`` × ``--n-steps``), so the network's share of the work is the same; the ratio is
-what the vector form buys. ``--sequential`` adds the settings of the sequential-form runs
-(docs/rl.md): 8 `CoreSequentialEnv`s of the event form in SB3's `DummyVecEnv` (as many steps per
-update), with the MLP and with the slot-set policy; a step there is one node's choice.
+what the vector form buys. ``--sequential`` adds the slot-set policy on the sequential event form
+(as many steps per update; a step there is one node's choice) over 8 lanes two ways: 8
+`CoreSequentialEnv`s side by side in SB3's `DummyVecEnv`, and `SequentialVectorEnv` on the
+batched engine through `SB3VecEnv`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from coreenv import CoreSequentialEnv, CoreVectorEnv, make_config
+from coreenv import CoreSequentialEnv, CoreVectorEnv, SequentialVectorEnv, make_config
 from mara_agents.baselines import SB3VecEnv
 from mara_agents.baselines.maskable_ppo import OBSERVED, MaskablePPOConfig
 from mara_agents.baselines.slot_set import SlotSetPolicy, slot_set_kwargs
@@ -35,7 +36,7 @@ from mara_agents.predictors import make_predictor
 BASELINE = MaskablePPOConfig(work=Path("unused"))
 """The baseline's settings (its work folder is not used here)."""
 SEQUENTIAL_ENVS, SEQUENTIAL_BATCH = 8, 256
-"""The lanes and minibatch of the sequential-form runs (docs/rl.md)."""
+"""The lanes and minibatch of the sequential-form setups."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -85,18 +86,19 @@ def main(argv: list[str] | None = None) -> None:
     if args.sequential:
         config = make_config(None, **env)
         predictor = make_predictor(OBSERVED)
-        lanes = DummyVecEnv(
-            [lambda: CoreSequentialEnv(config, predictor=predictor, decisions="events")]
-            * min(SEQUENTIAL_ENVS, rollout)
+        count = min(SEQUENTIAL_ENVS, rollout)
+        side_by_side = DummyVecEnv(
+            [lambda: CoreSequentialEnv(config, predictor=predictor, decisions="events")] * count
         )
-        batch = SEQUENTIAL_BATCH
-        for name, policy, kwargs in (
-            ("sequential events, MLP (DummyVecEnv)", "MlpPolicy", None),
-            ("sequential events, slot-set (DummyVecEnv)", SlotSetPolicy, slot_set_kwargs(config)),
-        ):
-            n_steps = rollout // lanes.num_envs  # the same steps per update as the others
-            rate = steps_per_second(lanes, n_steps, args.steps, policy, kwargs, batch)
-            rates[name] = (lanes.num_envs, rate)
+        batched = SB3VecEnv(
+            SequentialVectorEnv(count, config, predictor=predictor, decisions="events")
+        )
+        for name, lanes in (("DummyVecEnv", side_by_side), ("SequentialVectorEnv", batched)):
+            rate = steps_per_second(
+                lanes, rollout // count, args.steps, SlotSetPolicy, slot_set_kwargs(config),
+                SEQUENTIAL_BATCH,
+            )  # fmt: skip
+            rates[f"sequential events, slot-set ({name})"] = (count, rate)
     reference = rates["one CoreGymEnv (gymnasium.make)"][1]
     print(f"MaskablePPO, {rollout} steps per update, {args.threads} torch threads")
     print("| setup | envs | training steps/s (update included) | ratio |")

@@ -19,8 +19,8 @@ def test_bench_vector_prints_both_setups_and_their_ratio(capsys):
 def test_the_sequential_setups_are_measured_in_the_same_run(capsys):
     bench_vector.main(["--envs", "2", "--n-steps", "16", "--steps", "64", "--sequential"])
     out = capsys.readouterr().out
-    assert "| sequential events, MLP (DummyVecEnv) | 8 | " in out
     assert "| sequential events, slot-set (DummyVecEnv) | 8 | " in out
+    assert "| sequential events, slot-set (SequentialVectorEnv) | 8 | " in out
 
 
 def test_bad_budgets_are_refused():
