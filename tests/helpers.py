@@ -243,6 +243,17 @@ def float_bits(array):
     return np.ascontiguousarray(array).view(np.uint32)
 
 
+SEQUENTIAL_SHORT = {
+    "task_set": SMALL_CURVES,
+    "deadline_window": (10, 40),
+    "arrival_prob": 0.3,
+    "arrival_horizon": 60,
+    "num_nodes": 3,
+    "num_slots": 4,
+}
+"""Short, busy episodes of a small cluster: the sequential forms' tests play these."""
+
+
 def play_sequential_lanes(
     num_envs, seed, action_seed, calls, invalid=False, raise_at=None, **options
 ):

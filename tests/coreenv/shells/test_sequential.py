@@ -12,16 +12,9 @@ import coreenv
 from coreenv import CoreEnv, CoreSequentialEnv, SlotFeature
 from coreenv.errors import ConfigError
 from coreenv.layout import live_mask, sequential_layout, slot_width
-from helpers import SMALL_CURVES
+from helpers import SEQUENTIAL_SHORT, SMALL_CURVES
 
-SHORT = {
-    "task_set": SMALL_CURVES,
-    "deadline_window": (10, 40),
-    "arrival_prob": 0.3,
-    "arrival_horizon": 60,
-    "num_nodes": 3,
-    "num_slots": 4,
-}
+SHORT = SEQUENTIAL_SHORT
 
 
 def play(env, seed, action_seed, sample_invalid=False):

@@ -11,16 +11,9 @@ import pytest
 import coreenv
 from coreenv import ConfigError, CoreSequentialEnv, Estimate, SequentialVectorEnv
 from coreenv.layout import live_mask, live_masks
-from helpers import SMALL_CURVES, play_sequential_lanes
+from helpers import SEQUENTIAL_SHORT, play_sequential_lanes
 
-SHORT = {
-    "task_set": SMALL_CURVES,
-    "deadline_window": (10, 40),
-    "arrival_prob": 0.3,
-    "arrival_horizon": 60,
-    "num_nodes": 3,
-    "num_slots": 4,
-}
+SHORT = SEQUENTIAL_SHORT
 SPARSE = {**SHORT, "arrival_prob": 0.03, "arrival_horizon": 30}
 """Many episodes have nothing to choose at all: they end before their first choice."""
 

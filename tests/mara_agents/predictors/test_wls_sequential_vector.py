@@ -3,18 +3,10 @@
 
 import pytest
 
-from helpers import SMALL_CURVES, play_sequential_lanes
+from helpers import SEQUENTIAL_SHORT, play_sequential_lanes
 from mara_agents.predictors import make_predictor
 
-SHORT = {
-    "task_set": SMALL_CURVES,
-    "deadline_window": (10, 40),
-    "arrival_prob": 0.3,
-    "arrival_horizon": 60,
-    "num_nodes": 3,
-    "num_slots": 4,
-    "min_prefix": 3,  # estimates from early on
-}
+SHORT = {**SEQUENTIAL_SHORT, "min_prefix": 3}  # estimates from early on
 
 
 @pytest.mark.parametrize("slot_order", ["table", "deadline"])
