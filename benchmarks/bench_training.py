@@ -26,6 +26,7 @@ from pathlib import Path
 
 import torch
 
+from coreenv import Predictor
 from mara_agents.baselines.recipes import RECIPES, make_recipe
 from mara_agents.baselines.throughput import (
     ippo_throughput,
@@ -81,14 +82,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def throughput(name: str, args: argparse.Namespace, work: Path) -> Throughput:
-    """Time ``args.updates`` updates of recipe ``name`` from scratch."""
+def throughput(
+    name: str, args: argparse.Namespace, work: Path, warm: Predictor | None
+) -> Throughput:
+    """Time ``args.updates`` updates of recipe ``name`` from scratch (MARA's read ``warm``)."""
     steps = {} if args.n_steps is None else {"n_steps": args.n_steps}
     if name in RECIPES:
         config = make_recipe(name, work / name, seed=args.seed, **steps)
         measure = maskable_ppo_throughput if RECIPES[name][0] == "maskable_ppo" else ippo_throughput
         return measure(config, args.updates)
-    warm = None if args.predictor == "none" else warm_predictor(args.predictor)
     if name == "mat_ppo":
         rollout = {} if args.n_steps is None else {"rollout": args.n_steps}
         return training_throughput(warm, dataclasses.replace(MARA_PPO, **rollout), args.updates)
@@ -102,7 +104,9 @@ def main(argv: list[str] | None = None) -> None:
     reference = cartpole_steps_per_second(args.cartpole_steps)
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
-        results = {name: throughput(name, args, work) for name in args.recipes}
+        mara = args.predictor != "none" and set(args.recipes) & set(MARA_RECIPES)
+        warm = warm_predictor(args.predictor) if mara else None  # futures sampled once
+        results = {name: throughput(name, args, work, warm) for name in args.recipes}
         print(
             f"CartPole-v1, random actions: {reference:,.0f} steps/s; {args.threads} torch threads"
         )
