@@ -14,6 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 from coreenv import compat, curves
 from coreenv.compat import OracleView, SlotTable
 from coreenv.config import EnvConfig, check_arrival_prob, make_config
+from coreenv.context import Description, FinishedTask, TaskContext, reads_context
 from coreenv.core import NO_PREDICTOR, SchedulerView, SlotFeature
 from coreenv.core.events import (
     DECISION_FORMS,
@@ -57,6 +58,8 @@ __all__ = [
     "BatchedStep",
     "ConfigError",
     "DecisionEvents",
+    "Description",
+    "FinishedTask",
     "Decisions",
     "CoreEnv",
     "CoreGymEnv",
@@ -73,6 +76,7 @@ __all__ = [
     "SequentialVectorEnv",
     "SlotFeature",
     "SlotTable",
+    "TaskContext",
     "WLSEstimates",
     "WLSFit",
     "check_remaining",
@@ -87,6 +91,7 @@ __all__ = [
     "make_decisions",
     "parallel_env",
     "raw_env",
+    "reads_context",
     "table_changed",
 ]
 

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from coreenv.checks import checked_count, is_int, is_number
+from coreenv.context import INFORMATION_MODELS
 from coreenv.curves import CurveSource
 from coreenv.errors import ConfigError
 
 __all__ = [
     "INVALID_ACTION_POLICIES",
     "ADMISSION_RULES",
+    "INFORMATION_MODELS",
     "MAX_QUANTILE_LEVELS",
     "SCENARIO_NAMES",
     "EnvConfig",
@@ -73,6 +75,15 @@ class EnvConfig:
     """Quantile levels, strictly increasing in (0, 1), at most `MAX_QUANTILE_LEVELS`: each adds a
     slot feature, the predictor's quantile of the remaining batches (it needs
     ``estimate_quantiles``). Empty (default): no such features."""
+    information: str = "prefix"
+    """What schedulers may read of a task (`coreenv.context`): ``"prefix"`` (default) its revealed
+    losses alone; ``"description"`` also what it is (its run's config: a `Description` in the
+    view and the predictor's context, category ids in the observation); ``"history"`` also the
+    tasks its episode has finished, their revealed losses and outcomes (`FinishedTask`)."""
+    kind_fields: tuple[str, ...] = ("family", "optimizer")
+    """Description fields shown in the observation, a slot column each, once ``information`` is
+    not ``"prefix"``: the task's category id for that field, numbered within its episode in the
+    order values first arrive (1, 2, ...; 0 where the task's description lacks the field)."""
 
     def __post_init__(self) -> None:
         _check_int(self, "num_nodes", minimum=1)
@@ -93,6 +104,8 @@ class EnvConfig:
         if self.max_steps is not None:
             _check_int(self, "max_steps", minimum=1)
         _check_levels(self, "estimate_quantiles", MAX_QUANTILE_LEVELS)
+        _check_choice(self, "information", INFORMATION_MODELS)
+        _check_fields(self, "kind_fields")
 
     def replace(self, **overrides: Any) -> EnvConfig:
         """Return a copy with some fields changed (validated like the constructor)."""
@@ -192,6 +205,20 @@ def _check_levels(cfg: EnvConfig, name: str, most: int) -> None:
             f"(0, 1), got {value!r}."
         )
     object.__setattr__(cfg, name, tuple(float(v) for v in value))
+
+
+def _check_fields(cfg: EnvConfig, name: str) -> None:
+    value = getattr(cfg, name)
+    ok = (
+        isinstance(value, (tuple, list))
+        and all(isinstance(v, str) and v for v in value)
+        and len(set(value)) == len(value)
+    )
+    if not ok:
+        raise ConfigError(
+            f"EnvConfig.{name} must be a tuple of distinct non-empty field names, got {value!r}."
+        )
+    object.__setattr__(cfg, name, tuple(value))
 
 
 def _check_choice(cfg: EnvConfig, name: str, choices: tuple[str, ...]) -> None:

@@ -22,6 +22,7 @@ __all__ = [
     "Description",
     "FinishedTask",
     "TaskContext",
+    "category_ids",
     "describe",
     "reads_context",
 ]
@@ -111,3 +112,21 @@ class TaskContext:
 def reads_context(predictor: object) -> bool:
     """Whether ``predictor`` asks for a `TaskContext` per query (``reads_context = True``)."""
     return bool(getattr(predictor, "reads_context", False))
+
+
+def category_ids(descriptions: Sequence[Description], fields: Sequence[str]) -> np.ndarray:
+    """(n, C) float64: each task's category id for each of ``fields``, numbered in arrival order.
+
+    The first value of a field to arrive in the episode is 1, the next new one 2, ...; a task
+    whose description lacks the field reads 0. An id depends only on the tasks arrived before
+    it, and names a value only within its episode: two tasks of one kind read alike there,
+    whatever the kind, seen in training or not.
+    """
+    ids = np.zeros((len(descriptions), len(fields)))
+    for c, name in enumerate(fields):
+        numbers: dict[object, int] = {}
+        for i, description in enumerate(descriptions):
+            if name in description.fields:
+                value = repr(description.fields[name])
+                ids[i, c] = numbers.setdefault(value, len(numbers) + 1)
+    return ids

@@ -7,9 +7,12 @@ it needs and how likely it is to get there within the batches its deadline still
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
+
+from coreenv.context import Description, TaskContext, reads_context
 
 __all__ = [
     "Estimate",
@@ -51,6 +54,10 @@ class Predictor(Protocol):
     `EnvConfig.estimate_quantiles` is set: ``quantiles[i, q]`` is the ``levels[q]`` quantile of
     the batches task ``i`` still needs to reach its target, ``inf`` beyond the predictor's horizon,
     non-decreasing along the levels (``levels`` (Q,), strictly increasing in (0, 1)).
+
+    A predictor with ``reads_context = True`` is asked ``estimate_batch(prefixes, targets,
+    budgets, contexts)`` instead, a `coreenv.context.TaskContext` per task: what it is and the
+    tasks its episode finished (`EnvConfig.information`).
     """
 
     def estimate(self, prefix: np.ndarray, target: float, budget: int) -> Estimate:
@@ -78,11 +85,23 @@ def check_remaining(remaining: np.ndarray, source: str) -> None:
 
 
 def estimate_many(
-    predictor: Predictor, prefixes: list[np.ndarray], targets: np.ndarray, budgets: np.ndarray
+    predictor: Predictor,
+    prefixes: list[np.ndarray],
+    targets: np.ndarray,
+    budgets: np.ndarray,
+    contexts: Sequence[TaskContext] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Call ``predictor`` on several tasks, batched when it can, and check what comes back."""
-    batch = getattr(predictor, "estimate_batch", None)
-    if batch is not None:
+    """Call ``predictor`` on several tasks, batched when it can, and check what comes back.
+
+    A predictor that `reads_context` is called ``estimate_batch(prefixes, targets, budgets,
+    contexts)``, one `TaskContext` per task (an empty one each where ``contexts`` is None); the
+    ``contexts`` of others are not passed.
+    """
+    if reads_context(predictor):
+        if contexts is None:
+            contexts = [TaskContext(Description())] * len(prefixes)
+        remaining, p_success = predictor.estimate_batch(prefixes, targets, budgets, contexts)
+    elif (batch := getattr(predictor, "estimate_batch", None)) is not None:
         remaining, p_success = batch(prefixes, targets, budgets)
     else:
         pairs = [
@@ -137,13 +156,14 @@ def observed_estimates(
     targets: np.ndarray,
     budgets: np.ndarray,
     levels: tuple[float, ...],
+    contexts: Sequence[TaskContext] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """What the observation shows of ``predictor`` for these tasks, in both engines.
 
-    Remaining batches and P(success) (`estimate_many`), then the (B, Q) quantiles at ``levels``
-    (`quantiles_many`), or None without levels.
+    Remaining batches and P(success) (`estimate_many`, given ``contexts``), then the (B, Q)
+    quantiles at ``levels`` (`quantiles_many`), or None without levels.
     """
-    remaining, p_success = estimate_many(predictor, prefixes, targets, budgets)
+    remaining, p_success = estimate_many(predictor, prefixes, targets, budgets, contexts)
     if not levels:
         return remaining, p_success, None
     return remaining, p_success, quantiles_many(predictor, prefixes, targets, np.array(levels))

@@ -59,8 +59,12 @@ POTENTIAL, REWARD = 0, 1
 CURSOR, CROSSING, LAST, OFFSET, ARRIVAL, DEADLINE, INDEX = range(7)
 TARGET, LOG_INITIAL, LOG_TARGET, LOG_SPAN, INITIAL_LOSS = range(5)
 SLOT_SCALE, PROGRESS, EST_REMAINING, EST_P = range(5, 9)
-# rows of Lanes.task_ints (4, B, W) int64
+# rows of Lanes.task_ints (TASK_ROWS, B, W) int64: then how each task ended (an OUTCOMES value),
+# the batches it had trained and the step it left
 TASK_ARRIVAL, TASK_DEADLINE, TASK_WAITING, TASK_FEASIBLE = range(4)
+TASK_OUTCOME, TASK_TRAINED, TASK_ENDED = range(4, 7)
+TASK_ROWS = 7
+PENDING, COMPLETED, FAILED = range(3)  # values of TASK_OUTCOME
 # a task record (Lanes.records): slot_ints CROSSING..INDEX, slot_floats TARGET..INITIAL_LOSS,
 # then its first feature row
 RECORD_INTS, RECORD_FLOATS = 6, 5
@@ -219,6 +223,7 @@ def step(
                 ready[num_trained] = j
                 num_trained += 1
         for w in range(num_won):  # they leave before deadlines are looked at
+            _ended(task_ints, b, slot_ints[INDEX, won[w]], COMPLETED, slot_ints[CURSOR, won[w]], now)
             clear_slot(won[w], lane, slot_ints, slot_floats, table, mask)
         lane[b, STEP_SUCCESSES] = num_won
         lane[b, SUCCESSES] += num_won
@@ -226,6 +231,7 @@ def step(
         for j in range(b * k, (b + 1) * k):
             if mask[b, j - b * k] and slot_ints[DEADLINE, j] <= now:
                 lane[b, FAILURES] += 1
+                _ended(task_ints, b, slot_ints[INDEX, j], FAILED, slot_ints[CURSOR, j], now)
                 clear_slot(j, lane, slot_ints, slot_floats, table, mask)
         if lane[b, WAITING_DEADLINE] <= now:
             earliest = NEVER
@@ -236,6 +242,7 @@ def step(
                     task_ints[TASK_WAITING, b, i] = 0
                     lane[b, NUM_WAITING] -= 1
                     lane[b, FAILURES] += 1
+                    _ended(task_ints, b, i, FAILED, 0, now)
                 else:
                     earliest = min(earliest, task_ints[TASK_DEADLINE, b, i])
             lane[b, WAITING_DEADLINE] = earliest
@@ -305,6 +312,14 @@ def clear_slot(
         slot_floats[row, j] = EMPTY_FLOATS[row]
     for c in range(table.shape[1]):
         table[j, c] = 0.0
+
+
+@compiled
+def _ended(task_ints: np.ndarray, b: int, i: int, outcome: int, trained: int, now: int) -> None:
+    """Record that lane ``b``'s task ``i`` left at step ``now`` with ``outcome`` after ``trained``."""
+    task_ints[TASK_OUTCOME, b, i] = outcome
+    task_ints[TASK_TRAINED, b, i] = trained
+    task_ints[TASK_ENDED, b, i] = now
 
 
 @compiled

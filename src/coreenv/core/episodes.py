@@ -21,16 +21,18 @@ Two ways to draw:
 from __future__ import annotations
 
 from collections.abc import Sequence
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from coreenv.config import EnvConfig
+from coreenv.context import Description, category_ids
 from coreenv.core.curve_stores import BankCurves, EpisodeCurves, RowCurves, logs_of
 from coreenv.core.draws import TaskRanges, bulk_agrees, bulk_draws, scalar_draws
 from coreenv.core.engine import NEVER
 from coreenv.core.scenarios import BernoulliArrivals, Scenario
-from coreenv.curves import CurveBank, CurveSource
+from coreenv.curves import Curve, CurveBank, CurveSource
 
 __all__ = ["EpisodeDrawer", "EpisodeTasks"]
 
@@ -52,6 +54,8 @@ class EpisodeTasks:
     log_target: np.ndarray  # (n,) float64 math.log(epsilon)
     curves: Sequence  # each task's losses as its curve holds them (predictor prefixes)
     shift: np.ndarray | None = None  # (B,) if the store grew: every lane's offsets moved by this
+    descriptions: Sequence[Description] | None = None  # what each task is (information model)
+    categories: np.ndarray | None = None  # (n, C) their category ids (`context.category_ids`)
 
 
 class EpisodeDrawer:
@@ -83,12 +87,24 @@ class EpisodeDrawer:
         self.bulk = bulk_agrees(self.ranges)
 
     def draw(self, lane: int, rng: np.random.Generator) -> EpisodeTasks:
-        """The tasks of ``lane``'s new episode, drawn from ``rng`` (`Scenario.draw_episode`'s)."""
-        if isinstance(self.store, BankCurves):
-            return self._draw_bank(rng)
-        return self._draw_any(lane, rng)
+        """The tasks of ``lane``'s new episode, drawn from ``rng`` (`Scenario.draw_episode`'s).
 
-    def _draw_bank(self, rng: np.random.Generator) -> EpisodeTasks:
+        Past ``information="prefix"`` each task also has its description and category ids.
+        """
+        if isinstance(self.store, BankCurves):
+            tasks, rows = self._draw_bank(rng)
+            if self.config.information == "prefix":
+                return tasks
+            descriptions = [self.source.description(row) for row in rows.tolist()]
+        else:
+            tasks, curves = self._draw_any(lane, rng)
+            if self.config.information == "prefix":
+                return tasks
+            descriptions = [self.source.describe(curve) for curve in curves]
+        categories = category_ids(descriptions, self.config.kind_fields)
+        return dataclasses.replace(tasks, descriptions=descriptions, categories=categories)
+
+    def _draw_bank(self, rng: np.random.Generator) -> tuple[EpisodeTasks, np.ndarray]:
         """`BernoulliArrivals` on a `CurveBank`: its generator calls, in its order.
 
         In bulk where `draws.bulk_agrees`: one by one, they are 18% of the batched engine's
@@ -120,9 +136,9 @@ class EpisodeDrawer:
             log_initial=self.store.logs[offset],
             log_target=logs_of(target),
             curves=RowCurves(self.store, rows),
-        )
+        ), rows
 
-    def _draw_any(self, lane: int, rng: np.random.Generator) -> EpisodeTasks:
+    def _draw_any(self, lane: int, rng: np.random.Generator) -> tuple[EpisodeTasks, Sequence[Curve]]:
         """Any scenario and source: the scenario's own draws, curves copied.
 
         A live run's losses (not an array) are read when its task is served (`Lanes.reveal`):
@@ -165,7 +181,7 @@ class EpisodeDrawer:
             log_target=logs_of(target),
             curves=curves,
             shift=shift,
-        )
+        ), [draw.curve for draw in draws]
 
     def __getstate__(self) -> dict:
         """Pickled without the bank draws' settings: they are chosen again where it is unpickled."""

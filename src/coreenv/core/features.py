@@ -15,7 +15,9 @@ __all__ = [
     "OBS_BOUND",
     "QUANTILES",
     "SlotFeature",
+    "category_columns",
     "entering_rows",
+    "estimate_columns",
     "observation_size",
     "slot_tables",
     "slot_width",
@@ -50,18 +52,30 @@ class SlotFeature(IntEnum):
     EST_P_SUCCESS = 8  # predictor's P(success within the deadline); 0 until ready
     # then one column per level of EnvConfig.estimate_quantiles: the predictor's quantile of the
     # remaining batches / (B * time_scale), 0 until ready. Without an attached predictor every
-    # estimate column reads NO_PREDICTOR (-1) in every occupied slot
+    # estimate column reads NO_PREDICTOR (-1) in every occupied slot. Then, once
+    # EnvConfig.information is not "prefix", one column per EnvConfig.kind_fields: the task's
+    # category id for that field within its episode (`coreenv.context.category_ids`)
 
 
 QUANTILES = len(SlotFeature)
 """The slot column of the first quantile level (`EnvConfig.estimate_quantiles`)."""
 ESTIMATES = slice(int(SlotFeature.EST_REMAINING), None)
-"""The slot columns a predictor writes: EST_REMAINING, EST_P_SUCCESS and the quantiles."""
+"""The slot columns from EST_REMAINING on: the estimates, then any category ids."""
 
 
 def slot_width(config: EnvConfig) -> int:
-    """F, the columns of a slot block: the `SlotFeature`s, then one per quantile level."""
-    return len(SlotFeature) + len(config.estimate_quantiles)
+    """F, the columns of a slot block: the `SlotFeature`s, one per quantile level, the categories."""
+    return len(SlotFeature) + len(config.estimate_quantiles) + category_columns(config)
+
+
+def category_columns(config: EnvConfig) -> int:
+    """C, the category-id columns at the end of a slot block (0 at ``information="prefix"``)."""
+    return 0 if config.information == "prefix" else len(config.kind_fields)
+
+
+def estimate_columns(config: EnvConfig) -> slice:
+    """The slot columns a predictor writes: EST_REMAINING, EST_P_SUCCESS and the quantiles."""
+    return slice(int(SlotFeature.EST_REMAINING), QUANTILES + len(config.estimate_quantiles))
 
 
 def table_start(num_nodes: int) -> int:
@@ -99,7 +113,8 @@ def write_estimates(
     table[rows, SlotFeature.EST_REMAINING] = np.minimum(remaining / batch_scale, OBS_BOUND)
     table[rows, SlotFeature.EST_P_SUCCESS] = p_success
     if quantiles is not None:
-        table[rows, QUANTILES:] = np.minimum(quantiles / batch_scale, OBS_BOUND)
+        levels = slice(QUANTILES, QUANTILES + quantiles.shape[1])
+        table[rows, levels] = np.minimum(quantiles / batch_scale, OBS_BOUND)
 
 
 def entering_rows(
@@ -107,13 +122,17 @@ def entering_rows(
     log_initial: np.ndarray | float,
     log_target: np.ndarray | float,
     estimate: float,
+    categories: np.ndarray | None,
 ) -> None:
     """Write the feature rows of tasks entering slots (their records, `Lanes`).
 
     Occupied, their log target ``log(epsilon / L_0)``, every estimate column at ``estimate`` (0,
-    or NO_PREDICTOR without a predictor), the rest 0 (nothing trained yet).
+    or NO_PREDICTOR without a predictor), the (n, C) ``categories`` in the last C columns if
+    given, the rest 0 (nothing trained yet).
     """
     rows[...] = 0.0
     rows[..., SlotFeature.OCCUPIED] = 1.0
     rows[..., SlotFeature.LOG_TARGET] = log_target - log_initial
     rows[..., ESTIMATES] = estimate
+    if categories is not None and categories.shape[-1]:
+        rows[..., -categories.shape[-1] :] = categories

@@ -17,11 +17,13 @@ import numpy as np
 from coreenv.config import EnvConfig
 from coreenv.core import engine as e
 from coreenv.core.episodes import EpisodeTasks
+from coreenv.context import Description, FinishedTask, TaskContext, reads_context
 from coreenv.core.features import (
     ESTIMATES,
     NO_PREDICTOR,
     SlotFeature,
     entering_rows,
+    estimate_columns,
     observation_size,
     slot_width,
     write_estimates,
@@ -51,13 +53,16 @@ class Lanes:
             subtracting ``slot_floats[SLOT_SCALE]`` each step.
         mask: (B, K + 2) int8: per lane the occupied slots, idle (always 1) and a column always
             0 (where out-of-range actions point).
-        task_ints: (4, B, W) int64 each lane's episode tasks (arrival, deadline, waiting,
-            feasible: 1, 0, or -1 for an unknown demand); column n (one past a lane's last
-            task) and beyond are padding: arrival NEVER, not waiting, so a lookup one past the
-            end needs no bounds check.
+        task_ints: (`engine.TASK_ROWS`, B, W) int64 each lane's episode tasks (arrival,
+            deadline, waiting, feasible: 1, 0, or -1 for an unknown demand; then how it ended,
+            its batches trained and the step it left); column n (one past a lane's last task)
+            and beyond are padding: arrival NEVER, not waiting, so a lookup one past the end
+            needs no bounds check.
         records: (B, W, R) float64: what a slot takes from a task when it fills (`engine`'s
             record layout, ints exact as floats).
         curves: ``curves[lane][i]`` is task i's losses (an array, or a live run's losses).
+        descriptions: ``descriptions[lane][i]`` is task i's `Description`; None per lane at
+            ``information="prefix"``.
         settings, scales: the config's step settings for `engine.step` (int64, float64).
         obs_shape: (B, M, D), the shape of the lanes' node observations.
         state_shape: (B, 1, S), the shape of their states, as `engine.step` writes them.
@@ -78,10 +83,13 @@ class Lanes:
         self.mask = np.zeros((b, k + 2), np.int8)
         self.mask[:, k] = 1  # idle is always allowed
         self.record_size = _ROW + width
-        self.task_ints = np.zeros((4, b, 0), np.int64)
+        self.task_ints = np.zeros((e.TASK_ROWS, b, 0), np.int64)
         self.records = np.zeros((b, 0, self.record_size))
         self._widen(1)
         self.curves: list[Sequence] = [[] for _ in range(b)]
+        self.descriptions: list[Sequence[Description] | None] = [None] * b
+        self.estimate_columns = estimate_columns(config)
+        self.remembers = config.information == "history"
         self.new_estimate = NO_PREDICTOR  # what a filled slot's estimates read (0 with one)
         self.settings = np.array(
             [
@@ -108,6 +116,14 @@ class Lanes:
         """Lanes pickled before the state form get its shape."""
         b, m, d = state["obs_shape"]
         state.setdefault("state_shape", (b, 1, d - m))
+        ints = state["task_ints"]
+        if len(ints) < e.TASK_ROWS:  # pickled before tasks recorded how they ended
+            grown = np.zeros((e.TASK_ROWS, *ints.shape[1:]), np.int64)
+            grown[: len(ints)] = ints
+            state["task_ints"] = grown
+        state.setdefault("descriptions", [None] * b)
+        state.setdefault("estimate_columns", ESTIMATES)
+        state.setdefault("remembers", False)
         self.__dict__.update(state)
 
     @property
@@ -154,7 +170,7 @@ class Lanes:
     def _widen(self, width: int) -> None:
         """Widen the task tables to ``width`` columns, keeping what they hold."""
         old = self.task_ints.shape[2]
-        ints = np.zeros((4, self.num_lanes, width), np.int64)
+        ints = np.zeros((e.TASK_ROWS, self.num_lanes, width), np.int64)
         ints[e.TASK_ARRIVAL] = e.NEVER
         ints[:, :, :old] = self.task_ints
         records = np.zeros((self.num_lanes, width, self.record_size))
@@ -178,6 +194,7 @@ class Lanes:
         self.records[lane, n:] = 0.0
         self.lane[lane, [e.NEXT_ARRIVAL, e.ACTIVE]] = ints[e.TASK_ARRIVAL, 0], 1
         self.curves[lane] = episode.curves
+        self.descriptions[lane] = episode.descriptions
         if not (episode.log_target < episode.log_initial).all():
             self.settings[e.GUARD] = 1
 
@@ -195,6 +212,7 @@ class Lanes:
         self.task_ints[:, lane] = 0
         self.task_ints[e.TASK_ARRIVAL, lane] = e.NEVER
         self.curves[lane] = []
+        self.descriptions[lane] = None
 
     def shift_offsets(self, shift: np.ndarray) -> None:
         """The curve store moved lane b's curves by ``shift[b]``."""
@@ -231,10 +249,11 @@ class Lanes:
         """A predictor was attached or detached: occupied slots' estimates restart from none."""
         self.new_estimate = 0.0 if attached else NO_PREDICTOR
         occupied = self.occupied.reshape(-1)
-        self.table[occupied, ESTIMATES] = self.new_estimate
+        columns = self.estimate_columns
+        self.table[occupied, columns] = self.new_estimate
         self.slot_floats[e.EST_REMAINING :, occupied] = 0.0
         tasks = self.records[:, :, _ROW + _OCCUPIED] == 1.0  # not the padding
-        self.records[tasks, _ROW + ESTIMATES.start :] = self.new_estimate  # the row ends a record
+        self.records[tasks, _ROW + columns.start : _ROW + columns.stop] = self.new_estimate
 
     def estimate(
         self, ready: np.ndarray, predictor: Predictor, config: EnvConfig, logs: np.ndarray
@@ -260,8 +279,49 @@ class Lanes:
         budgets = config.batches_per_step * (ints[e.DEADLINE] - self.lane[which, e.T])
         targets = self.slot_floats[e.TARGET, ready]
         levels = config.estimate_quantiles
-        estimates = observed_estimates(predictor, prefixes, targets, budgets, levels)
+        contexts = self.contexts(ready) if reads_context(predictor) else None
+        estimates = observed_estimates(predictor, prefixes, targets, budgets, levels, contexts)
         self.record_estimates(ready, *estimates)
+
+    # -- what a cluster that remembers knows (EnvConfig.information) ------------------------------
+
+    def contexts(self, flat: np.ndarray) -> list[TaskContext]:
+        """The `TaskContext` of the task in each of the flat slots ``flat``."""
+        histories: dict[int, tuple[FinishedTask, ...]] = {}
+        contexts = []
+        for j in flat.tolist():
+            b, task = j // self.num_slots, int(self.slot_ints[e.INDEX, j])
+            if b not in histories:
+                histories[b] = self.history(b)
+            described = self.descriptions[b]
+            description = Description() if described is None else described[task]
+            contexts.append(TaskContext(description, histories[b]))
+        return contexts
+
+    def history(self, lane: int) -> tuple[FinishedTask, ...]:
+        """The tasks ``lane``'s episode has finished, in the order they left (then arrival).
+
+        Empty below ``information="history"``.
+        """
+        described = self.descriptions[lane]
+        if described is None or not self.remembers:
+            return ()
+        ints = self.task_ints[:, lane]
+        done = np.flatnonzero(ints[e.TASK_OUTCOME] != e.PENDING)
+        done = done[np.argsort(ints[e.TASK_ENDED, done], kind="stable")]
+        targets = self.records[lane, :, e.RECORD_INTS + e.TARGET]
+        return tuple(
+            FinishedTask(
+                description=described[i],
+                losses=np.asarray(self.curves[lane][i][: ints[e.TASK_TRAINED, i] + 1]),
+                target=float(targets[i]),
+                completed=bool(ints[e.TASK_OUTCOME, i] == e.COMPLETED),
+                arrival=int(ints[e.TASK_ARRIVAL, i]),
+                deadline=int(ints[e.TASK_DEADLINE, i]),
+                ended=int(ints[e.TASK_ENDED, i]),
+            )
+            for i in done.tolist()
+        )
 
     def record_estimates(
         self,
@@ -319,6 +379,8 @@ class Lanes:
             episode=episodes.copy(),
             seed=seeds.copy(),
             curves=list(self.curves),
+            descriptions=list(self.descriptions),
+            histories=[self.history(b) for b in range(self.num_lanes)],
             remaining=self.remaining() if clairvoyant else None,
         )
 
@@ -360,5 +422,7 @@ def _records(episode: EpisodeTasks, estimate: float, size: int) -> np.ndarray:
     floats[:, e.LOG_TARGET] = episode.log_target
     floats[:, e.INITIAL_LOSS] = episode.initial
     floats[:, e.LOG_SPAN] = episode.log_initial - episode.log_target
-    entering_rows(records[:, _ROW:], episode.log_initial, episode.log_target, estimate)
+    entering_rows(
+        records[:, _ROW:], episode.log_initial, episode.log_target, estimate, episode.categories
+    )
     return records

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from coreenv.config import EnvConfig
+from coreenv.context import Description, FinishedTask, TaskContext
 from coreenv.errors import NoPredictorError
 
 __all__ = ["SchedulerView", "new_episode_id"]
@@ -75,6 +76,12 @@ class SchedulerView:
     """``curves[e][uid]``: the whole loss curve of episode e's task ``uid`` (at least those in the
     slots); read through `prefix`, which shows only what training revealed."""
     remaining: np.ndarray | None = None
+    descriptions: Sequence[Sequence[Description] | None] = ()
+    """``descriptions[e][uid]``: what episode e's task ``uid`` is, where its config's
+    ``information`` is not ``"prefix"`` (else None, or no entry); read through `description`."""
+    histories: Sequence[Sequence[FinishedTask]] = ()
+    """``histories[e]``: the tasks episode e has finished, in the order they left, where its
+    config's ``information`` is ``"history"`` (else empty, or no entry)."""
 
     def take(self, episodes: np.ndarray) -> SchedulerView:
         """The view of ``episodes`` (indices or a bool mask over E) alone."""
@@ -85,6 +92,9 @@ class SchedulerView:
             if (value := getattr(self, f.name)) is not None
         }
         picked["curves"] = [self.curves[e] for e in index.tolist()]
+        for name in ("descriptions", "histories"):
+            values = getattr(self, name)
+            picked[name] = [values[e] for e in index.tolist()] if values else ()
         picked["configs"] = tuple(self.configs[e] for e in index.tolist())
         return dataclasses.replace(self, **picked)
 
@@ -104,6 +114,11 @@ class SchedulerView:
             values = [getattr(v, f.name) for v in views]
             if f.name in ("configs", "curves"):
                 joined[f.name] = tuple(item for value in values for item in value)
+            elif f.name in ("descriptions", "histories"):
+                empty = (None,) if f.name == "descriptions" else ((),)
+                joined[f.name] = tuple(
+                    item for v, value in zip(views, values) for item in (value or empty * v.num_episodes)
+                )
             elif any(value is None for value in values):
                 joined[f.name] = None  # estimates or truth that not every episode has
             else:
@@ -157,6 +172,23 @@ class SchedulerView:
     def prefixes(self, episodes: np.ndarray, slots: np.ndarray) -> list[np.ndarray]:
         """`prefix` of each ``(episodes[i], slots[i])``."""
         return [self.prefix(e, j) for e, j in zip(episodes.tolist(), slots.tolist())]
+
+    def description(self, episode: int, slot: int) -> Description:
+        """What the task in ``slot`` of ``episode`` is; empty where its config does not say."""
+        if not self.occupied[episode, slot]:
+            raise ValueError(f"slot {slot} of episode {episode} is empty.")
+        described = self.descriptions[episode] if self.descriptions else None
+        return Description() if described is None else described[self.uid[episode, slot]]
+
+    def contexts(self, episodes: np.ndarray, slots: np.ndarray) -> list[TaskContext]:
+        """The `TaskContext` of each ``(episodes[i], slots[i])`` task: what a predictor that
+        `coreenv.context.reads_context` is told (description and history, as the config allows)."""
+        return [
+            TaskContext(
+                self.description(e, j), self.histories[e] if self.histories else ()
+            )
+            for e, j in zip(episodes.tolist(), slots.tolist())
+        ]
 
     def budgets(self, episodes: np.ndarray, slots: np.ndarray) -> np.ndarray:
         """A predictor's budget for each ``(episodes[i], slots[i])`` task: ``B · (d_k − t)``."""

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from coreenv.context import Description, describe
 from coreenv.curves.source import Curve, CurveSource
 from coreenv.errors import BankError
 
@@ -94,6 +95,19 @@ class CurveBank(CurveSource):
     def families(self) -> tuple[str, ...]:
         """Family names in order of first appearance."""
         return tuple(dict.fromkeys(self.family.tolist()))
+
+    def description(self, row: int) -> Description:
+        """What run ``row`` is: its family and config fields (`coreenv.context.describe`)."""
+        cache = self.__dict__.setdefault("_descriptions", {})
+        if row not in cache:
+            cache[row] = describe(str(self.family[row]), str(self.config[row]))
+        return cache[row]
+
+    def describe(self, curve: Curve) -> Description:
+        """The `description` of the run ``curve`` replays (by its ``curve_id``)."""
+        if 0 <= curve.curve_id < len(self):
+            return self.description(curve.curve_id)
+        return super().describe(curve)
 
     def curve(self, index: int) -> Curve:
         """Row ``index`` as a `Curve` (a read-only view, no copy)."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from coreenv.context import Description, describe
 from coreenv.curves.targets import target_at_fraction
 
 __all__ = ["Curve", "CurveSource"]
@@ -47,6 +48,10 @@ class CurveSource(ABC):
     def families(self) -> tuple[str, ...]:
         """Names of the families this source can produce."""
         return ()
+
+    def describe(self, curve: Curve) -> Description:
+        """What the task of ``curve`` is (`EnvConfig.information`): its family, unless overridden."""
+        return describe(curve.family)
 
     def target(self, curve: Curve, fraction: float) -> tuple[float, int | None]:
         """A task's target and true demand R* (None if unknowable).

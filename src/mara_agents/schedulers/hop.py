@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coreenv import Predictor, SchedulerView, check_remaining, estimate_many
+from coreenv import Predictor, SchedulerView, check_remaining, estimate_many, reads_context
 from mara_agents.checks import require
 from mara_agents.schedulers.base import EpisodeMemo, Scheduler, serve_orders
 from mara_agents.schedulers.lara import explore_first, to_plan
@@ -141,11 +141,13 @@ class HOP(Scheduler):
             prefixes = view.prefixes(episodes, slots)
             targets = np.asarray(view.target[episodes, slots], np.float64)
             sampler = getattr(self.predictor, "sampled_crossings", None)
+            contexts = view.contexts(episodes, slots) if reads_context(self.predictor) else None
             if sampler is None:
                 budgets = view.budgets(episodes, slots)
-                remaining, _ = estimate_many(self.predictor, prefixes, targets, budgets)
+                remaining, _ = estimate_many(self.predictor, prefixes, targets, budgets, contexts)
                 return remaining[:, None]  # one sample: the point estimate
-            sampled = np.asarray(sampler(prefixes, targets), np.float64)
+            asked = (prefixes, targets) if contexts is None else (prefixes, targets, contexts)
+            sampled = np.asarray(sampler(*asked), np.float64)
             name = type(self.predictor).__name__
             if sampled.ndim != 2 or sampled.shape[0] != len(prefixes) or sampled.shape[1] < 1:
                 raise ValueError(

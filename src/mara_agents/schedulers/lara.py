@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from coreenv import Predictor, SchedulerView, estimate_many
+from coreenv import Predictor, SchedulerView, estimate_many, reads_context
 from mara_agents.checks import check
 from mara_agents.predictors import WLSPredictor
 from mara_agents.schedulers.base import EpisodeMemo, Scheduler, serve_orders
@@ -97,7 +97,8 @@ class LARA(Scheduler):
         def estimate(episodes: np.ndarray, slots: np.ndarray) -> np.ndarray:
             prefixes, targets = view.prefixes(episodes, slots), view.target[episodes, slots]
             budgets = view.budgets(episodes, slots)
-            return estimate_many(self.predictor, prefixes, targets, budgets)[0]
+            contexts = view.contexts(episodes, slots) if reads_context(self.predictor) else None
+            return estimate_many(self.predictor, prefixes, targets, budgets, contexts)[0]
 
         episodes, slots = np.nonzero(ready)
         return np.array(self._memo.rows(view, episodes, slots, estimate), np.float64)
