@@ -64,7 +64,8 @@ def test_category_ids_number_values_in_order_of_arrival():
 
 
 @pytest.mark.parametrize(
-    "field, value", [("information", "everything"), ("kind_fields", ("family", "")), ("kind_fields", ("a", "a"))]
+    "field, value",
+    [("information", "everything"), ("kind_fields", ("family", "")), ("kind_fields", ("a", "a"))],
 )
 def test_bad_information_settings_are_named(field, value):
     with pytest.raises(ConfigError, match=field):
@@ -157,7 +158,9 @@ def test_an_attached_predictor_reading_context_gets_each_task_s_context():
         core.step(lara.act_view(core.view()))
     assert spy.contexts and all(c.description.fields["family"] for c in spy.contexts)
     assert max(len(c.history) for c in spy.contexts) > 0
-    assert np.all(core.view().est_remaining[core.view().occupied & (core.view().batches >= 10)] == 10)
+    assert np.all(
+        core.view().est_remaining[core.view().occupied & (core.view().batches >= 10)] == 10
+    )
 
 
 def test_estimate_many_gives_a_reader_empty_contexts_when_it_has_none():

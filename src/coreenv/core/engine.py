@@ -223,7 +223,9 @@ def step(
                 ready[num_trained] = j
                 num_trained += 1
         for w in range(num_won):  # they leave before deadlines are looked at
-            _ended(task_ints, b, slot_ints[INDEX, won[w]], COMPLETED, slot_ints[CURSOR, won[w]], now)
+            _ended(
+                task_ints, b, slot_ints[INDEX, won[w]], COMPLETED, slot_ints[CURSOR, won[w]], now
+            )
             clear_slot(won[w], lane, slot_ints, slot_floats, table, mask)
         lane[b, STEP_SUCCESSES] = num_won
         lane[b, SUCCESSES] += num_won

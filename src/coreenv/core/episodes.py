@@ -138,7 +138,9 @@ class EpisodeDrawer:
             curves=RowCurves(self.store, rows),
         ), rows
 
-    def _draw_any(self, lane: int, rng: np.random.Generator) -> tuple[EpisodeTasks, Sequence[Curve]]:
+    def _draw_any(
+        self, lane: int, rng: np.random.Generator
+    ) -> tuple[EpisodeTasks, Sequence[Curve]]:
         """Any scenario and source: the scenario's own draws, curves copied.
 
         A live run's losses (not an array) are read when its task is served (`Lanes.reveal`):

@@ -117,7 +117,9 @@ class SchedulerView:
             elif f.name in ("descriptions", "histories"):
                 empty = (None,) if f.name == "descriptions" else ((),)
                 joined[f.name] = tuple(
-                    item for v, value in zip(views, values) for item in (value or empty * v.num_episodes)
+                    item
+                    for v, value in zip(views, values)
+                    for item in (value or empty * v.num_episodes)
                 )
             elif any(value is None for value in values):
                 joined[f.name] = None  # estimates or truth that not every episode has
@@ -184,9 +186,7 @@ class SchedulerView:
         """The `TaskContext` of each ``(episodes[i], slots[i])`` task: what a predictor that
         `coreenv.context.reads_context` is told (description and history, as the config allows)."""
         return [
-            TaskContext(
-                self.description(e, j), self.histories[e] if self.histories else ()
-            )
+            TaskContext(self.description(e, j), self.histories[e] if self.histories else ())
             for e, j in zip(episodes.tolist(), slots.tolist())
         ]
 

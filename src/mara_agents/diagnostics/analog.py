@@ -15,39 +15,16 @@ with the analog.
 from __future__ import annotations
 
 import json
-import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from coreenv import Predictor, estimate_many
 from coreenv.curves import CurveBank
-from mara_agents.checks import require
 from mara_agents.diagnostics.clairvoyant import ClairvoyantPredictor
+from mara_agents.predictors.analogs import AnalogConfig, Analogs, Answer, answer, blend
 from mara_agents.predictors.batched import BatchPredictor
 
 __all__ = ["AnalogConfig", "KindAnalog", "kind_of"]
-
-
-@dataclass(frozen=True)
-class AnalogConfig:
-    """How `KindAnalog` names a kind and matches a prefix."""
-
-    kind_fields: tuple[str, ...] = ("family",)
-    """Config fields whose values together name a run's kind (every reference run has them)."""
-    windows: int = 24
-    """Log-spaced windows of the prefix whose mean log losses are compared (at most: on a short
-    prefix some coincide and merge), after the window of the initial loss."""
-    neighbours: int = 1
-    """Nearest reference runs whose crossings are read; their median is the analog estimate."""
-
-    def __post_init__(self) -> None:
-        if not self.kind_fields or not all(isinstance(f, str) and f for f in self.kind_fields):
-            raise ValueError(
-                "AnalogConfig.kind_fields must be one or more field names, got "
-                f"{self.kind_fields!r}."
-            )
-        require(self, "an int >= 1", ("windows", "neighbours"))
 
 
 class KindAnalog(BatchPredictor):
@@ -87,11 +64,8 @@ class KindAnalog(BatchPredictor):
         self._own = [
             copies.get(episodes.curve(r).losses.tobytes(), []) for r in range(len(episodes))
         ]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self._log = np.log(np.asarray(reference.losses, np.float64))
-        self._lengths = np.sum(np.isfinite(self._log), axis=1)
-        self._sums = np.concatenate(
-            [np.zeros((len(self._log), 1)), np.cumsum(np.nan_to_num(self._log), axis=1)], axis=1
+        self._analogs = Analogs(
+            [reference.curve(r).losses for r in range(len(reference))], [False] * len(reference)
         )
         self.fallbacks = 0
         self.queries = 0
@@ -129,53 +103,20 @@ class KindAnalog(BatchPredictor):
         """
         for i, (prefix, target) in enumerate(zip(prefixes, targets)):
             self.queries += 1
-            analog = self._analog(np.asarray(prefix, np.float64), float(target))
-            median = float(np.median(samples[i]))
-            if analog is None or math.isinf(analog) or median <= 0:
+            if not blend(samples[i], self._analog(np.asarray(prefix, np.float64), float(target))):
                 self.fallbacks += 1
-            elif math.isinf(median):
-                samples[i] = analog
-            else:
-                samples[i] *= math.sqrt(max(analog, 1.0) * max(median, 1.0)) / median
         return samples
 
-    def _analog(self, prefix: np.ndarray, target: float) -> float | None:
-        """Batches after the prefix until its nearest analogs reach the target, or None.
-
-        The median over ``neighbours`` analogs; ``inf`` if they do not reach it within their
-        recorded lengths; None without an analog.
-        """
+    def _analog(self, prefix: np.ndarray, target: float) -> Answer | None:
+        """What the nearest reference runs of the prefix's kind (not its own run) say, or None."""
         starts = self._lookup.rows_of(prefix)
         kind = self._kind(starts)
         if kind is None:
             return None
         own = {row for start in starts for row in self._own[start]}
-        n = len(prefix) - 1
-        rows = [
-            r
-            for r in self._reference_rows.get(kind, [])
-            if self._lengths[r] > n + 1 and r not in own
-        ]
-        if not rows:
-            return None
-        edges = np.unique(
-            np.concatenate([[0], np.geomspace(1, n + 1, self.config.windows + 1).astype(int)])
-        )
-        sums = np.concatenate([[0.0], np.cumsum(np.log(prefix))])
-        widths = np.diff(edges)
-        query = (sums[edges[1:]] - sums[edges[:-1]]) / widths
-        candidates = np.diff(self._sums[np.ix_(rows, edges)], axis=1) / widths
-        gaps = query - candidates
-        tail = max(1, len(widths) // 4)  # the factor is fitted on the latest windows
-        shift = gaps[:, -tail:].mean(axis=1)
-        distance = np.sqrt(np.mean((gaps - shift[:, None]) ** 2, axis=1))
-        nearest = np.argsort(distance, kind="stable")[: self.config.neighbours]
-        crossings = []
-        for j in nearest:
-            later = self._log[rows[j], n + 1 : self._lengths[rows[j]]] + shift[j]
-            hits = np.flatnonzero(later <= math.log(target))
-            crossings.append(float(hits[0] + 1) if hits.size else math.inf)
-        return float(np.median(crossings))
+        rows = [r for r in self._reference_rows.get(kind, []) if r not in own]
+        nearest = self._analogs.nearest(prefix, target, self.config, rows)
+        return answer(nearest, self.config.neighbours)
 
     def _kind(self, starts: list[int]) -> tuple | None:
         """The kind of the runs of ``episodes`` a prefix starts; None if none or several."""

@@ -44,6 +44,14 @@ def _uncalibrated_fm(**sampler: Any) -> Predictor:
     return FMPredictor.pretrained(calibrated=False, **sampler)
 
 
+def _fm_analog(**sampler: Any) -> Predictor:
+    """The shipped FM blended with analogs of each task's kind (reads the task's context)."""
+    from coreenv.curves import named_task_set
+    from mara_agents.predictors.in_context import AnalogPredictor
+
+    return AnalogPredictor(_shipped_fm(**sampler), reference=named_task_set("id_train"))
+
+
 def _mara_student(**sampler: Any) -> Predictor:
     """The one-step network the shipped MARA policies read, raw (needs torch)."""
     from mara_agents.predictors.flow import MARA_NETWORK, FMPredictor
@@ -62,6 +70,7 @@ PREDICTORS: dict[str, Callable[..., Predictor]] = {
     "wls": WLSPredictor,
     "fm": _shipped_fm,
     "fm_uncalibrated": _uncalibrated_fm,
+    "fm_analog": _fm_analog,
     "fm_mara_student": _mara_student,
     "fm_mara_teacher": _mara_teacher,
 }
@@ -70,6 +79,9 @@ PREDICTORS: dict[str, Callable[..., Predictor]] = {
 - ``"wls"``: LARA's power-law fit;
 - ``"fm"``: the shipped flow-matching predictor, its network read through its calibration;
 - ``"fm_uncalibrated"``: the same network read raw (median crossing and sampled share);
+- ``"fm_analog"``: ``"fm"`` moved towards the nearest run of each task's kind, among the ID
+  training runs and the tasks its episode finished (`AnalogPredictor`; it reads the context that
+  ``EnvConfig(information=...)`` gives, and answers as ``"fm"`` without one);
 - ``"fm_mara_student"``: what the shipped MARA policies read, raw: their teacher distilled to
   sample in one step instead of four;
 - ``"fm_mara_teacher"``: the network the policies were trained on (recipe ``id_only``), raw.

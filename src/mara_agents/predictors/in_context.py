@@ -1,0 +1,169 @@
+"""`AnalogPredictor`: a predictor that reads each task's context, what it is and what finished.
+
+It answers with its base predictor (FM, say), moved towards the nearest *analog* of the task's
+kind (`mara_agents.predictors.analogs`): among recorded reference runs of that kind (training
+runs), and among the tasks of the kind its episode has finished (the history of
+``EnvConfig(information="history")``), whose losses are known only as far as training revealed
+them. So on a kind it never saw, it answers as its base until tasks of the kind finish, then
+from them. The kind is named by ``kind_fields`` of the task's description; where no run of that
+kind is long enough, by fewer of them (the last dropped first), down to the first alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from coreenv import Estimate, Predictor, TaskContext, estimate_many
+from coreenv.context import Description, FinishedTask
+from coreenv.curves import CurveBank
+from mara_agents.predictors.analogs import AnalogConfig, Analogs, Answer, Match, answer, blend
+
+__all__ = ["AnalogPredictor"]
+
+IN_CONTEXT = AnalogConfig(kind_fields=("family", "optimizer"))
+"""`AnalogPredictor`'s default: kinds of family and optimizer, falling back to the family."""
+
+
+class AnalogPredictor:
+    """``base``'s answers blended with the nearest analog of each task's kind (reads context).
+
+    Args:
+        base: the predictor blended with; it answers alone where no analog is found.
+        reference: recorded runs (complete) read as analogs too, by their descriptions
+            (`CurveBank.description`); None: the history alone.
+        config: the kind's fields, the windows compared and the neighbours read.
+
+    ``p_success`` is the base's. ``queries`` counts the answers given, ``fallbacks`` those the
+    base gave alone, ``from_history`` those whose nearest analog was a finished task.
+    """
+
+    reads_context = True
+
+    def __init__(
+        self,
+        base: Predictor,
+        reference: CurveBank | None = None,
+        config: AnalogConfig = IN_CONTEXT,
+    ) -> None:
+        self.base = base
+        self.config = config
+        self._reference_rows: dict[tuple, list[int]] = {}
+        curves = []
+        if reference is not None:
+            for row in range(len(reference)):
+                description = reference.description(row)
+                for key in _keys(description, config.kind_fields):
+                    self._reference_rows.setdefault(key, []).append(row)
+                curves.append(reference.curve(row).losses)
+        self._reference = Analogs(curves, [False] * len(curves))
+        self.queries = self.fallbacks = self.from_history = 0
+
+    def estimate(self, prefix: np.ndarray, target: float, budget: int) -> Estimate:
+        """One task without context: the base's answer."""
+        remaining, p_success = self.estimate_batch(
+            [prefix], np.array([target]), np.array([budget]), [TaskContext(Description())]
+        )
+        return Estimate(float(remaining[0]), float(p_success[0]))
+
+    def estimate_batch(
+        self,
+        prefixes: list[np.ndarray],
+        targets: np.ndarray,
+        budgets: np.ndarray,
+        contexts: Sequence[TaskContext],
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The base's remaining batches, each blended with its analog; the base's P(success)."""
+        remaining, p_success = estimate_many(self.base, prefixes, targets, budgets)
+        samples = np.array(remaining, np.float64)[:, None]
+        self._blend(samples, prefixes, targets, contexts)
+        return samples[:, 0], p_success
+
+    def sampled_crossings(
+        self, prefixes: list[np.ndarray], targets: np.ndarray, contexts: Sequence[TaskContext]
+    ) -> np.ndarray:
+        """(B, S) the base's sampled futures (its estimate alone if it samples none), blended."""
+        sampler = getattr(self.base, "sampled_crossings", None)
+        if sampler is None:
+            budgets = np.zeros(len(prefixes), np.int64)
+            samples = estimate_many(self.base, prefixes, targets, budgets)[0][:, None]
+        else:
+            samples = sampler(prefixes, targets)
+        samples = np.array(samples, np.float64)
+        self._blend(samples, prefixes, targets, contexts)
+        return samples
+
+    def _blend(
+        self,
+        samples: np.ndarray,
+        prefixes: list[np.ndarray],
+        targets: np.ndarray,
+        contexts: Sequence[TaskContext],
+    ) -> None:
+        """Move each task's samples towards its analog's answer (`analogs.blend`), in place."""
+        histories: dict[int, _History] = {}
+        for i, (prefix, target, context) in enumerate(zip(prefixes, targets, contexts)):
+            self.queries += 1
+            key = id(context.history)
+            if key not in histories:
+                histories[key] = _History(context.history, self.config.kind_fields)
+            found = self._answer(
+                np.asarray(prefix, np.float64), float(target), context, histories[key]
+            )
+            if not blend(samples[i], found):
+                self.fallbacks += 1
+
+    def _answer(
+        self, prefix: np.ndarray, target: float, context: TaskContext, history: _History
+    ) -> Answer | None:
+        """What the nearest analogs of the most specific kind that has any say; None if none."""
+        for key in _keys(context.description, self.config.kind_fields):
+            mine = self._reference.nearest(
+                prefix, target, self.config, self._reference_rows.get(key, [])
+            )
+            theirs = history.nearest(key, prefix, target, self.config)
+            found = answer(mine + theirs, self.config.neighbours)
+            if found is not None:
+                self.from_history += bool(theirs) and (
+                    not mine or theirs[0].distance < mine[0].distance
+                )
+                return found
+        return None
+
+
+class _History:
+    """The finished tasks of one episode as `Analogs`, grouped by kind (every key of `_keys`)."""
+
+    def __init__(self, history: Sequence[FinishedTask], fields: tuple[str, ...]) -> None:
+        self._rows: dict[tuple, list[int]] = {}
+        for i, task in enumerate(history):
+            for key in _keys(task.description, fields):
+                self._rows.setdefault(key, []).append(i)
+        self._analogs = Analogs([task.losses for task in history], [True] * len(history))
+
+    def nearest(
+        self, key: tuple, prefix: np.ndarray, target: float, config: AnalogConfig
+    ) -> list[Match]:
+        rows = self._rows.get(key)
+        return self._analogs.nearest(prefix, target, config, rows) if rows else []
+
+
+def _keys(description: Description, fields: tuple[str, ...]) -> list[tuple]:
+    """The kinds a description belongs to, most specific first: ``fields``, then fewer of them.
+
+    A key holds ``(field, value)`` pairs of the fields the description has (so the RL runs,
+    which have no optimizer, form kinds by family); none without the first field.
+    """
+    if fields[0] not in description.fields:
+        return []
+    keys = []
+    for size in range(len(fields), 0, -1):
+        key = tuple(
+            (name, repr(description.fields[name]))
+            for name in fields[:size]
+            if name in description.fields
+        )
+        if key not in keys:
+            keys.append(key)
+    return keys
