@@ -318,7 +318,7 @@ def clear_slot(
 
 @compiled
 def _ended(task_ints: np.ndarray, b: int, i: int, outcome: int, trained: int, now: int) -> None:
-    """Record that lane ``b``'s task ``i`` left at step ``now`` with ``outcome`` after ``trained``."""
+    """Lane ``b``'s task ``i`` left at step ``now`` with ``outcome``, ``trained`` batches in."""
     task_ints[TASK_OUTCOME, b, i] = outcome
     task_ints[TASK_TRAINED, b, i] = trained
     task_ints[TASK_ENDED, b, i] = now

@@ -64,7 +64,7 @@ ESTIMATES = slice(int(SlotFeature.EST_REMAINING), None)
 
 
 def slot_width(config: EnvConfig) -> int:
-    """F, the columns of a slot block: the `SlotFeature`s, one per quantile level, the categories."""
+    """F, the columns of a slot block: `SlotFeature`s, a column per quantile level, categories."""
     return len(SlotFeature) + len(config.estimate_quantiles) + category_columns(config)
 
 

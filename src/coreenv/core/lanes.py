@@ -15,9 +15,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from coreenv.config import EnvConfig
+from coreenv.context import Description, FinishedTask, TaskContext, reads_context
 from coreenv.core import engine as e
 from coreenv.core.episodes import EpisodeTasks
-from coreenv.context import Description, FinishedTask, TaskContext, reads_context
 from coreenv.core.features import (
     ESTIMATES,
     NO_PREDICTOR,

@@ -183,8 +183,11 @@ class SchedulerView:
         return Description() if described is None else described[self.uid[episode, slot]]
 
     def contexts(self, episodes: np.ndarray, slots: np.ndarray) -> list[TaskContext]:
-        """The `TaskContext` of each ``(episodes[i], slots[i])`` task: what a predictor that
-        `coreenv.context.reads_context` is told (description and history, as the config allows)."""
+        """The `TaskContext` of each ``(episodes[i], slots[i])`` task.
+
+        What a predictor that `coreenv.context.reads_context` is told: the description and the
+        history, as far as the episode's ``information`` shows them.
+        """
         return [
             TaskContext(self.description(e, j), self.histories[e] if self.histories else ())
             for e, j in zip(episodes.tolist(), slots.tolist())

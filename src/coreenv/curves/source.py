@@ -50,7 +50,7 @@ class CurveSource(ABC):
         return ()
 
     def describe(self, curve: Curve) -> Description:
-        """What the task of ``curve`` is (`EnvConfig.information`): its family, unless overridden."""
+        """What the task of ``curve`` is (`EnvConfig.information`): its family unless overridden."""
         return describe(curve.family)
 
     def target(self, curve: Curve, fraction: float) -> tuple[float, int | None]:

@@ -26,6 +26,9 @@ from mara_agents.predictors.batched import BatchPredictor
 
 __all__ = ["AnalogConfig", "KindAnalog", "kind_of"]
 
+BY_FAMILY = AnalogConfig()
+"""`KindAnalog`'s default: kinds named by the family alone."""
+
 
 class KindAnalog(BatchPredictor):
     """``base``'s estimates blended with the nearest ``reference`` run of the task's kind.
@@ -48,7 +51,7 @@ class KindAnalog(BatchPredictor):
         reference: CurveBank,
         episodes: CurveBank,
         base: Predictor,
-        config: AnalogConfig = AnalogConfig(),
+        config: AnalogConfig = BY_FAMILY,
     ) -> None:
         self.config = config
         self.base = base

@@ -35,7 +35,7 @@ def finished(
 
 
 def ask(predictor, context: TaskContext, prefix: int = 50, target_batch: int = 200) -> float:
-    """The predictor's remaining batches for CURVE's first ``prefix`` batches, target at batch 200."""
+    """The predictor's remaining batches for CURVE's first ``prefix`` batches, target at 200."""
     target = float(CURVE[target_batch])
     remaining, _ = predictor.estimate_batch(
         [CURVE[: prefix + 1]], np.array([target]), np.array([500]), [context]
