@@ -80,6 +80,11 @@ class EnvConfig:
     losses alone; ``"description"`` also what it is (its run's config: a `Description` in the
     view and the predictor's context, category ids in the observation); ``"history"`` also the
     tasks its episode has finished, their revealed losses and outcomes (`FinishedTask`)."""
+    warm_history: int = 0
+    """At ``information="history"``: tasks of earlier episodes of the same stream that each
+    episode's history starts with (what the cluster kept from before), drawn after the
+    episode's own tasks as the scenario draws a task, each trained alone until it reached its
+    target (completed) or its deadline window ran out (failed)."""
     kind_fields: tuple[str, ...] = ("family", "optimizer")
     """Description fields shown in the observation, a slot column each, once ``information`` is
     not ``"prefix"``: the task's category id for that field, numbered within its episode in the
@@ -105,6 +110,12 @@ class EnvConfig:
             _check_int(self, "max_steps", minimum=1)
         _check_levels(self, "estimate_quantiles", MAX_QUANTILE_LEVELS)
         _check_choice(self, "information", INFORMATION_MODELS)
+        _check_int(self, "warm_history", minimum=0)
+        if self.warm_history and self.information != "history":
+            raise ConfigError(
+                f"EnvConfig.warm_history={self.warm_history} needs information='history', got "
+                f"information={self.information!r}."
+            )
         _check_fields(self, "kind_fields")
 
     def replace(self, **overrides: Any) -> EnvConfig:

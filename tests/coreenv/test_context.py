@@ -167,3 +167,27 @@ def test_estimate_many_gives_a_reader_empty_contexts_when_it_has_none():
     spy = Spy()
     estimate_many(spy, [np.array([2.0, 1.0])], np.array([0.5]), np.array([5]))
     assert spy.contexts[0].description == Description() and spy.contexts[0].history == ()
+
+
+def test_a_warm_history_starts_each_episode_without_changing_its_tasks():
+    warm = EnvConfig(information="history", warm_history=6, **SHORT)
+    cold = warm.replace(warm_history=0)
+    played = [play(config, seed=9, steps=120) for config in (warm, cold, warm)]
+    views = [core.view() for core in played]
+    np.testing.assert_array_equal(views[0].obs, views[1].obs)
+    kept, fresh, again = (view.histories[0] for view in views)
+    assert len(kept) == 6 + len(fresh)
+    for before, task in zip(again, kept):  # the same seed, the same warm tasks
+        np.testing.assert_array_equal(before.losses, task.losses)
+    for task in kept[:6]:
+        assert task.ended == 0 and task.description.fields["family"]
+        if task.completed:
+            assert task.losses[-1] <= task.target < task.losses[:-1].min()
+        else:
+            assert task.losses[1:].min() > task.target
+            assert len(task.losses) - 1 <= -task.arrival * warm.batches_per_step
+
+
+def test_a_warm_history_needs_the_history():
+    with pytest.raises(ConfigError, match="warm_history"):
+        EnvConfig(information="description", warm_history=2)

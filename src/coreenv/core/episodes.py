@@ -27,11 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from coreenv.config import EnvConfig
-from coreenv.context import Description, category_ids
+from coreenv.context import Description, FinishedTask, category_ids
 from coreenv.core.curve_stores import BankCurves, EpisodeCurves, RowCurves, logs_of
 from coreenv.core.draws import TaskRanges, bulk_agrees, bulk_draws, scalar_draws
 from coreenv.core.engine import NEVER
 from coreenv.core.scenarios import BernoulliArrivals, Scenario
+from coreenv.errors import ConfigError
 from coreenv.curves import Curve, CurveBank, CurveSource
 
 __all__ = ["EpisodeDrawer", "EpisodeTasks"]
@@ -56,6 +57,7 @@ class EpisodeTasks:
     shift: np.ndarray | None = None  # (B,) if the store grew: every lane's offsets moved by this
     descriptions: Sequence[Description] | None = None  # what each task is (information model)
     categories: np.ndarray | None = None  # (n, C) their category ids (`context.category_ids`)
+    warm: tuple[FinishedTask, ...] = ()  # what the history starts with (EnvConfig.warm_history)
 
 
 class EpisodeDrawer:
@@ -102,7 +104,38 @@ class EpisodeDrawer:
                 return tasks
             descriptions = [self.source.describe(curve) for curve in curves]
         categories = category_ids(descriptions, self.config.kind_fields)
-        return dataclasses.replace(tasks, descriptions=descriptions, categories=categories)
+        warm = tuple(self._warm_task(rng) for _ in range(self.config.warm_history))
+        return dataclasses.replace(
+            tasks, descriptions=descriptions, categories=categories, warm=warm
+        )
+
+    def _warm_task(self, rng: np.random.Generator) -> FinishedTask:
+        """A task of an earlier episode, trained alone: to its target, or until its window ran out.
+
+        Drawn as `BernoulliArrivals.draw` draws a task; it finished by step 0.
+        """
+        cfg = self.config
+        curve = self.source.sample(rng)
+        losses = curve.losses
+        if not isinstance(losses, np.ndarray):
+            raise ConfigError(
+                f"EnvConfig.warm_history needs recorded curves; task set {self.source.name!r} "
+                "gives live runs."
+            )
+        target, _ = self.source.target(curve, rng.uniform(*cfg.target_fraction))
+        window = int(rng.integers(cfg.deadline_window[0], cfg.deadline_window[1] + 1))
+        allowed = min(cfg.batches_per_step * window, len(losses) - 1)
+        crossing = _crossing(losses, target)
+        trained = min(crossing, allowed)
+        return FinishedTask(
+            description=self.source.describe(curve),
+            losses=np.asarray(losses[: trained + 1], np.float64),
+            target=float(target),
+            completed=bool(crossing <= allowed),
+            arrival=-window,
+            deadline=0,
+            ended=0,
+        )
 
     def _draw_bank(self, rng: np.random.Generator) -> tuple[EpisodeTasks, np.ndarray]:
         """`BernoulliArrivals` on a `CurveBank`: its generator calls, in its order.

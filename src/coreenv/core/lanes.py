@@ -88,6 +88,7 @@ class Lanes:
         self._widen(1)
         self.curves: list[Sequence] = [[] for _ in range(b)]
         self.descriptions: list[Sequence[Description] | None] = [None] * b
+        self.warm: list[tuple[FinishedTask, ...]] = [()] * b
         self.estimate_columns = estimate_columns(config)
         self.remembers = config.information == "history"
         self.new_estimate = NO_PREDICTOR  # what a filled slot's estimates read (0 with one)
@@ -124,6 +125,7 @@ class Lanes:
         state.setdefault("descriptions", [None] * b)
         state.setdefault("estimate_columns", ESTIMATES)
         state.setdefault("remembers", False)
+        state.setdefault("warm", [()] * b)
         self.__dict__.update(state)
 
     @property
@@ -195,6 +197,7 @@ class Lanes:
         self.lane[lane, [e.NEXT_ARRIVAL, e.ACTIVE]] = ints[e.TASK_ARRIVAL, 0], 1
         self.curves[lane] = episode.curves
         self.descriptions[lane] = episode.descriptions
+        self.warm[lane] = episode.warm
         if not (episode.log_target < episode.log_initial).all():
             self.settings[e.GUARD] = 1
 
@@ -213,6 +216,7 @@ class Lanes:
         self.task_ints[e.TASK_ARRIVAL, lane] = e.NEVER
         self.curves[lane] = []
         self.descriptions[lane] = None
+        self.warm[lane] = ()
 
     def shift_offsets(self, shift: np.ndarray) -> None:
         """The curve store moved lane b's curves by ``shift[b]``."""
@@ -301,7 +305,8 @@ class Lanes:
     def history(self, lane: int) -> tuple[FinishedTask, ...]:
         """The tasks ``lane``'s episode has finished, in the order they left (then arrival).
 
-        Empty below ``information="history"``.
+        After the tasks it started with (`EnvConfig.warm_history`); empty below
+        ``information="history"``.
         """
         described = self.descriptions[lane]
         if described is None or not self.remembers:
@@ -310,7 +315,7 @@ class Lanes:
         done = np.flatnonzero(ints[e.TASK_OUTCOME] != e.PENDING)
         done = done[np.argsort(ints[e.TASK_ENDED, done], kind="stable")]
         targets = self.records[lane, :, e.RECORD_INTS + e.TARGET]
-        return tuple(
+        return self.warm[lane] + tuple(
             FinishedTask(
                 description=described[i],
                 losses=np.asarray(self.curves[lane][i][: ints[e.TASK_TRAINED, i] + 1]),

@@ -3,6 +3,7 @@
     coreenv sweep --quick                                  # the README's main job
     coreenv sweep --episodes 100 --out results/sweep       # the full sweep
     coreenv sweep --methods fifo lara my_pkg.sched:MyScheduler
+    coreenv sweep --information history --methods lara_fm lara_analog hop_analog
     coreenv sweep --backend ray --ray-address auto         # on a Ray cluster
 
 One JSON row per episode is appended to ``OUT/rows.jsonl`` as soon as it finishes, so Ctrl-C
@@ -13,6 +14,10 @@ At the end the tables are printed and saved (``table.md``, ``cells.csv``) with a
 (``completion.png``) and the run's settings and fingerprints (``run.json``); invalid actions are
 counted per method, with a warning when any were made.
 Episode seeds come from ``mara_agents.sweep.episode_seed``: disjoint from any training seed.
+``--information`` sets what schedulers may read of a task (`coreenv.EnvConfig.information`): its
+losses alone (the default, the paper's setting), its description too, or also the history of the
+tasks its episode finished, which the methods that read context (``lara_analog``,
+``hop_analog``) learn from; on ``rl_ood`` and ``vit_ood`` none of them saw the kinds before.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 from coreenv import InvalidActionError
+from coreenv.context import INFORMATION_MODELS
 from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.sweep import (
@@ -83,6 +89,13 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
         help="stop at the first invalid or conflicting action (the 'raise' policy) instead of "
         "idling the node and counting it",
     )
+    add(
+        "--information",
+        choices=INFORMATION_MODELS,
+        default="prefix",
+        help="what schedulers may read of a task: its losses (default), its description too, "
+        "or also the tasks its episode finished",
+    )
     add("--quick", action="store_true", help=f"{QUICK_EPISODES} episodes per cell: a smoke run")
     args = parser.parse_args(argv)
     try:
@@ -97,6 +110,7 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
             ray_address=args.ray_address,
             out=args.out,
             strict=args.strict,
+            env={} if args.information == "prefix" else {"information": args.information},
         )
     except SweepInputError as e:
         parser.error(str(e))

@@ -44,6 +44,20 @@ def _hop_fm() -> Scheduler:
     return HOP(make_predictor("fm"), HOP_TUNED)
 
 
+def _lara_analog() -> Scheduler:
+    """LARA on FM moved towards analogs of each task's kind (reads context; needs torch)."""
+    from mara_agents.predictors import make_predictor
+
+    return LARA(predictor=make_predictor("fm_analog"))
+
+
+def _hop_analog() -> Scheduler:
+    """HOP on FM's futures moved towards analogs of each task's kind (reads context)."""
+    from mara_agents.predictors import make_predictor
+
+    return HOP(make_predictor("fm_analog"), HOP_TUNED)
+
+
 def _hop_wls() -> Scheduler:
     """HOP on WLS: one sample per task, its point estimate (a LARA-like planner)."""
     from mara_agents.predictors import WLSPredictor
@@ -87,6 +101,8 @@ METHODS: dict[str, Callable[[], Scheduler]] = {
     "lara": LARA,
     "lara_fm": _lara_fm,
     "hop_fm": _hop_fm,
+    "lara_analog": _lara_analog,
+    "hop_analog": _hop_analog,
     "hop_wls": _hop_wls,
     **{variant: _mara(variant) for variant in VARIANTS},
     "ppo_slots": _ppo("ppo_slots"),
