@@ -32,8 +32,8 @@ from coreenv.core.curve_stores import BankCurves, EpisodeCurves, RowCurves, logs
 from coreenv.core.draws import TaskRanges, bulk_agrees, bulk_draws, scalar_draws
 from coreenv.core.engine import NEVER
 from coreenv.core.scenarios import BernoulliArrivals, Scenario
-from coreenv.errors import ConfigError
 from coreenv.curves import Curve, CurveBank, CurveSource
+from coreenv.errors import ConfigError
 
 __all__ = ["EpisodeDrawer", "EpisodeTasks"]
 
