@@ -114,7 +114,7 @@ def run_kinds(bank: CurveBank, fields: Sequence[str]) -> list[tuple]:
         missing = next(name for name in fields if name not in has)
         common = set.intersection(*(set(d.fields) for d in descriptions))
         raise ValueError(
-            f"kind field {missing!r}: run {row} (family {bank.family[row]!r}) of bank "
+            f"kind field {missing!r}: run {row} (family {str(bank.family[row])!r}) of bank "
             f"{bank.name!r} has no such field; its fields: {sorted(has)}; fields every run of "
             f"{bank.name!r} has: {sorted(common)}."
         )
