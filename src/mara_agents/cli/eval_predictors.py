@@ -4,6 +4,7 @@
     coreenv eval-predictors --protocol lofo --out results/lofo
     coreenv eval-predictors --protocol loko --recipe broad --out results/loko
     coreenv eval-predictors --queries user --bank my_runs.csv --out results/mine
+    coreenv eval-predictors --protocol history --kind-fields family --out results/history
 
 ``standard``: task sets ``id`` (the ID test runs), ``rl_ood`` and ``vit_ood``, each predictor as
 shipped (``--reference-fm PATH`` also scores another FM checkpoint in the same run, e.g. a
@@ -11,7 +12,11 @@ release's, so that latencies compare on one machine). ``lofo`` (leave one family
 ID family, an FM trained by the chosen recipe on the other families' training runs only, judged
 with WLS on the held-out family's test runs. ``loko`` (leave one kind out; a recipe with a
 corpus): for each kind of training in the curve corpus, an FM trained without that kind, judged
-with WLS on that kind's test runs. Fold predictors are read through a calibration fitted on the
+with WLS on that kind's test runs. ``history``: the environment queries of each task set asked
+again with a history of ``k`` finished tasks of the query's kind (``--kind-fields``, default
+family; other runs of the set, never the query's own) and as many of other kinds, for each ``k``
+of ``--finished`` (`mara_agents.predictor_eval.history`); writes ``history.csv`` and
+``history.md``. Fold predictors are read through a calibration fitted on the
 other folds (``--no-calibrate``: raw); fold models go to ``--work`` (reused from there, or
 resumed: ``benchmarks/train_fm.py`` trains the same), never into the package. The protocol is
 `mara_agents.predictor_eval.queries` (fixed seed): capped MAE of remaining batches, accuracy of
@@ -39,7 +44,7 @@ import torch
 
 from coreenv import BankError
 from coreenv.curves import TASK_SETS, CurveBank, named_task_set
-from mara_agents.cli.parser import CommandParser, count
+from mara_agents.cli.parser import CommandParser, count, whole
 from mara_agents.fm_training.calibration_fit import REACH_EDGES
 from mara_agents.fm_training.corpus import corpus_kinds, load_corpus
 from mara_agents.fm_training.folds import (
@@ -49,9 +54,11 @@ from mara_agents.fm_training.folds import (
     score_folds,
 )
 from mara_agents.fm_training.training import FM_RECIPES
+from mara_agents.predictor_eval.history import HistoryConfig, run_kinds, score_history
+from mara_agents.predictor_eval.history_report import history_table, write_history
 from mara_agents.predictor_eval.queries import TARGETS, QueryConfig, make_queries, read_bank
 from mara_agents.predictor_eval.report import Results, report, score_shipped, write_reports
-from mara_agents.predictors import HORIZON, PREDICTORS, predictor_name
+from mara_agents.predictors import HORIZON, PREDICTORS, make_predictor, predictor_name
 
 DEFAULT_TASK_SETS = ["id", "rl_ood", "vit_ood"]
 """Scored when neither ``--task-sets`` nor ``--bank`` is given."""
@@ -68,9 +75,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = CommandParser(prog="coreenv eval-predictors", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--protocol",
-        choices=list(PROTOCOLS),
+        choices=[*PROTOCOLS, "history"],
         default="standard",
-        help="standard: predictors as shipped; lofo/loko: folds leaving out one family/kind",
+        help="standard: predictors as shipped; lofo/loko: folds leaving out one family/kind; "
+        "history: queries asked with k finished tasks of their kind",
     )
     parser.add_argument(
         "--queries",
@@ -101,7 +109,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=["wls", "fm"],
         type=predictor_name,
         choices=sorted(PREDICTORS),
-        help="standard: the predictors to score",
+        help="standard/history: the predictors to score",
+    )
+    parser.add_argument(
+        "--kind-fields",
+        nargs="+",
+        metavar="FIELD",
+        help=f"history: description fields naming a run's kind; default "
+        f"{' '.join(HistoryConfig.kind_fields)}",
+    )
+    parser.add_argument(
+        "--finished",
+        nargs="+",
+        type=whole,
+        metavar="K",
+        help=f"history: numbers of finished tasks of the query's kind; default "
+        f"{' '.join(map(str, HistoryConfig.finished))}",
     )
     parser.add_argument(
         "--per-curve", type=count, default=QueryConfig.per_curve, help="queries per recorded run"
@@ -174,6 +197,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if unknown:
         parser.error(f"--families: {unknown} are not ID families; choose from {list(families)}")
     check_fold_options(parser, args)
+    if args.protocol == "history":
+        args.history = history_config(parser, args)
     if args.protocol == "loko":
         corpus = FM_RECIPES[args.recipe].corpus
         if corpus is None:
@@ -205,8 +230,12 @@ def check_fold_options(parser: argparse.ArgumentParser, args: argparse.Namespace
         "--families": args.families is not None and args.protocol != "lofo",
         "--kinds": args.kinds is not None and args.protocol != "loko",
         "--reference-fm": args.reference_fm is not None and args.protocol != "standard",
-        "--reach-bands": args.reach_bands and args.protocol == "standard",
-        "--predictors": args.protocol != "standard" and args.predictors != ["wls", "fm"],
+        "--reach-bands": args.reach_bands and args.protocol not in ("lofo", "loko"),
+        "--predictors": args.protocol in ("lofo", "loko") and args.predictors != ["wls", "fm"],
+        "--kind-fields": args.kind_fields is not None and args.protocol != "history",
+        "--finished": args.finished is not None and args.protocol != "history",
+        "--bank": bool(args.bank) and args.protocol == "history",
+        "--queries user": "user" in args.queries and args.protocol == "history",
     }
     for option, refused in ignored.items():
         if refused:
@@ -220,6 +249,37 @@ def check_fold_options(parser: argparse.ArgumentParser, args: argparse.Namespace
             f"models and datasets with the ID families; fold it by kind (--protocol loko) or "
             f"use one of {without}"
         )
+
+
+def history_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> HistoryConfig:
+    """The history protocol's config, each option checked in turn.
+
+    Every task set must give each of its runs a kind (every field of ``--kind-fields``).
+    """
+    config = HistoryConfig(queries=query_config(args, "environment"))
+    for option, field, value in (
+        ("--kind-fields", "kind_fields", args.kind_fields),
+        ("--finished", "finished", args.finished),
+    ):
+        try:
+            config = dataclasses.replace(config, **{field: tuple(value or getattr(config, field))})
+        except ValueError as error:
+            parser.error(f"{option}: {error}")
+    for task_set in args.task_sets:
+        try:
+            run_kinds(named_task_set(task_set), config.kind_fields)
+        except ValueError as error:
+            parser.error(f"--kind-fields: {error}")
+    return config
+
+
+def history(args: argparse.Namespace) -> str:
+    """Every predictor at every k of the history protocol; write its report, return its table."""
+    banks = {name: named_task_set(name) for name in args.task_sets}
+    predictors = {name: make_predictor(name) for name in args.predictors}
+    results = score_history(banks, predictors, args.history, args.horizon)
+    write_history(results, args.out)
+    return history_table(results)
 
 
 def read_banks(
@@ -293,6 +353,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     args.calibrations = None  # fitted by the first fold protocol that needs them
     torch.set_num_threads(1)  # latency on one core
+    if args.protocol == "history":
+        print(history(args), flush=True)
+        return
     tables = {}
     for targets in args.queries:
         config = query_config(args, targets)

@@ -26,6 +26,7 @@ __all__ = [
     "add_arrival_prob",
     "arrival_prob",
     "count",
+    "whole",
 ]
 
 REMOVAL = "0.3.0"
@@ -92,6 +93,11 @@ def arrival_prob(text: str) -> float:
 def count(text: str) -> int:
     """An option's count: an int >= 1 (`mara_agents.checks`' rule), e.g. ``--episodes``."""
     return _option_value(text, int, lambda n: check(n, "an int >= 1", "a count") or n)
+
+
+def whole(text: str) -> int:
+    """An option's count that may be zero: an int >= 0, e.g. ``--finished``."""
+    return _option_value(text, int, lambda n: check(n, "an int >= 0", "a count") or n)
 
 
 class DeprecatedOption(argparse.Action):

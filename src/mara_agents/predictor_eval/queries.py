@@ -40,13 +40,14 @@ from __future__ import annotations
 import csv
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from coreenv import BankError, EnvConfig, Predictor, estimate_many
+from coreenv.context import TaskContext, reads_context
 from coreenv.curves import CurveBank, bank_from_csv, demand_of, load_bank, target_at_fraction
 from mara_agents.checks import require
 from mara_agents.predictors.horizon import HORIZON
@@ -314,24 +315,30 @@ def make_queries(bank: CurveBank, config: QueryConfig = QueryConfig()) -> Querie
 
 
 def score_predictor(
-    predictor: Predictor, queries: Queries, horizon: int = HORIZON, batch: int = 8
+    predictor: Predictor,
+    queries: Queries,
+    horizon: int = HORIZON,
+    batch: int = 8,
+    contexts: Sequence[TaskContext] | None = None,
 ) -> PredictorScore:
     """Capped MAE, success accuracy and the median latency of a call estimating ``batch`` queries.
 
-    One warm-up call comes first; the median is robust to a busy machine.
+    One warm-up call comes first; the median is robust to a busy machine. ``contexts``: one
+    `TaskContext` per query, given to a predictor that reads context (`reads_context`); others
+    answer without them.
     """
     if len(queries) == 0:
         raise ValueError("score_predictor needs at least one query, got none.")
-    estimate_many(
-        predictor, queries.prefixes[:batch], queries.targets[:batch], queries.budgets[:batch]
-    )
+    if contexts is not None and len(contexts) != len(queries):
+        raise ValueError(
+            f"score_predictor needs one context per query, got {len(contexts)} for "
+            f"{len(queries)} queries."
+        )
+    _estimate(predictor, queries, slice(0, batch), contexts)
     estimates, probabilities, seconds = [], [], []
     for start in range(0, len(queries), batch):
-        part = slice(start, start + batch)
         begin = time.perf_counter()
-        remaining, p_success = estimate_many(
-            predictor, queries.prefixes[part], queries.targets[part], queries.budgets[part]
-        )
+        remaining, p_success = _estimate(predictor, queries, slice(start, start + batch), contexts)
         seconds.append(time.perf_counter() - begin)
         estimates.append(remaining)
         probabilities.append(p_success)
@@ -350,6 +357,21 @@ def score_predictor(
         reliability=diagram,
         auc=roc_auc(probability, success),
     )
+
+
+def _estimate(
+    predictor: Predictor,
+    queries: Queries,
+    part: slice,
+    contexts: Sequence[TaskContext] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(R̂, p_success) of the queries ``part``; their ``contexts`` go to a predictor reading them."""
+    prefixes, targets = queries.prefixes[part], queries.targets[part]
+    budgets = queries.budgets[part]
+    if contexts is None or not reads_context(predictor):
+        return estimate_many(predictor, prefixes, targets, budgets)
+    remaining, p_success = predictor.estimate_batch(prefixes, targets, budgets, contexts[part])
+    return np.asarray(remaining, np.float64), np.asarray(p_success, np.float64)
 
 
 def score_banks(

@@ -108,6 +108,21 @@ def test_eval_predictors_loko_trains_a_fold_without_a_kind_and_scores_it_on_that
     assert recipe["exclude_kinds"] == ["recommendation"] and recipe["corpus"] == "bundled"
 
 
+def test_eval_predictors_history_scores_each_k_and_writes_its_report(tmp_path, capsys):
+    argv = ["--protocol", "history", "--task-sets", "rl_ood", "--predictors", "wls"]
+    argv += ["--per-curve", "1", "--finished", "0", "3", "--out", str(tmp_path)]
+    eval_predictors.main(argv)
+    out = capsys.readouterr().out
+    assert "- rl_ood: 5 kind(s) over 64 runs, 64 queries" in out
+    assert "| wls (no context) | 0 |" in out and "| wls (no context) | 3 |" in out
+    assert "| 3 | 3.0 + 3.0 |" in out and "wls reads no context: its figures are equal" in out
+    assert (tmp_path / "history.md").read_text() == out
+    with (tmp_path / "history.csv").open(newline="") as handle:
+        header, *rows = list(csv.reader(handle))
+    assert [row[header.index("finished")] for row in rows] == ["0", "3"]
+    assert not (tmp_path / "predictors.csv").exists()
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -124,6 +139,20 @@ def test_eval_predictors_loko_trains_a_fold_without_a_kind_and_scores_it_on_that
         (["--queries", "users"], "--queries: invalid choice: 'users'"),
         (["--reach-bands"], "--reach-bands does not apply to --protocol standard"),
         (["--protocol", "loko", "--reach-bands", "--no-calibrate"], "--reach-bands shapes the"),
+        (["--protocol", "history", "--task-sets", "nope"], "--task-sets"),
+        (["--protocol", "history", "--finished", "2", "-1"], "--finished: a count must be an int"),
+        (["--protocol", "history", "--finished"], "--finished: expected at least one argument"),
+        (["--protocol", "history", "--finished", "4", "4"], "--finished: HistoryConfig.finished"),
+        (["--protocol", "history", "--kind-fields"], "--kind-fields: expected at least one"),
+        (
+            ["--protocol", "history", "--kind-fields", "family", "optimizer"],
+            "--kind-fields: kind field 'optimizer': run 0 (family 'ppo-cartpole') of bank 'rl_ood'",
+        ),
+        (["--protocol", "history", "--queries", "user"], "--queries user does not apply"),
+        (["--protocol", "history", "--bank", "my.csv"], "--bank does not apply to --protocol"),
+        (["--protocol", "history", "--predictors", "nope"], "--predictors: invalid choice"),
+        (["--finished", "2"], "--finished does not apply to --protocol standard"),
+        (["--protocol", "loko", "--kind-fields", "family"], "--kind-fields does not apply"),
     ],
 )
 def test_eval_predictors_refuses_bad_options_before_any_work(argv, message, capsys):

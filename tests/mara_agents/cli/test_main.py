@@ -69,13 +69,19 @@ def test_bad_input_exits_2_with_one_line_naming_the_command(capsys, argv, messag
     [
         ("sweep", ["--backend {local,ray}", "rl_ood", "mara_wls", "module:Class", "--quick"]),
         ("stress", ["--task-set", "synthetic", "oracle", "(default: 10)"]),
-        ("eval-predictors", ["{standard,lofo,loko}", "{environment,user}", "mlp-wine", "rl_ood"]),
+        (
+            "eval-predictors",
+            ["{standard,lofo,loko,history}", "{environment,user}", "mlp-wine", "rl_ood"],
+        ),
         (
             "eval-predictors",
             [
                 "recommendation",
                 "{fm,fm_mara_student,fm_mara_teacher,fm_uncalibrated,wls}",
                 "--no-calibrate",
+                "--kind-fields FIELD [FIELD ...]",
+                "--finished K [K ...]",
+                "default 0 1 2 4 8 16",
             ],
         ),
         ("train-mara", ["{grouped,ppo,held_ppo}", "{mara,mara_noshape,mara_wls}", "{hop,lara"]),

@@ -2,7 +2,7 @@
 
 import pytest
 
-from mara_agents.cli.parser import CommandParser, count
+from mara_agents.cli.parser import CommandParser, count, whole
 
 
 def test_an_error_is_one_line_with_status_2_even_from_a_multiline_message(capsys):
@@ -57,3 +57,14 @@ def test_a_count_option_reads_an_int():
     parser = CommandParser(prog="coreenv demo")
     parser.add_argument("--episodes", type=count, default=3)
     assert parser.parse_args(["--episodes", "7"]).episodes == 7
+
+
+@pytest.mark.parametrize(("text", "shown"), [("-1", "-1"), ("2.5", "'2.5'"), ("none", "'none'")])
+def test_a_whole_option_takes_zero_and_refuses_what_is_no_int_of_at_least_zero(text, shown, capsys):
+    parser = CommandParser(prog="coreenv demo")
+    parser.add_argument("--finished", type=whole, nargs="+")
+    assert parser.parse_args(["--finished", "0", "3"]).finished == [0, 3]
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--finished", text])
+    err = capsys.readouterr().err
+    assert f"argument --finished: a count must be an int >= 0, got {shown}." in err
