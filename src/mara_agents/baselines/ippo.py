@@ -172,6 +172,8 @@ class IPPOScheduler(Scheduler):
     form it was trained in (``decisions``).
     """
 
+    observation_kind_fields: tuple[str, ...] = ()  # trained without category columns
+
     name = "ippo"
     observation_predictor = OBSERVED
 

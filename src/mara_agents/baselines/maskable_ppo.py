@@ -165,6 +165,8 @@ class MaskablePPOScheduler(Scheduler):
     only, so runners play it in lockstep (`act_view`).
     """
 
+    observation_kind_fields: tuple[str, ...] = ()  # trained without category columns
+
     name = "ppo_joint"
     observation_predictor = OBSERVED
 
@@ -218,6 +220,8 @@ class SequentialPPOScheduler(Scheduler):
     (`coreenv.CoreSequentialEnv`); it takes its most likely slot under the live mask. It plays in
     the decision form it was trained in (``decisions``), in lockstep (`act_view`).
     """
+
+    observation_kind_fields: tuple[str, ...] = ()  # trained without category columns
 
     name = "ppo_seq"
     observation_predictor = OBSERVED

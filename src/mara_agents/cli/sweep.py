@@ -96,6 +96,12 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
         help="what schedulers may read of a task: its losses (default), its description too, "
         "or also the tasks its episode finished",
     )
+    add(
+        "--warm-history",
+        type=int,
+        default=0,
+        help="with --information history: tasks of earlier episodes each history starts with",
+    )
     add("--quick", action="store_true", help=f"{QUICK_EPISODES} episodes per cell: a smoke run")
     args = parser.parse_args(argv)
     try:
@@ -110,13 +116,24 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
             ray_address=args.ray_address,
             out=args.out,
             strict=args.strict,
-            env={} if args.information == "prefix" else {"information": args.information},
+            env=_information(parser, args.information, args.warm_history),
         )
     except SweepInputError as e:
         parser.error(str(e))
     if config.out is None:  # a folder named after the settings, so runs never share one
         config = replace(config, out=Path("results") / config.run_name)
     return config
+
+
+def _information(parser: CommandParser, information: str, warm: int) -> dict:
+    """The `EnvConfig` fields of ``--information`` and ``--warm-history`` (none by default)."""
+    if warm < 0 or (warm and information != "history"):
+        parser.error(
+            f"--warm-history must be an int >= 0, and needs --information history; got {warm} "
+            f"with --information {information}."
+        )
+    fields = {} if information == "prefix" else {"information": information}
+    return fields | ({"warm_history": warm} if warm else {})
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from coreenv import BankError, EnvConfig, Predictor, estimate_many
-from coreenv.context import TaskContext, reads_context
+from coreenv.context import TaskContext
 from coreenv.curves import CurveBank, bank_from_csv, demand_of, load_bank, target_at_fraction
 from mara_agents.checks import require
 from mara_agents.predictors.horizon import HORIZON
@@ -368,10 +368,8 @@ def _estimate(
     """(R̂, p_success) of the queries ``part``; their ``contexts`` go to a predictor reading them."""
     prefixes, targets = queries.prefixes[part], queries.targets[part]
     budgets = queries.budgets[part]
-    if contexts is None or not reads_context(predictor):
-        return estimate_many(predictor, prefixes, targets, budgets)
-    remaining, p_success = predictor.estimate_batch(prefixes, targets, budgets, contexts[part])
-    return np.asarray(remaining, np.float64), np.asarray(p_success, np.float64)
+    asked = None if contexts is None else contexts[part]
+    return estimate_many(predictor, prefixes, targets, budgets, asked)
 
 
 def score_banks(

@@ -44,12 +44,19 @@ def _uncalibrated_fm(**sampler: Any) -> Predictor:
     return FMPredictor.pretrained(calibrated=False, **sampler)
 
 
-def _fm_analog(**sampler: Any) -> Predictor:
-    """The shipped FM blended with analogs of each task's kind (reads the task's context)."""
-    from coreenv.curves import named_task_set
-    from mara_agents.predictors.in_context import AnalogPredictor
+def _analog(base: Callable[..., Predictor]) -> Callable[..., Predictor]:
+    """``base`` blended with analogs of each task's kind (`AnalogPredictor`, reading context).
 
-    return AnalogPredictor(_shipped_fm(**sampler), reference=named_task_set("id_train"))
+    The analogs: the ID training runs and the tasks the episode finished.
+    """
+
+    def make(**sampler: Any) -> Predictor:
+        from coreenv.curves import named_task_set
+        from mara_agents.predictors.in_context import AnalogPredictor
+
+        return AnalogPredictor(base(**sampler), reference=named_task_set("id_train"))
+
+    return make
 
 
 def _mara_student(**sampler: Any) -> Predictor:
@@ -70,9 +77,10 @@ PREDICTORS: dict[str, Callable[..., Predictor]] = {
     "wls": WLSPredictor,
     "fm": _shipped_fm,
     "fm_uncalibrated": _uncalibrated_fm,
-    "fm_analog": _fm_analog,
+    "fm_analog": _analog(_shipped_fm),
     "fm_mara_student": _mara_student,
     "fm_mara_teacher": _mara_teacher,
+    "fm_mara_analog": _analog(_mara_student),
 }
 """Realisable predictors by name:
 
@@ -84,7 +92,8 @@ PREDICTORS: dict[str, Callable[..., Predictor]] = {
   ``EnvConfig(information=...)`` gives, and answers as ``"fm"`` without one);
 - ``"fm_mara_student"``: what the shipped MARA policies read, raw: their teacher distilled to
   sample in one step instead of four;
-- ``"fm_mara_teacher"``: the network the policies were trained on (recipe ``id_only``), raw.
+- ``"fm_mara_teacher"``: the network the policies were trained on (recipe ``id_only``), raw;
+- ``"fm_mara_analog"``: ``"fm_mara_student"`` blended with analogs as ``"fm_analog"`` is.
 """
 
 RENAMED_PREDICTORS: dict[str, str] = {"fm_raw": "fm_uncalibrated", "fm_mara": "fm_mara_student"}

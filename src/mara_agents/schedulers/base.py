@@ -49,12 +49,16 @@ class Scheduler:
     its environments with them (`observed_config`). ``clairvoyant`` schedulers (the oracle) get
     views holding the hidden truth. ``decisions`` (a `coreenv.Decisions`; None: every step) is
     the decision form it plays in: runners hold its joint action between events of that form
-    (a policy trained in the event form declares it).
+    (a policy trained in the event form declares it). ``observation_kind_fields``: for a policy
+    that reads the observation's columns, the category-id columns it reads where the episode
+    shows descriptions (`coreenv.EnvConfig.kind_fields`; ``()``: none, the layout it was trained
+    on); None (default) for a scheduler that reads the view, which plays any layout.
     """
 
     name: str = "scheduler"
     observation_predictor: Predictor | str | None = DEFAULT_OBSERVATION_PREDICTOR
     observation_quantiles: tuple[float, ...] = ()
+    observation_kind_fields: tuple[str, ...] | None = None
     clairvoyant: bool = False
     decisions: Decisions | None = None
 
@@ -154,11 +158,16 @@ def predictor_for(scheduler: Any) -> Predictor | None:
 
 
 def observed_config(scheduler: Any, config: EnvConfig) -> EnvConfig:
-    """``config`` with the quantile levels ``scheduler`` reads (its ``observation_quantiles``).
+    """``config`` with the columns ``scheduler``'s policy reads.
 
-    A scheduler that declares none plays ``config`` as given; one whose levels differ from levels
-    the config already asks for is refused (its policy would read columns it never learned).
+    Its quantile levels (``observation_quantiles``) and category fields
+    (``observation_kind_fields``, where the config shows descriptions). A scheduler that
+    declares no levels plays the config's; one whose levels differ from levels the config
+    already asks for is refused (its policy would read columns it never learned).
     """
+    fields = getattr(scheduler, "observation_kind_fields", None)
+    if fields is not None and config.information != "prefix":
+        config = dataclasses.replace(config, kind_fields=tuple(fields))
     levels = tuple(getattr(scheduler, "observation_quantiles", ()))
     if not levels or config.estimate_quantiles == levels:
         return config

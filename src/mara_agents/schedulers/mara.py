@@ -42,6 +42,8 @@ class MARA(Scheduler):
             slot column each; runners build its environments with them).
         decisions: the decision form it plays in (None: every step); runners hold its joint
             action between events of that form.
+        kind_fields: the description fields whose category-id columns the policy reads, where
+            the episode shows descriptions (`coreenv.EnvConfig.kind_fields`; none by default).
     """
 
     def __init__(
@@ -52,13 +54,16 @@ class MARA(Scheduler):
         name: str = "mara",
         quantiles: tuple[float, ...] = (),
         decisions: Decisions | None = None,
+        kind_fields: tuple[str, ...] = (),
     ) -> None:
-        expected = len(SlotFeature) + len(quantiles)
+        expected = len(SlotFeature) + len(quantiles) + len(kind_fields)
         if policy.config.slot_features != expected:
             raise ValueError(
                 f"MARA: the policy reads {policy.config.slot_features} columns per slot; "
-                f"{len(quantiles)} quantile levels {tuple(quantiles)} make {expected}."
+                f"{len(quantiles)} quantile levels {tuple(quantiles)} and the category fields "
+                f"{tuple(kind_fields)} make {expected}."
             )
+        self.observation_kind_fields = tuple(kind_fields)
         self.policy = policy.eval()
         self.observation_predictor = predictor
         self.observation_quantiles = tuple(float(q) for q in quantiles)
@@ -94,6 +99,7 @@ class MARA(Scheduler):
         policy.load_state_dict(state["model"])
         quantiles = tuple(state.get("estimate_quantiles", ()))  # absent before package 0.4
         decisions = state.get("decisions")  # absent in older checkpoints: every step
+        kind_fields = tuple(state.get("kind_fields", ()))  # absent before the information model
         name = RENAMED_PREDICTORS.get(state["predictor"], state["predictor"])  # a renamed predictor
         predictors = {} if predictors is None else predictors
         if name not in predictors:
@@ -104,6 +110,7 @@ class MARA(Scheduler):
             name=variant,
             quantiles=quantiles,
             decisions=None if decisions is None else Decisions(**decisions),
+            kind_fields=kind_fields,
         )
 
     def save(
@@ -132,6 +139,7 @@ class MARA(Scheduler):
             "predictor": predictor,
             "estimate_quantiles": list(self.observation_quantiles),
             "decisions": None if self.decisions is None else asdict(self.decisions),
+            "kind_fields": list(self.observation_kind_fields),
             "shaping_beta": shaping_beta,
             "history": list(history),
         }

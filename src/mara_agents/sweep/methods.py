@@ -76,6 +76,20 @@ def _mara(variant: str) -> Callable[[], Scheduler]:
     return load
 
 
+def _mara_analog() -> Scheduler:
+    """The shipped MARA, not retrained, reading ``"fm_mara_analog"`` (it reads context).
+
+    Its network blended with analogs of each task's kind, from what the information model gives.
+    """
+    from mara_agents.predictors import make_predictor
+    from mara_agents.schedulers.mara import MARA
+
+    analog = make_predictor("fm_mara_analog")
+    policy = MARA.pretrained("mara", predictors={"fm_mara_student": analog})
+    policy.name = "mara_analog"
+    return policy
+
+
 def _ppo(method: str) -> Callable[[], Scheduler]:
     """A shipped MaskablePPO policy, played in its form (needs sb3-contrib: imported on use)."""
 
@@ -105,6 +119,7 @@ METHODS: dict[str, Callable[[], Scheduler]] = {
     "hop_analog": _hop_analog,
     "hop_wls": _hop_wls,
     **{variant: _mara(variant) for variant in VARIANTS},
+    "mara_analog": _mara_analog,
     "ppo_slots": _ppo("ppo_slots"),
     "ppo_mlp": _ppo("ppo_mlp"),
     "ippo_live": _ippo_live,
