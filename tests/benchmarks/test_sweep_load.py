@@ -62,6 +62,8 @@ def test_user_scheduler_as_module_class(tmp_path, capsys):
         ("--task-sets", "runs.csv", r"bank_from_csv"),
         ("--arrival-prob", "1.5", r"--arrival-prob: an arrival probability must be .* got 1.5"),
         ("--methods", "no_such_module:Cls", r"cannot import scheduler.*current directory"),
+        ("--information", "all", r"--information: invalid choice: 'all'"),
+        ("--warm-history", "4", r"--warm-history .* needs --information history; got 4"),
     ],
 )
 def test_bad_names_exit_2_with_one_line_before_any_work(tmp_path, capsys, option, value, message):
@@ -321,3 +323,14 @@ def test_the_old_option_name_still_sets_the_arrival_probabilities_with_a_warning
         "coreenv sweep: warning: --loads is deprecated and will be removed in 0.3.0; "
         "use --arrival-prob\n"
     )
+
+
+def test_the_information_model_is_a_sweep_option(tmp_path, capsys):
+    argv = [*TINY, "--methods", "lara", "--information", "history", "--warm-history", "3"]
+    config = sweep.parse_args([*argv, "--out", str(tmp_path)])
+    assert dict(config.env) == {"information": "history", "warm_history": 3}
+    assert sweep.parse_args(TINY).env == {}
+    sweep.main([*argv, "--out", str(tmp_path / "history")])
+    sweep.main([*TINY, "--methods", "lara", "--out", str(tmp_path / "prefix")])
+    rows = [rows_of(tmp_path / name) for name in ("history", "prefix")]
+    assert [r["completion_rate"] for r in rows[0]] == [r["completion_rate"] for r in rows[1]]

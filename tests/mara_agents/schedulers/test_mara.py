@@ -138,3 +138,25 @@ def test_a_checkpoint_naming_an_old_predictor_loads_without_a_warning():
         warnings.simplefilter("error", DeprecationWarning)
         policy = MARA.pretrained("mara")
     assert policy.observation_predictor is not None
+
+
+def test_a_policy_trained_without_categories_plays_episodes_that_show_descriptions():
+    torch.manual_seed(0)
+    mara = MARA(MAT(MATConfig()), WLSPredictor())
+    assert mara.observation_kind_fields == ()
+    plain = evaluate(mara, episodes=2, seed=4, arrival_horizon=120)
+    assert evaluate(mara, episodes=2, seed=4, arrival_horizon=120, information="history") == plain
+
+
+def test_category_fields_travel_with_the_checkpoint_and_shape_the_episodes(tmp_path):
+    torch.manual_seed(0)
+    fields = ("family", "optimizer")
+    mara = MARA(MAT(MATConfig(slot_features=11)), WLSPredictor(), kind_fields=fields)
+    mara.save(tmp_path / "k.pt", predictor="wls", shaping_beta=1.0)
+    loaded = MARA.pretrained("k", path=tmp_path / "k.pt")
+    assert loaded.observation_kind_fields == fields
+    assert MARA.pretrained("mara_wls").observation_kind_fields == ()  # shipped before the field
+    result = evaluate(loaded, episodes=1, seed=2, arrival_horizon=120, information="description")
+    assert 0.0 <= result["completion_rate"] <= 1.0
+    with pytest.raises(ValueError, match=r"category fields \('family',\) make 10"):
+        MARA(MAT(MATConfig()), WLSPredictor(), kind_fields=("family",))
