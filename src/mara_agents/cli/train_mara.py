@@ -43,6 +43,9 @@ from pathlib import Path
 
 import torch
 
+from coreenv import EnvConfig
+from coreenv.context import INFORMATION_MODELS
+from coreenv.core.features import category_columns
 from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import CommandParser
 from mara_agents.policy.mat import ENCODERS
@@ -189,6 +192,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="levels of the predictor's quantiles the policy reads (default: none)",
     )
     parser.add_argument(
+        "--information",
+        choices=INFORMATION_MODELS,
+        default=RUN["information"],
+        help="what the training episodes show of a task (EnvConfig.information); past 'prefix' "
+        "the policy reads the category columns too",
+    )
+    parser.add_argument(
+        "--warm-history",
+        type=int,
+        default=RUN["warm_history"],
+        help="with --information history: finished tasks each episode's history starts with",
+    )
+    parser.add_argument(
         "--symlog",
         action="store_true",
         help="the policy reads sign(x)·log(1 + |x|) of its observations (MATConfig.symlog)",
@@ -270,9 +286,13 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
         env_seed=args.env_seed,
         task_set=args.task_set,
         quantiles=tuple(args.quantiles),
+        information=args.information,
+        warm_history=args.warm_history,
         mat=dataclasses.replace(
             RUN["mat"],
-            slot_features=RUN["mat"].slot_features + len(args.quantiles),
+            slot_features=RUN["mat"].slot_features
+            + len(args.quantiles)
+            + category_columns(EnvConfig(information=args.information)),
             symlog=args.symlog,
             encoder=args.encoder,
         ),

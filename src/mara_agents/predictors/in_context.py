@@ -60,6 +60,12 @@ class AnalogPredictor:
         self._reference = Analogs(curves, [False] * len(curves))
         self.queries = self.fallbacks = self.from_history = 0
 
+    def warm(self, prefixes: list[np.ndarray]) -> None:
+        """Let the base sample these prefixes' futures ahead, if it can (`FMPredictor.warm`)."""
+        warm = getattr(self.base, "warm", None)
+        if warm is not None:
+            warm(prefixes)
+
     def estimate(self, prefix: np.ndarray, target: float, budget: int) -> Estimate:
         """One task without context: the base's answer."""
         remaining, p_success = self.estimate_batch(

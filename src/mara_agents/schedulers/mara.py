@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from coreenv import Decisions, Predictor, SchedulerView, SlotFeature
+from coreenv import Decisions, EnvConfig, Predictor, SchedulerView, SlotFeature
 from mara_agents.policy.mat import MAT, MATConfig
 from mara_agents.predictors import (
     PREDICTORS,
@@ -70,6 +70,20 @@ class MARA(Scheduler):
         self.deterministic = deterministic
         self.name = name
         self.decisions = decisions
+
+    @classmethod
+    def reading(cls, policy: MAT, predictor: Predictor, env: EnvConfig) -> MARA:
+        """A MARA whose policy reads ``env``'s layout (how training builds its policies).
+
+        Its quantile levels and, where the episodes show descriptions, its category fields.
+        """
+        described = env.information != "prefix"
+        return cls(
+            policy,
+            predictor,
+            quantiles=env.estimate_quantiles,
+            kind_fields=env.kind_fields if described else (),
+        )
 
     @classmethod
     def pretrained(

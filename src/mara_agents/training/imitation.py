@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from coreenv import CoreEnv, Predictor
+from coreenv import CoreEnv, EnvConfig, Predictor
 from mara_agents import seeds
 from mara_agents.checks import require
 from mara_agents.policy.mat import MAT
@@ -205,8 +205,7 @@ def warm_start(
     for round_ in range(config.dagger_rounds + 1):
         start = time.perf_counter()
         if round_:
-            quantiles = tuple(env_overrides.get("estimate_quantiles", ()))
-            student = MARA(model.cpu(), predictor, quantiles=quantiles)
+            student = MARA.reading(model.cpu(), predictor, EnvConfig(**env_overrides))
             more = demonstrations(
                 predictor,
                 config.teacher,

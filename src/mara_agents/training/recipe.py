@@ -17,7 +17,7 @@ import dataclasses
 import functools
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -123,6 +123,12 @@ class MARATrainConfig:
     quantiles: tuple[float, ...] = ()
     """Levels of `EnvConfig.estimate_quantiles` the policy reads (one slot column each; ``mat``
     must have ``slot_features`` 9 + their number). Empty: the point estimates only."""
+    information: str = "prefix"
+    """`EnvConfig.information` of the training and selection episodes: past ``"prefix"`` the
+    policy also reads the category columns (``mat.slot_features`` 2 more, for the default
+    ``kind_fields``), and a predictor that reads context gets it."""
+    warm_history: int = 0
+    """`EnvConfig.warm_history` of the training and selection episodes."""
     mat: MATConfig = MATConfig()
     """The network."""
     critic_warmup: int = 20
@@ -192,16 +198,21 @@ class MARATrainConfig:
         if self.mat.slot_features != slot_width(env):
             raise ValueError(
                 f"MARATrainConfig.mat reads {self.mat.slot_features} columns per slot; the "
-                f"training environment with quantiles {self.quantiles} has {slot_width(env)}."
+                f"training environment with quantiles {self.quantiles} and information "
+                f"{self.information!r} has {slot_width(env)}."
             )
 
     @property
     def env(self) -> dict[str, Any]:
         """`EnvConfig` fields of the training episodes: `TRAINING_ENV` on ``task_set``."""
         env = {**TRAINING_ENV, "task_set": self.task_set}
-        if not self.quantiles:
-            return env
-        return {**env, "estimate_quantiles": tuple(self.quantiles)}
+        if self.quantiles:
+            env["estimate_quantiles"] = tuple(self.quantiles)
+        if self.information != "prefix":
+            env["information"] = self.information
+        if self.warm_history:
+            env["warm_history"] = self.warm_history
+        return env
 
     @property
     def beta(self) -> float:
@@ -259,16 +270,16 @@ def selection_rates(
     predictor: Predictor,
     episodes: int,
     seed: int,
-    quantiles: tuple[float, ...] = (),
-    task_set: str = TRAINING_ENV["task_set"],
+    env: Mapping[str, Any] = TRAINING_ENV,
 ) -> np.ndarray:
     """(episodes,) completion rates of the deterministic policy on training episodes from ``seed``.
 
-    Leaves the model on the CPU in evaluation mode.
+    ``env``: the `EnvConfig` fields of the episodes (`MARATrainConfig.env`). Leaves the model on
+    the CPU in evaluation mode.
     """
     model.eval()
-    policy = MARA(model.cpu(), predictor, quantiles=quantiles)
-    return completion_rates(policy, episodes, seed, **{**TRAINING_ENV, "task_set": task_set})
+    policy = MARA.reading(model.cpu(), predictor, EnvConfig(**env))
+    return completion_rates(policy, episodes, seed, **env)
 
 
 def make_trainer(
@@ -355,14 +366,13 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
                 predictor,
                 config.eval_episodes,
                 config.selection_seed,
-                config.quantiles,
-                config.task_set,
+                config.env,
             )
         )
         return judged[-1]
 
     def write_policy(history: list[dict], path: Path = config.out) -> None:
-        policy = MARA(model, predictor, quantiles=config.quantiles)
+        policy = MARA.reading(model, predictor, EnvConfig(**config.env))
         policy.save(path, config.observed, config.beta, history)
         model.train()
 

@@ -80,6 +80,16 @@ def test_train_mara_with_another_predictor_records_it_in_the_policy(tmp_path):
     assert type(policy.observation_predictor).__name__ == "WLSPredictor"
 
 
+def test_train_mara_on_the_information_model_reads_the_category_columns(tmp_path):
+    argv = ["--variant", "mara", "--predictor", "wls", "--information", "history"]
+    argv += ["--warm-history", "2", "--scratch", "--algorithm", "held_ppo", "--episodes", "2"]
+    argv += ["--eval-episodes", "2", "--max-steps", "1"]
+    train_mara.main([*argv, "--work", str(tmp_path / "w"), "--out", str(tmp_path / "p.pt")])
+    policy = MARA.pretrained("mara", path=tmp_path / "p.pt")
+    assert policy.observation_kind_fields == ("family", "optimizer")
+    assert policy.policy.config.slot_features == 11
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -92,6 +102,8 @@ def test_train_mara_with_another_predictor_records_it_in_the_policy(tmp_path):
         (["--algorithm", "grouped", "--epochs", "10"], "grouped does not read --epochs"),
         (["--algorithm", "held_ppo", "--minibatches", "0"], "minibatches must be >= 1"),
         (["--init", "src/mara_agents/checkpoints/mara_wls.pt"], "reads the predictor 'wls'"),
+        (["--warm-history", "4"], "warm_history=4 needs information='history'"),
+        (["--information", "all"], "--information: invalid choice: 'all'"),
     ],
 )
 def test_train_mara_refuses_contradictory_options(argv, message, capsys):
