@@ -32,7 +32,8 @@ class AnalogPredictor:
     Args:
         base: the predictor blended with; it answers alone where no analog is found.
         reference: recorded runs (complete) read as analogs too, by their descriptions
-            (`CurveBank.description`); None: the history alone.
+            (`CurveBank.description`), except a run whose losses start exactly as the task's
+            (its own run, where the episodes replay the reference); None: the history alone.
         config: the kind's fields, the windows compared and the neighbours read.
 
     ``p_success`` is the base's. ``queries`` counts the answers given, ``fallbacks`` those the
@@ -125,9 +126,8 @@ class AnalogPredictor:
     ) -> Answer | None:
         """What the nearest analogs of the most specific kind that has any say; None if none."""
         for key in _keys(context.description, self.config.kind_fields):
-            mine = self._reference.nearest(
-                prefix, target, self.config, self._reference_rows.get(key, [])
-            )
+            rows = self._not_replaying(prefix, self._reference_rows.get(key, []))
+            mine = self._reference.nearest(prefix, target, self.config, rows)
             theirs = history.nearest(key, prefix, target, self.config)
             found = answer(mine + theirs, self.config.neighbours)
             if found is not None:
@@ -136,6 +136,19 @@ class AnalogPredictor:
                 )
                 return found
         return None
+
+    def _not_replaying(self, prefix: np.ndarray, rows: list[int]) -> np.ndarray:
+        """``rows`` but the reference runs whose losses start exactly as ``prefix`` does.
+
+        Such a run is the task's own run replayed (episodes drawn from the reference bank,
+        as in training): a job cannot have been recorded before it ran.
+        """
+        rows = np.asarray(rows, np.int64)
+        n = len(prefix)
+        if rows.size == 0 or n > self._reference.log.shape[1]:
+            return rows
+        same = np.all(self._reference.log[rows, :n] == np.log(prefix), axis=1)
+        return rows[~same]
 
 
 class _History:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from coreenv import BatchedCore, Description, EnvConfig, Estimate, FinishedTask, TaskContext
-from coreenv.curves import named_task_set
+from coreenv.curves import CurveBank, named_task_set
 from mara_agents.predictors import WLSPredictor
 from mara_agents.predictors.analogs import AnalogConfig
 from mara_agents.predictors.in_context import AnalogPredictor
@@ -87,12 +88,15 @@ def test_reference_runs_are_read_by_their_descriptions():
     losses = bank.curve(row).losses
     prefix, target = losses[:61], float(losses[61:400].min())
     context = TaskContext(bank.description(row))
-    predictor = AnalogPredictor(Constant(100.0), bank)
+    other = int(np.flatnonzero(bank.family != bank.family[row])[0])
+    rows = [row, other]  # a scaled copy of the task's run, and a run of another kind
+    scaled = CurveBank(bank.losses[rows] * 1.25, bank.family[rows], bank.config[rows])
+    predictor = AnalogPredictor(Constant(100.0), scaled)
     remaining, _ = predictor.estimate_batch(
         [prefix], np.array([target]), np.array([500]), [context]
     )
-    crossing = float(np.flatnonzero(losses[61:] <= target)[0] + 1)  # its own run is nearest
-    assert remaining[0] == math.sqrt(100.0 * crossing)
+    crossing = float(np.flatnonzero(losses[61:] <= target)[0] + 1)
+    assert remaining[0] == pytest.approx(math.sqrt(100.0 * crossing), rel=1e-12)
 
 
 def test_in_the_environment_it_reads_the_episode_s_history():
@@ -118,3 +122,17 @@ def test_without_the_information_model_the_environment_shows_the_base_s_estimate
         actions = lara.act_view(views[0])
         for core in cores:
             core.step(actions)
+
+
+def test_a_task_s_own_run_in_the_reference_is_no_analog():
+    bank = named_task_set("id")
+    row = 3
+    losses = bank.curve(row).losses
+    prefix, target = losses[:61], float(losses[61:400].min())
+    context = TaskContext(bank.description(row))
+    own = bank.subset([row])
+    predictor = AnalogPredictor(Constant(100.0), own)
+    remaining, _ = predictor.estimate_batch(
+        [prefix], np.array([target]), np.array([500]), [context]
+    )
+    assert remaining[0] == 100.0 and predictor.fallbacks == 1
