@@ -15,9 +15,11 @@ from typing import Any
 from coreenv import Predictor
 from mara_agents import compat
 from mara_agents.predictors.horizon import HORIZON
+from mara_agents.predictors.in_context import AnalogPredictor
 from mara_agents.predictors.wls import WLSConfig, WLSFit, WLSPredictor
 
 __all__ = [
+    "AnalogPredictor",
     "HORIZON",
     "PREDICTORS",
     "RENAMED_PREDICTORS",
