@@ -22,8 +22,10 @@ from mara_agents.predictors.analogs import AnalogConfig, Analogs, Answer, Match,
 
 __all__ = ["AnalogPredictor"]
 
-IN_CONTEXT = AnalogConfig(kind_fields=("family", "optimizer"))
-"""`AnalogPredictor`'s default: kinds of family and optimizer, falling back to the family."""
+IN_CONTEXT = AnalogConfig(kind_fields=("family", "optimizer"), neighbours=3)
+"""`AnalogPredictor`'s default: kinds of family and optimizer, falling back to the family, read
+through their three nearest analogs (chosen on the ID training runs:
+``studies/cluster_memory/choose_analog.py``)."""
 
 
 class AnalogPredictor:
