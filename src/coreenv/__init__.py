@@ -14,7 +14,14 @@ from importlib.metadata import PackageNotFoundError, version
 from coreenv import compat, curves
 from coreenv.compat import OracleView, SlotTable
 from coreenv.config import EnvConfig, check_arrival_prob, make_config
-from coreenv.context import Description, FinishedTask, TaskContext, reads_context
+from coreenv.context import (
+    INFORMATION_MODELS,
+    Description,
+    FinishedTask,
+    TaskContext,
+    describe,
+    reads_context,
+)
 from coreenv.core import NO_PREDICTOR, SchedulerView, SlotFeature
 from coreenv.core.events import (
     DECISION_FORMS,
@@ -49,6 +56,7 @@ from coreenv.wls import WLSEstimates, WLSFit
 __all__ = [
     "DECISION_FORMS",
     "ENV_ID",
+    "INFORMATION_MODELS",
     "SEQUENTIAL_ENV_ID",
     "METRIC_KEYS",
     "NO_PREDICTOR",
@@ -81,6 +89,7 @@ __all__ = [
     "WLSFit",
     "check_remaining",
     "curves",
+    "describe",
     "env",
     "estimate_many",
     "fingerprint",

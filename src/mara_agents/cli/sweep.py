@@ -25,8 +25,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from pathlib import Path
 
-from coreenv import InvalidActionError
-from coreenv.context import INFORMATION_MODELS
+from coreenv import INFORMATION_MODELS, InvalidActionError
 from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.sweep import (

@@ -43,10 +43,9 @@ from pathlib import Path
 
 import torch
 
-from coreenv import EnvConfig
-from coreenv.context import INFORMATION_MODELS
-from coreenv.core.features import category_columns
+from coreenv import INFORMATION_MODELS, EnvConfig
 from coreenv.curves import TASK_SETS
+from coreenv.layout import category_columns
 from mara_agents.cli.parser import CommandParser
 from mara_agents.policy.mat import ENCODERS
 from mara_agents.predictors import PREDICTORS, predictor_name

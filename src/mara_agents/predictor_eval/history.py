@@ -34,8 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coreenv import Predictor
-from coreenv.context import Description, FinishedTask, TaskContext, describe, reads_context
+from coreenv import Description, FinishedTask, Predictor, TaskContext, describe, reads_context
 from coreenv.curves import CurveBank, target_at_fraction
 from mara_agents.checks import check
 from mara_agents.predictor_eval.queries import (

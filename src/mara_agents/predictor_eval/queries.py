@@ -46,8 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from coreenv import BankError, EnvConfig, Predictor, estimate_many
-from coreenv.context import TaskContext
+from coreenv import BankError, EnvConfig, Predictor, TaskContext, estimate_many
 from coreenv.curves import CurveBank, bank_from_csv, demand_of, load_bank, target_at_fraction
 from mara_agents.checks import require
 from mara_agents.predictors.horizon import HORIZON

@@ -15,8 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from coreenv import Estimate, Predictor, TaskContext, estimate_many
-from coreenv.context import Description, FinishedTask
+from coreenv import Description, Estimate, FinishedTask, Predictor, TaskContext, estimate_many
 from coreenv.curves import CurveBank
 from mara_agents.predictors.analogs import AnalogConfig, Analogs, Answer, Match, answer, blend
 
