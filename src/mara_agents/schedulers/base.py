@@ -166,6 +166,12 @@ def observed_config(scheduler: Any, config: EnvConfig) -> EnvConfig:
     already asks for is refused (its policy would read columns it never learned).
     """
     fields = getattr(scheduler, "observation_kind_fields", None)
+    if fields and config.information == "prefix":
+        raise ValueError(
+            f"{type(scheduler).__name__} reads the category columns of {tuple(fields)}; play it "
+            "where tasks are described: EnvConfig.information 'description' or 'history' "
+            "(coreenv sweep --information)."
+        )
     if fields is not None and config.information != "prefix":
         config = dataclasses.replace(config, kind_fields=tuple(fields))
     levels = tuple(getattr(scheduler, "observation_quantiles", ()))

@@ -158,5 +158,7 @@ def test_category_fields_travel_with_the_checkpoint_and_shape_the_episodes(tmp_p
     assert MARA.pretrained("mara_wls").observation_kind_fields == ()  # shipped before the field
     result = evaluate(loaded, episodes=1, seed=2, arrival_horizon=120, information="description")
     assert 0.0 <= result["completion_rate"] <= 1.0
+    with pytest.raises(ValueError, match="play it where tasks are described"):
+        evaluate(loaded, episodes=1, seed=2, arrival_horizon=120)
     with pytest.raises(ValueError, match=r"category fields \('family',\) make 10"):
         MARA(MAT(MATConfig()), WLSPredictor(), kind_fields=("family",))
