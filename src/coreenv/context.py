@@ -31,8 +31,9 @@ INFORMATION_MODELS = ("prefix", "description", "history")
 """What schedulers may read of a task (`EnvConfig.information`): its revealed losses alone; also
 its description; also the tasks its episode has finished (each level includes the one before)."""
 
-HIDDEN_FIELDS = frozenset({"seed", "index", "batches", "curve_id", "run"})
-"""Config fields a description never shows: they name a recorded run, not a kind of job."""
+HIDDEN_FIELDS = frozenset({"seed", "index", "batches", "curve_id", "run", "split"})
+"""Config fields a description never shows: they name a recorded run (or the bank split it is
+in), not a kind of job."""
 
 
 @dataclass(frozen=True)
