@@ -21,7 +21,7 @@ import numpy as np
 from coreenv import Predictor, estimate_many
 from coreenv.curves import CurveBank
 from mara_agents.diagnostics.clairvoyant import ClairvoyantPredictor
-from mara_agents.predictors.analogs import AnalogConfig, Analogs, Answer, answer, blend
+from mara_agents.predictors.analogs import AnalogConfig, Analogs, Answer, answer, blend, futures
 from mara_agents.predictors.batched import BatchPredictor
 
 __all__ = ["AnalogConfig", "KindAnalog", "kind_of"]
@@ -87,13 +87,7 @@ class KindAnalog(BatchPredictor):
         Each task's samples are scaled by one factor, which takes their own median to the
         blend of that median with the analog: what `HOP` plans on.
         """
-        sampler = getattr(self.base, "sampled_crossings", None)
-        if sampler is None:
-            budgets = np.zeros(len(prefixes), np.int64)
-            samples = estimate_many(self.base, prefixes, targets, budgets)[0][:, None]
-        else:
-            samples = sampler(prefixes, targets)
-        return self._blend(np.array(samples, np.float64), prefixes, targets)
+        return self._blend(futures(self.base, prefixes, targets), prefixes, targets)
 
     def _blend(
         self, samples: np.ndarray, prefixes: list[np.ndarray], targets: np.ndarray

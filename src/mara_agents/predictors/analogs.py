@@ -17,9 +17,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from coreenv import Predictor, estimate_many
 from mara_agents.checks import require
 
-__all__ = ["Analogs", "AnalogConfig", "Answer", "Match", "answer", "blend"]
+__all__ = ["Analogs", "AnalogConfig", "Answer", "Match", "answer", "blend", "futures"]
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,15 @@ def answer(matches: Sequence[Match], neighbours: int) -> Answer | None:
     if 2 * len(bounds) > len(nearest):
         return Answer(float(np.median(bounds)), at_least=True)
     return Answer(float(np.median([m.batches for m in nearest])))
+
+
+def futures(base: Predictor, prefixes: list[np.ndarray], targets: np.ndarray) -> np.ndarray:
+    """(B, S) float64 ``base``'s sampled remaining batches, or its estimate as one sample."""
+    sampler = getattr(base, "sampled_crossings", None)
+    if sampler is None:
+        budgets = np.zeros(len(prefixes), np.int64)
+        return np.array(estimate_many(base, prefixes, targets, budgets)[0], np.float64)[:, None]
+    return np.array(sampler(prefixes, targets), np.float64)
 
 
 def blend(samples: np.ndarray, answer: Answer | None) -> bool:

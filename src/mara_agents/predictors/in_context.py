@@ -17,7 +17,15 @@ import numpy as np
 
 from coreenv import Description, Estimate, FinishedTask, Predictor, TaskContext, estimate_many
 from coreenv.curves import CurveBank
-from mara_agents.predictors.analogs import AnalogConfig, Analogs, Answer, Match, answer, blend
+from mara_agents.predictors.analogs import (
+    AnalogConfig,
+    Analogs,
+    Answer,
+    Match,
+    answer,
+    blend,
+    futures,
+)
 
 __all__ = ["AnalogPredictor"]
 
@@ -92,13 +100,7 @@ class AnalogPredictor:
         self, prefixes: list[np.ndarray], targets: np.ndarray, contexts: Sequence[TaskContext]
     ) -> np.ndarray:
         """(B, S) the base's sampled futures (its estimate alone if it samples none), blended."""
-        sampler = getattr(self.base, "sampled_crossings", None)
-        if sampler is None:
-            budgets = np.zeros(len(prefixes), np.int64)
-            samples = estimate_many(self.base, prefixes, targets, budgets)[0][:, None]
-        else:
-            samples = sampler(prefixes, targets)
-        samples = np.array(samples, np.float64)
+        samples = futures(self.base, prefixes, targets)
         self._blend(samples, prefixes, targets, contexts)
         return samples
 
