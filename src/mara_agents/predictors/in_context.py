@@ -36,7 +36,7 @@ through their three nearest analogs (chosen on the ID training runs:
 
 
 class AnalogPredictor:
-    """``base``'s answers blended with the nearest analog of each task's kind (reads context).
+    """``base``'s answers blended with the nearest analogs of each task's kind (reads context).
 
     Args:
         base: the predictor blended with; it answers alone where no analog is found.
