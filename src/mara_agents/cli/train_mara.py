@@ -193,9 +193,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--information",
         choices=INFORMATION_MODELS,
-        default=RUN["information"],
-        help="what the training episodes show of a task (EnvConfig.information); past 'prefix' "
-        "the policy reads the category columns too",
+        default=None,
+        help="what the training episodes show of a task (EnvConfig.information; default: the "
+        "variant's); past 'prefix' the policy reads the category columns too",
     )
     parser.add_argument(
         "--warm-history",
@@ -291,7 +291,9 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
             RUN["mat"],
             slot_features=RUN["mat"].slot_features
             + len(args.quantiles)
-            + category_columns(EnvConfig(information=args.information)),
+            + category_columns(
+                EnvConfig(information=args.information or VARIANTS[args.variant].information)
+            ),
             symlog=args.symlog,
             encoder=args.encoder,
         ),

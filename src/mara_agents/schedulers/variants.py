@@ -25,6 +25,9 @@ class MARAVariant:
     """β of the potential-shaped training reward (`coreenv.EnvConfig.shaping_beta`); 0: unshaped."""
     checkpoint: str
     """File name of the shipped checkpoint in `CHECKPOINTS`."""
+    information: str = "prefix"
+    """`coreenv.EnvConfig.information` of its training episodes (past ``"prefix"`` the policy
+    reads the category columns, and plays only where tasks are described)."""
 
     def __post_init__(self) -> None:
         if self.predictor not in PREDICTORS:
@@ -47,9 +50,17 @@ VARIANTS: dict[str, MARAVariant] = {
     "mara_noshape": MARAVariant(
         predictor="fm_mara_student", shaping_beta=0.0, checkpoint="mara_noshape.pt"
     ),
+    "mara_history": MARAVariant(
+        predictor="fm_mara_analog",
+        shaping_beta=1.0,
+        checkpoint="mara_history.pt",
+        information="history",
+    ),
 }
 """The shipped variants by name: one entry each, read by `MARA.pretrained` and by training.
 
 The FM variants read ``fm_mara_student``: a one-step student (`mara_agents.fm_training.distill`)
 of the network they were trained on (``fm_mara_teacher``), read raw, as in training: a policy
-reads the estimates it learned on, and the shipped calibration maps the share differently."""
+reads the estimates it learned on, and the shipped calibration maps the share differently.
+``mara_history`` was trained on the information model (``information="history"``): it reads
+``fm_mara_analog`` and the category columns, so it plays only where tasks are described."""

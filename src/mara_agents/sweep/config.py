@@ -104,7 +104,7 @@ class SweepConfig:
             config = cls(**fields)
         except ValueError as e:
             raise SweepInputError(str(e)) from e
-        validate(config.methods, config.task_sets, config.arrival_prob)
+        validate(config.methods, config.task_sets, config.arrival_prob, config.env)
         return config
 
     @property

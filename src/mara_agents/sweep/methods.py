@@ -7,14 +7,14 @@ import functools
 import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from coreenv import check_arrival_prob
+from coreenv import EnvConfig, check_arrival_prob
 from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, RandomScheduler, Scheduler
-from mara_agents.schedulers.base import predictor_for
+from mara_agents.schedulers.base import observed_config, predictor_for
 from mara_agents.schedulers.hop import HOP_TUNED
 from mara_agents.schedulers.variants import VARIANTS
 
@@ -242,18 +242,25 @@ def load_checkpoint(path: str | os.PathLike, predictors: dict | None = None) -> 
 
 
 def validate(
-    methods: Iterable[Any], task_sets: Iterable[str], arrival_prob: Iterable[float]
+    methods: Iterable[Any],
+    task_sets: Iterable[str],
+    arrival_prob: Iterable[float],
+    env: Mapping[str, Any] | None = None,
 ) -> None:
     """Check a sweep's methods, task sets and arrival probabilities first; raise `SweepInputError`.
 
-    Methods are anything `method_factory` takes; each is built once and checked.
+    Methods are anything `method_factory` takes; each is built once and checked, against the
+    episodes' other `EnvConfig` fields ``env`` too (a policy reading category columns needs
+    descriptions).
     """
+    episodes = EnvConfig(**(env or {}))
     for method in methods:
         name, factory = method_factory(method)
         scheduler = _checked(name, factory())
         try:
             predictor_for(scheduler)
-        except ValueError as e:  # a bad observation_predictor
+            observed_config(scheduler, episodes)
+        except ValueError as e:  # a bad observation_predictor, a layout it cannot read
             raise SweepInputError(f"method {name!r}: {e}") from e
     for task_set in task_sets:
         try:

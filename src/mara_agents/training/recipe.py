@@ -123,10 +123,11 @@ class MARATrainConfig:
     quantiles: tuple[float, ...] = ()
     """Levels of `EnvConfig.estimate_quantiles` the policy reads (one slot column each; ``mat``
     must have ``slot_features`` 9 + their number). Empty: the point estimates only."""
-    information: str = "prefix"
-    """`EnvConfig.information` of the training and selection episodes: past ``"prefix"`` the
-    policy also reads the category columns (``mat.slot_features`` 2 more, for the default
-    ``kind_fields``), and a predictor that reads context gets it."""
+    information: str | None = None
+    """Overrides the variant's `EnvConfig.information` of the training and selection episodes
+    when set: past ``"prefix"`` the policy also reads the category columns
+    (``mat.slot_features`` 2 more, for the default ``kind_fields``), and a predictor that reads
+    context gets it."""
     warm_history: int = 0
     """`EnvConfig.warm_history` of the training and selection episodes."""
     mat: MATConfig = MATConfig()
@@ -199,7 +200,7 @@ class MARATrainConfig:
             raise ValueError(
                 f"MARATrainConfig.mat reads {self.mat.slot_features} columns per slot; the "
                 f"training environment with quantiles {self.quantiles} and information "
-                f"{self.information!r} has {slot_width(env)}."
+                f"{self.shown!r} has {slot_width(env)}."
             )
 
     @property
@@ -208,8 +209,8 @@ class MARATrainConfig:
         env = {**TRAINING_ENV, "task_set": self.task_set}
         if self.quantiles:
             env["estimate_quantiles"] = tuple(self.quantiles)
-        if self.information != "prefix":
-            env["information"] = self.information
+        if self.shown != "prefix":
+            env["information"] = self.shown
         if self.warm_history:
             env["warm_history"] = self.warm_history
         return env
@@ -220,6 +221,11 @@ class MARATrainConfig:
         if self.shaping_beta is not None:
             return self.shaping_beta
         return VARIANTS[self.variant].shaping_beta
+
+    @property
+    def shown(self) -> str:
+        """The information model trained on: the override, else the variant's."""
+        return self.information or VARIANTS[self.variant].information
 
     @property
     def observed(self) -> str:

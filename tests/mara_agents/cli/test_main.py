@@ -84,7 +84,10 @@ def test_bad_input_exits_2_with_one_line_naming_the_command(capsys, argv, messag
                 "default 0 1 2 4 8 16",
             ],
         ),
-        ("train-mara", ["{grouped,ppo,held_ppo}", "{mara,mara_noshape,mara_wls}", "{hop,lara"]),
+        (
+            "train-mara",
+            ["{grouped,ppo,held_ppo}", "{mara,mara_history,mara_noshape,mara_wls}", "{hop,lara"],
+        ),
         ("compare", ["mara_noshape", "{" + ",".join(sorted(TASK_SETS)) + "}", "policies"]),
         ("learning-curves", ["--arm LABEL RUN", "--selection-seed", "(default: 900000)"]),
     ],

@@ -17,8 +17,9 @@ from mara_agents.schedulers.mara import MARA, VARIANTS, MARAVariant  # noqa: E40
 def test_pretrained_variants_load_offline_and_act_feasibly(variant):
     mara = MARA.pretrained(variant)
     assert mara.name == variant and mara.observation_predictor is not None
+    shown = {"information": "history"} if mara.observation_kind_fields else {}
     env = coreenv.parallel_env(
-        task_set="id", arrival_horizon=120, seed=0, predictor=mara.observation_predictor
+        task_set="id", arrival_horizon=120, seed=0, predictor=mara.observation_predictor, **shown
     )
     play_checking_matchings(env, mara)
 

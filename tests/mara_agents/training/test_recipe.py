@@ -7,6 +7,7 @@ import pytest
 pytest.importorskip("torch")
 
 from coreenv import EnvConfig  # noqa: E402
+from coreenv.layout import slot_width  # noqa: E402
 from mara_agents.policy import MAT, MATConfig  # noqa: E402
 from mara_agents.schedulers.mara import VARIANTS  # noqa: E402
 from mara_agents.training import (  # noqa: E402
@@ -38,10 +39,17 @@ def test_the_defaults_are_the_recipe_of_the_shipped_checkpoints():
     EnvConfig(**TRAINING_ENV)  # valid fields
 
 
+def variant_network(variant: str) -> MATConfig:
+    """A MAT of the variant's layout (its category columns where it reads them)."""
+    return MATConfig(slot_features=slot_width(EnvConfig(information=VARIANTS[variant].information)))
+
+
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_beta_is_the_variants_unless_overridden(variant):
-    assert config(variant=variant).beta == VARIANTS[variant].shaping_beta
-    assert config(variant=variant, shaping_beta=0.25).beta == 0.25
+    network = variant_network(variant)
+    assert config(variant=variant, mat=network).beta == VARIANTS[variant].shaping_beta
+    assert config(variant=variant, mat=network, shaping_beta=0.25).beta == 0.25
+    assert config(variant=variant, mat=network).shown == VARIANTS[variant].information
 
 
 @pytest.mark.parametrize(
@@ -83,8 +91,10 @@ def test_the_algorithm_chooses_the_rl_stage_on_the_shaped_training_regime(algori
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_the_predictor_is_the_variants_unless_overridden(variant):
-    assert config(variant=variant).observed == VARIANTS[variant].predictor
-    assert config(variant=variant, predictor="fm_uncalibrated").observed == "fm_uncalibrated"
+    network = variant_network(variant)
+    assert config(variant=variant, mat=network).observed == VARIANTS[variant].predictor
+    renamed = config(variant=variant, mat=network, predictor="fm_uncalibrated")
+    assert renamed.observed == "fm_uncalibrated"
 
 
 def test_an_old_predictor_name_warns_and_is_renamed():
