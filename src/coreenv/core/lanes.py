@@ -384,8 +384,8 @@ class Lanes:
             episode=episodes.copy(),
             seed=seeds.copy(),
             curves=list(self.curves),
-            descriptions=list(self.descriptions),
-            histories=[self.history(b) for b in range(self.num_lanes)],
+            descriptions=list(self.descriptions) if any(self.descriptions) else (),
+            histories=[self.history(b) for b in range(self.num_lanes)] if self.remembers else (),
             remaining=self.remaining() if clairvoyant else None,
         )
 
