@@ -89,6 +89,7 @@ class Lanes:
         self.curves: list[Sequence] = [[] for _ in range(b)]
         self.descriptions: list[Sequence[Description] | None] = [None] * b
         self.warm: list[tuple[FinishedTask, ...]] = [()] * b
+        self._histories: list[tuple[FinishedTask, ...]] = [()] * b  # each lane's, as last made
         self.estimate_columns = estimate_columns(config)
         self.remembers = config.information == "history"
         self.new_estimate = NO_PREDICTOR  # what a filled slot's estimates read (0 with one)
@@ -126,6 +127,7 @@ class Lanes:
         state.setdefault("estimate_columns", ESTIMATES)
         state.setdefault("remembers", False)
         state.setdefault("warm", [()] * b)
+        state.setdefault("_histories", [()] * b)
         self.__dict__.update(state)
 
     @property
@@ -198,6 +200,7 @@ class Lanes:
         self.curves[lane] = episode.curves
         self.descriptions[lane] = episode.descriptions
         self.warm[lane] = episode.warm
+        self._histories[lane] = ()
         if not (episode.log_target < episode.log_initial).all():
             self.settings[e.GUARD] = 1
 
@@ -217,6 +220,7 @@ class Lanes:
         self.curves[lane] = []
         self.descriptions[lane] = None
         self.warm[lane] = ()
+        self._histories[lane] = ()
 
     def shift_offsets(self, shift: np.ndarray) -> None:
         """The curve store moved lane b's curves by ``shift[b]``."""
@@ -313,9 +317,11 @@ class Lanes:
             return ()
         ints = self.task_ints[:, lane]
         done = np.flatnonzero(ints[e.TASK_OUTCOME] != e.PENDING)
+        if len(self._histories[lane]) == len(self.warm[lane]) + done.size:
+            return self._histories[lane]  # tasks only ever finish: no new one, the same history
         done = done[np.argsort(ints[e.TASK_ENDED, done], kind="stable")]
         targets = self.records[lane, :, e.RECORD_INTS + e.TARGET]
-        return self.warm[lane] + tuple(
+        self._histories[lane] = self.warm[lane] + tuple(
             FinishedTask(
                 description=described[i],
                 losses=np.asarray(self.curves[lane][i][: ints[e.TASK_TRAINED, i] + 1]),
@@ -327,6 +333,7 @@ class Lanes:
             )
             for i in done.tolist()
         )
+        return self._histories[lane]
 
     def record_estimates(
         self,

@@ -11,6 +11,7 @@ import csv
 from pathlib import Path
 
 from mara_agents.predictor_eval.history import HistoryResults
+from mara_agents.predictor_eval.report import score_fields
 
 __all__ = ["HISTORY_COLUMNS", "history_table", "write_history"]
 
@@ -106,11 +107,6 @@ def write_history(results: HistoryResults, out: Path) -> None:
                 "same_kind": size.same_kind,
                 "fewest_same_kind": size.fewest_same_kind,
                 "other_kinds": size.other_kinds,
-                "queries": r.queries,
-                "capped_mae": r.capped_mae,
-                "success_accuracy": r.success_accuracy,
-                "success_share": r.success_share,
-                "ece": r.calibration_error,
-                "auc": r.auc,
+                **score_fields(r),
             }
             writer.writerow([values[column] for column in HISTORY_COLUMNS])

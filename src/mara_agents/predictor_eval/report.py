@@ -168,12 +168,7 @@ def write_reports(tables: dict[str, tuple[Results, str]], out: Path) -> None:
                 "rows": group,
                 "predictor": name,
                 "targets": targets,
-                "queries": r.queries,
-                "capped_mae": r.capped_mae,
-                "success_accuracy": r.success_accuracy,
-                "success_share": r.success_share,
-                "ece": r.calibration_error,
-                "auc": r.auc,
+                **score_fields(r),
                 "latency_ms": r.latency_ms,
             }
             rows.append([values[column] for column in COLUMNS])  # one value per header column
@@ -182,3 +177,15 @@ def write_reports(tables: dict[str, tuple[Results, str]], out: Path) -> None:
         writer = csv.writer(handle)
         writer.writerow(COLUMNS)
         writer.writerows(rows)
+
+
+def score_fields(score: PredictorScore) -> dict[str, float]:
+    """A score's figures under their CSV column names (every report's rows share them)."""
+    return {
+        "queries": score.queries,
+        "capped_mae": score.capped_mae,
+        "success_accuracy": score.success_accuracy,
+        "success_share": score.success_share,
+        "ece": score.calibration_error,
+        "auc": score.auc,
+    }
