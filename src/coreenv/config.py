@@ -20,12 +20,16 @@ __all__ = [
     "INFORMATION_MODELS",
     "MAX_QUANTILE_LEVELS",
     "SCENARIO_NAMES",
+    "SPEED_MIXES",
     "EnvConfig",
     "check_arrival_prob",
     "make_config",
 ]
 
 INVALID_ACTION_POLICIES = ("idle", "raise")
+SPEED_MIXES = {"uniform": (1,), "two_speed": (1, 2), "mixed": (1, 1, 2, 4)}
+"""Named node-speed mixes (`EnvConfig.node_speeds`): a pattern of speeds repeated over the nodes,
+so that one name serves every cluster size ("mixed" at 8 nodes is 1, 1, 2, 4, 1, 1, 2, 4)."""
 SCENARIO_NAMES = ("default", "infeasible_stress")
 """The scenarios `EnvConfig.scenario` may name; `coreenv.core.scenarios.SCENARIOS` builds them."""
 ADMISSION_RULES = ("fifo", "edf")
@@ -40,7 +44,7 @@ class EnvConfig:
     """
 
     num_nodes: int = 4
-    """M, the number of identical compute nodes (the agents)."""
+    """M, the number of compute nodes (the agents)."""
     num_slots: int = 8
     """K, the number of task slots in the active set; tasks beyond it wait in a queue."""
     arrival_prob: float = 0.04
@@ -52,7 +56,7 @@ class EnvConfig:
     target_fraction: tuple[float, float] = (0.03, 0.35)
     """Target = the curve's running minimum at a uniform fraction (in this range) of its length."""
     batches_per_step: int = 1
-    """Batches a served task trains per step."""
+    """Batches a served task trains per step on a node of speed 1."""
     min_prefix: int = 10
     """W_min: observed batches after which a task is prediction-ready."""
     shaping_beta: float = 0.0
@@ -89,6 +93,14 @@ class EnvConfig:
     """Description fields shown in the observation, a slot column each, once ``information`` is
     not ``"prefix"``: the task's category id for that field, numbered within its episode in the
     order values first arrive (1, 2, ...; 0 where the task's description lacks the field)."""
+    node_speeds: tuple[int, ...] | str | None = None
+    """Each node's speed, an int >= 1: node i trains ``node_speeds[i] * batches_per_step``
+    batches per step. A tuple of M speeds, a name of `SPEED_MIXES`, or None (default): every
+    node speed 1, and the observation as without the option. Read the speeds as `speeds`."""
+    switch_cost: int = 0
+    """Steps a task loses when it resumes: trained on a node other than the one it last trained
+    on, or after a step without training, its node first spends ``switch_cost`` steps restoring
+    it (training nothing) before it trains again. A task's first training costs nothing."""
 
     def __post_init__(self) -> None:
         _check_int(self, "num_nodes", minimum=1)
@@ -117,11 +129,37 @@ class EnvConfig:
                 f"information={self.information!r}."
             )
         _check_fields(self, "kind_fields")
+        _check_speeds(self)
+        _check_int(self, "switch_cost", minimum=0)
 
     def replace(self, **overrides: Any) -> EnvConfig:
         """Return a copy with some fields changed (validated like the constructor)."""
         _check_names(overrides)
         return dataclasses.replace(self, **overrides)
+
+    @property
+    def speeds(self) -> tuple[int, ...]:
+        """Each node's speed (`node_speeds` resolved): M ints, all 1 without the option."""
+        speeds = self.node_speeds
+        if speeds is None:
+            return (1,) * self.num_nodes
+        if isinstance(speeds, str):
+            pattern = SPEED_MIXES[speeds]
+            return tuple(pattern[i % len(pattern)] for i in range(self.num_nodes))
+        return speeds
+
+    @property
+    def fastest_batches(self) -> int:
+        """Batches per step of the fastest node: a task's budget is counted at this rate."""
+        return self.batches_per_step * max(self.speeds)
+
+    @property
+    def cluster_shown(self) -> bool:
+        """Whether the observation shows the cluster (node speeds, each slot's last node).
+
+        Once `node_speeds` or `switch_cost` is set; without them the layout is as before.
+        """
+        return self.node_speeds is not None or self.switch_cost > 0
 
     @property
     def time_scale(self) -> int:
@@ -230,6 +268,23 @@ def _check_fields(cfg: EnvConfig, name: str) -> None:
             f"EnvConfig.{name} must be a tuple of distinct non-empty field names, got {value!r}."
         )
     object.__setattr__(cfg, name, tuple(value))
+
+
+def _check_speeds(cfg: EnvConfig) -> None:
+    value = cfg.node_speeds
+    if value is None or (isinstance(value, str) and value in SPEED_MIXES):
+        return
+    ok = (
+        isinstance(value, (tuple, list))
+        and len(value) == cfg.num_nodes
+        and all(is_int(v) and v >= 1 for v in value)
+    )
+    if not ok:
+        raise ConfigError(
+            f"EnvConfig.node_speeds must be None, one of {tuple(SPEED_MIXES)} or a tuple of "
+            f"num_nodes={cfg.num_nodes} ints >= 1, got {value!r}."
+        )
+    object.__setattr__(cfg, "node_speeds", tuple(int(v) for v in value))
 
 
 def _check_choice(cfg: EnvConfig, name: str, choices: tuple[str, ...]) -> None:

@@ -1,7 +1,8 @@
 """Where each part of an observation lies, for code that reads observations as arrays.
 
-A node's observation (`CoreEnv`) is its one-hot id, the `GLOBAL_FEATURES`, then K slot blocks of
-`slot_width` columns (`SlotFeature`), every value within ``[-OBS_BOUND, OBS_BOUND]``;
+A node's observation (`CoreEnv`) is its one-hot id, the `GLOBAL_FEATURES`, each node's speed once
+the cluster is shown (`speed_columns`), then K slot blocks of `slot_width` columns (`SlotFeature`,
+then `cluster_columns` and `category_columns`), every value within ``[-OBS_BOUND, OBS_BOUND]``;
 `table_start` says where the blocks start and `slot_tables` cuts them out. The forms in which
 nodes choose in turn mask each choice by `live_mask` (`live_masks`: B lanes at once); the
 sequential Gymnasium form's observation is laid out by `sequential_layout` and lists its slots in
@@ -14,29 +15,39 @@ import numpy as np
 
 from coreenv.config import EnvConfig
 from coreenv.core.features import (
+    CLUSTER_FEATURES,
     GLOBAL_FEATURES,
     OBS_BOUND,
     SlotFeature,
     category_columns,
+    cluster_columns,
+    global_names,
+    slot_names,
     slot_tables,
     slot_width,
+    speed_columns,
     table_start,
 )
 from coreenv.core.masks import live_mask, live_masks
 from coreenv.core.observation import state_space
 
 __all__ = [
+    "CLUSTER_FEATURES",
     "GLOBAL_FEATURES",
     "OBS_BOUND",
     "SLOT_ORDERS",
     "category_columns",
+    "cluster_columns",
+    "global_names",
     "listed_state",
     "live_mask",
     "live_masks",
     "sequential_layout",
     "slot_listing",
+    "slot_names",
     "slot_tables",
     "slot_width",
+    "speed_columns",
     "table_start",
 ]
 
@@ -75,7 +86,7 @@ def listed_state(states: np.ndarray, listing: np.ndarray, config: EnvConfig) -> 
 
 def _table(config: EnvConfig) -> slice:
     """Where a state's slot blocks lie."""
-    start = table_start(0)
+    start = table_start(0, speed_columns(config))
     return slice(start, start + config.num_slots * slot_width(config))
 
 

@@ -24,7 +24,7 @@ from coreenv import (
     make_config,
     make_decisions,
 )
-from coreenv.layout import slot_tables, slot_width
+from coreenv.layout import slot_tables, slot_width, speed_columns
 from mara_agents.checks import check
 from mara_agents.schedulers.base import (
     Scheduler,
@@ -147,7 +147,9 @@ class HeldDecisions:
         """(E, M) actions: the scheduler's for the episodes that decide now, else the held ones."""
         if not self.decisions.held:
             return scheduler.act_view(view)
-        tables = slot_tables(view.obs, view.num_nodes, slot_width(view.configs[0]))
+        tables = slot_tables(
+            view.obs, view.num_nodes, slot_width(view.configs[0]), speed_columns(view.configs[0])
+        )
         known = [self._held.get(e) for e in view.episode.tolist()]
         due = np.ones(view.num_episodes, bool)
         seen = [i for i, held in enumerate(known) if held is not None]

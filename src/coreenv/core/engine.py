@@ -40,8 +40,9 @@ OBS_BOUND = 1000.0  # features.OBS_BOUND
 # COUNTED (the `Counters` fields counted step by step), then what the last step gave
 T, NUM_WAITING, NUM_OCCUPIED, NEXT, NEXT_ARRIVAL, WAITING_DEADLINE, VERSION, ACTIVE = range(8)
 BUSY, SUCCESSES, FAILURES, FULL, WAITING_SUM, CONFLICTS, READY_DELAY, READY_COUNT = range(8, 16)
-STEP_SUCCESSES, STEP_CONFLICTS, ENDED = range(16, 19)
-LANE_COLUMNS = 19
+SWITCHES, SWITCH_STEPS = 16, 17
+STEP_SUCCESSES, STEP_CONFLICTS, ENDED = range(18, 21)
+LANE_COLUMNS = 21
 COUNTED = (
     "busy_node_steps",
     "successes",
@@ -51,12 +52,18 @@ COUNTED = (
     "conflicts",
     "ready_delay_sum",
     "ready_count",
+    "switches",
+    "switch_steps",
 )
 RUNNING, TERMINATED, TRUNCATED = 0, 1, 2  # values of ENDED
 # columns of Lanes.returns (B, 2) float64
 POTENTIAL, REWARD = 0, 1
-# rows of Lanes.slot_ints (7, B·K) int64 and Lanes.slot_floats (9, B·K) float64
+# rows of Lanes.slot_ints (SLOT_INT_ROWS, B·K) int64 and Lanes.slot_floats (9, B·K) float64:
+# then the node that last trained the slot's task (-1: none), the step it did, and the steps of
+# restoring the task still needs before it trains (EnvConfig.switch_cost)
 CURSOR, CROSSING, LAST, OFFSET, ARRIVAL, DEADLINE, INDEX = range(7)
+NODE, TRAINED_AT, RESTORING = range(7, 10)
+SLOT_INT_ROWS = 10
 TARGET, LOG_INITIAL, LOG_TARGET, LOG_SPAN, INITIAL_LOSS = range(5)
 SLOT_SCALE, PROGRESS, EST_REMAINING, EST_P = range(5, 9)
 # rows of Lanes.task_ints (TASK_ROWS, B, W) int64: then how each task ended (an OUTCOMES value),
@@ -69,8 +76,10 @@ PENDING, COMPLETED, FAILED = range(3)  # values of TASK_OUTCOME
 # then its first feature row
 RECORD_INTS, RECORD_FLOATS = 6, 5
 RECORD_DEADLINE = DEADLINE - CROSSING
-# entries of the settings (int64) and scales (float64) arrays (Lanes.settings, Lanes.scales)
-BATCHES, MIN_PREFIX, EDF, GUARD, ARRIVAL_END, MAX_STEPS = range(6)
+# entries of the settings (int64) and scales (float64) arrays (Lanes.settings, Lanes.scales):
+# CLUSTER is the slot column of features.CLUSTER_FEATURES (-1: the cluster is not shown); the M
+# node speeds follow SPEEDS
+BATCHES, MIN_PREFIX, EDF, GUARD, ARRIVAL_END, MAX_STEPS, SWITCH_COST, CLUSTER, SPEEDS = range(9)
 BATCH_SCALE, TIME_SCALE, BETA, HORIZON = range(4)
 # columns of a slot's feature row (features.SlotFeature)
 LOG_LOSS_COL, TIME_LEFT_COL, BATCHES_COL, PROGRESS_COL, READY_COL = 1, 3, 4, 5, 6
@@ -92,9 +101,9 @@ def compiled(function: Callable) -> Callable:
         return numba.njit(cache=True)(function)
 
 
-EMPTY_INTS = np.array([0, NEVER, 0, 0, 0, NEVER, EMPTY], np.int64)
+EMPTY_INTS = np.array([0, NEVER, 0, 0, 0, NEVER, EMPTY, -1, -1, 0], np.int64)
 """An empty slot's ints: it trains nothing (cursor and last 0), meets no crossing, points at the
-curve store's sentinel (offset 0, log 0) and never expires."""
+curve store's sentinel (offset 0, log 0), never expires and was trained on no node."""
 EMPTY_FLOATS = np.array([0.5, 0.0, -1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
 """An empty slot's floats: with the sentinel they give log-progress 0."""
 
@@ -178,6 +187,7 @@ def step(
         settings[GUARD],
     )
     batch_scale, time_scale, beta = scales[BATCH_SCALE], scales[TIME_SCALE], scales[BETA]
+    switch_cost, cluster = settings[SWITCH_COST], settings[CLUSTER]
     lanes, nodes = chosen.shape
     k = mask.shape[1] - 2
     width = task_ints.shape[2]
@@ -199,8 +209,18 @@ def step(
                 continue
             j = b * k + chosen[b, i]
             lane[b, BUSY] += 1
+            if _resumes(slot_ints, j, i, now):
+                lane[b, SWITCHES] += 1
+                slot_ints[RESTORING, j] = switch_cost
+            slot_ints[NODE, j], slot_ints[TRAINED_AT, j] = i, now
+            if cluster >= 0:
+                table[j, cluster] = (i + 1) / nodes
+            if slot_ints[RESTORING, j] > 0:  # the node restores the task: it trains nothing
+                slot_ints[RESTORING, j] -= 1
+                lane[b, SWITCH_STEPS] += 1
+                continue
             start = slot_ints[CURSOR, j]
-            n = min(start + batches, slot_ints[LAST, j], slot_ints[CROSSING, j])
+            n = min(start + batches * settings[SPEEDS + i], slot_ints[LAST, j], slot_ints[CROSSING, j])
             log_loss = logs[slot_ints[OFFSET, j] + n]
             log_initial = slot_floats[LOG_INITIAL, j]
             q = (log_initial - max(log_loss, slot_floats[LOG_TARGET, j])) / slot_floats[LOG_SPAN, j]
@@ -252,6 +272,10 @@ def step(
         lane[b, T] = now
         for j in range(b * k, (b + 1) * k):
             table[j, TIME_LEFT_COL] -= slot_floats[SLOT_SCALE, j]
+            if cluster >= 0 and slot_ints[NODE, j] >= 0:  # what resuming on its node costs
+                resumed = slot_ints[TRAINED_AT, j] == now
+                cost = slot_ints[RESTORING, j] if resumed else switch_cost
+                table[j, cluster + 1] = cost / time_scale
         # -- step 5: arrivals join the queue; step 6: waiting tasks fill the lowest free slots
         while lane[b, NEXT_ARRIVAL] == now:
             i = lane[b, NEXT]
@@ -289,7 +313,7 @@ def step(
         if mask[j // k, j % k] and slot_ints[CURSOR, j] >= min_prefix:
             ready[num_ready] = j
             num_ready += 1
-    observe_rows(obs, np.arange(lanes), lane, table, nodes, scales[HORIZON])
+    observe_rows(obs, np.arange(lanes), lane, table, settings, scales[HORIZON])
     return num_ready
 
 
@@ -314,6 +338,14 @@ def clear_slot(
         slot_floats[row, j] = EMPTY_FLOATS[row]
     for c in range(table.shape[1]):
         table[j, c] = 0.0
+
+
+@compiled
+def _resumes(slot_ints: np.ndarray, j: int, node: int, now: int) -> bool:
+    """Whether ``node`` training flat slot ``j`` at step ``now`` resumes its task (a switch):
+    the task trained before, on another node or not at the step before."""
+    last = slot_ints[NODE, j]
+    return last >= 0 and (last != node or slot_ints[TRAINED_AT, j] != now - 1)
 
 
 @compiled
@@ -370,32 +402,49 @@ def _fill(
 
 @compiled
 def observe(
-    lanes: np.ndarray, lane: np.ndarray, table: np.ndarray, nodes: int, horizon: float
+    lanes: np.ndarray, lane: np.ndarray, table: np.ndarray, settings: np.ndarray, horizon: float
 ) -> np.ndarray:
     """(L, M, D) float32: the node observations of each of ``lanes`` (`observe_into`)."""
     k = table.shape[0] // lane.shape[0]
-    obs = np.empty((lanes.size, nodes, nodes + GLOBALS + k * table.shape[1]), np.float32)
-    observe_into(obs, lanes, lane, table, horizon)
+    nodes = settings.size - SPEEDS
+    size = nodes + GLOBALS + _speeds_shown(settings) + k * table.shape[1]
+    obs = np.empty((lanes.size, nodes, size), np.float32)
+    observe_into(obs, lanes, lane, table, settings, horizon)
     return obs
 
 
 @compiled
 def observe_into(
-    obs: np.ndarray, lanes: np.ndarray, lane: np.ndarray, table: np.ndarray, horizon: float
+    obs: np.ndarray,
+    lanes: np.ndarray,
+    lane: np.ndarray,
+    table: np.ndarray,
+    settings: np.ndarray,
+    horizon: float,
 ) -> None:
     """Write into ``obs`` (L, M, D) the node observations of each of ``lanes`` (`CoreEnv`'s)."""
-    observe_rows(obs, lanes, lane, table, obs.shape[1], horizon)
+    observe_rows(obs, lanes, lane, table, settings, horizon)
 
 
 @compiled
 def observe_states(
-    lanes: np.ndarray, lane: np.ndarray, table: np.ndarray, nodes: int, horizon: float
+    lanes: np.ndarray, lane: np.ndarray, table: np.ndarray, settings: np.ndarray, horizon: float
 ) -> np.ndarray:
     """(L, S) float32: the state of each of ``lanes``, its node observations without the id."""
     k = table.shape[0] // lane.shape[0]
-    states = np.empty((lanes.size, GLOBALS + k * table.shape[1]), np.float32)
-    observe_rows(states.reshape(lanes.size, 1, states.shape[1]), lanes, lane, table, nodes, horizon)
+    states = np.empty(
+        (lanes.size, GLOBALS + _speeds_shown(settings) + k * table.shape[1]), np.float32
+    )
+    observe_rows(
+        states.reshape(lanes.size, 1, states.shape[1]), lanes, lane, table, settings, horizon
+    )
     return states
+
+
+@compiled
+def _speeds_shown(settings: np.ndarray) -> int:
+    """The node-speed columns of a state: M once the cluster is shown, else 0."""
+    return settings.size - SPEEDS if settings[CLUSTER] >= 0 else 0
 
 
 @compiled
@@ -404,24 +453,27 @@ def observe_rows(
     lanes: np.ndarray,
     lane: np.ndarray,
     table: np.ndarray,
-    nodes: int,
+    settings: np.ndarray,
     horizon: float,
 ) -> None:
-    """Write into ``obs`` (L, R, D) what each of ``lanes`` shows, for a lane of ``nodes`` nodes.
+    """Write into ``obs`` (L, R, D) what each of ``lanes`` shows (the lanes of ``settings``).
 
     Node observations: R = M rows of D = M + S, a node's one-hot id, then the state. The state
     alone: R = 1 row of D = S. The state: the global features (t / horizon, at most OBS_BOUND;
-    waiting / K; nodes beyond the occupied slots / M), then the K slot blocks of ``table``
-    (B·K, F). An inactive lane's rows are 0. Each lane's row is made once in a float32 buffer
-    and copied to its R rows.
+    waiting / K; nodes beyond the occupied slots / M), each node's speed once the cluster is
+    shown, then the K slot blocks of ``table`` (B·K, F). An inactive lane's rows are 0. Each
+    lane's row is made once in a float32 buffer and copied to its R rows.
     """
     rows, width = obs.shape[1], obs.shape[2]
     k = table.shape[0] // lane.shape[0]
+    nodes, speeds = settings.size - SPEEDS, _speeds_shown(settings)
     size = k * table.shape[1]
-    ids = width - GLOBALS - size  # the one-hot columns: M, or 0 for the state alone
-    start = ids + GLOBALS
+    ids = width - GLOBALS - speeds - size  # the one-hot columns: M, or 0 for the state alone
+    start = ids + GLOBALS + speeds
     blocks = table.reshape(-1)  # lane b's slot blocks are blocks[b * size : (b + 1) * size]
     row = np.zeros(width, np.float32)  # a lane's row before its node's one-hot
+    for i in range(speeds):
+        row[ids + GLOBALS + i] = settings[SPEEDS + i]
     for r in range(lanes.size):  # element loops: slice assignments take numba seconds to compile
         b = lanes[r]
         if lane[b, ACTIVE] == 0:

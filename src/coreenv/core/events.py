@@ -124,10 +124,13 @@ class DecisionEvents:
         slot_width: F, columns of a slot block.
         hold: the most steps a decision is held (1: decide every step).
         feasibility: also decide when a task's estimated P(success) crosses 0.5.
+        speeds: the node-speed columns of the observations (`features.speed_columns`).
     """
 
-    def __init__(self, num_nodes: int, slot_width: int, hold: int, feasibility: bool) -> None:
-        self.num_nodes, self.width = num_nodes, slot_width
+    def __init__(
+        self, num_nodes: int, slot_width: int, hold: int, feasibility: bool, speeds: int = 0
+    ) -> None:
+        self.num_nodes, self.width, self.speeds = num_nodes, slot_width, speeds
         self.hold = checked_count(hold, "hold", unit=" step")
         self.feasibility = feasibility
         self.last: np.ndarray | None = None  # (B, K, F) slot table at each lane's last step
@@ -135,7 +138,7 @@ class DecisionEvents:
 
     def due(self, obs: np.ndarray, restarted: np.ndarray | None = None) -> np.ndarray:
         """(B,) bool from (B, M, D) node observations: `due_tables` on their slot tables."""
-        return self.due_tables(slot_tables(obs, self.num_nodes, self.width), restarted)
+        return self.due_tables(slot_tables(obs, self.num_nodes, self.width, self.speeds), restarted)
 
     def due_tables(
         self,

@@ -9,18 +9,22 @@ import numpy as np
 from coreenv.config import EnvConfig
 
 __all__ = [
-    "ESTIMATES",
     "GLOBAL_FEATURES",
     "NO_PREDICTOR",
     "OBS_BOUND",
     "QUANTILES",
     "SlotFeature",
+    "CLUSTER_FEATURES",
     "category_columns",
+    "cluster_columns",
     "entering_rows",
     "estimate_columns",
+    "global_names",
     "observation_size",
+    "slot_names",
     "slot_tables",
     "slot_width",
+    "speed_columns",
     "table_start",
     "write_estimates",
 ]
@@ -31,7 +35,12 @@ NO_PREDICTOR = -1.0
 """Every estimate feature of an occupied slot when no predictor is attached: never a real value."""
 
 GLOBAL_FEATURES = ("time", "waiting", "spare_nodes")
-"""t / arrival_horizon, waiting tasks / K, nodes beyond the occupied slots / M."""
+"""t / arrival_horizon, waiting tasks / K, nodes beyond the occupied slots / M; then, once
+`EnvConfig.cluster_shown`, each node's speed (`speed_columns`)."""
+
+CLUSTER_FEATURES = ("last_node", "resume_cost")
+"""Slot columns once `EnvConfig.cluster_shown`: (i + 1) / M for the node i that last trained the
+task (0: none yet), and the steps it would lose resumed there at the next step / time_scale."""
 
 
 class SlotFeature(IntEnum):
@@ -53,19 +62,30 @@ class SlotFeature(IntEnum):
     # then one column per level of EnvConfig.estimate_quantiles: the predictor's quantile of the
     # remaining batches / (B * time_scale), 0 until ready. Without an attached predictor every
     # estimate column reads NO_PREDICTOR (-1) in every occupied slot. Then, once
-    # EnvConfig.information is not "prefix", one column per EnvConfig.kind_fields: the task's
-    # category id for that field within its episode (`coreenv.context.category_ids`)
+    # EnvConfig.cluster_shown, the CLUSTER_FEATURES. Then, once EnvConfig.information is not
+    # "prefix", one column per EnvConfig.kind_fields: the task's category id for that field
+    # within its episode (`coreenv.context.category_ids`)
 
 
 QUANTILES = len(SlotFeature)
 """The slot column of the first quantile level (`EnvConfig.estimate_quantiles`)."""
-ESTIMATES = slice(int(SlotFeature.EST_REMAINING), None)
-"""The slot columns from EST_REMAINING on: the estimates, then any category ids."""
 
 
 def slot_width(config: EnvConfig) -> int:
-    """F, the columns of a slot block: `SlotFeature`s, a column per quantile level, categories."""
-    return len(SlotFeature) + len(config.estimate_quantiles) + category_columns(config)
+    """F, the columns of a slot block: `SlotFeature`s, a column per quantile level, the cluster's
+    columns, categories."""
+    return cluster_columns(config).stop + category_columns(config)
+
+
+def cluster_columns(config: EnvConfig) -> slice:
+    """The slot columns of the `CLUSTER_FEATURES`, after the estimates (empty if not shown)."""
+    start = estimate_columns(config).stop
+    return slice(start, start + (len(CLUSTER_FEATURES) if config.cluster_shown else 0))
+
+
+def speed_columns(config: EnvConfig) -> int:
+    """The node-speed columns after the `GLOBAL_FEATURES`: M once the cluster is shown, else 0."""
+    return config.num_nodes if config.cluster_shown else 0
 
 
 def category_columns(config: EnvConfig) -> int:
@@ -78,23 +98,41 @@ def estimate_columns(config: EnvConfig) -> slice:
     return slice(int(SlotFeature.EST_REMAINING), QUANTILES + len(config.estimate_quantiles))
 
 
-def table_start(num_nodes: int) -> int:
-    """Where the slot blocks of a node's observation start: after its one-hot id and the globals.
+def table_start(num_nodes: int, speeds: int = 0) -> int:
+    """Where the slot blocks of a node's observation start: after its one-hot id, the globals
+    and ``speeds`` node-speed columns (`speed_columns`).
 
-    ``table_start(0)``: where they start in the state vector, which has no id.
+    ``table_start(0, speeds)``: where they start in the state vector, which has no id.
     """
-    return num_nodes + len(GLOBAL_FEATURES)
+    return num_nodes + len(GLOBAL_FEATURES) + speeds
 
 
-def slot_tables(obs: np.ndarray, num_nodes: int, slot_width: int) -> np.ndarray:
-    """(B, K, F) slot tables of (B, M, D) node observations (node 0's: every node sees them)."""
-    start = table_start(num_nodes)
+def slot_tables(obs: np.ndarray, num_nodes: int, slot_width: int, speeds: int = 0) -> np.ndarray:
+    """(B, K, F) slot tables of (B, M, D) node observations (node 0's: every node sees them).
+
+    ``speeds``: the node-speed columns the observations hold (`speed_columns`).
+    """
+    start = table_start(num_nodes, speeds)
     return obs[:, 0, start:].reshape(obs.shape[0], -1, slot_width)
 
 
 def observation_size(config: EnvConfig) -> int:
-    """D, the length of a node's observation: one-hot id, globals, then K slot blocks."""
-    return table_start(config.num_nodes) + config.num_slots * slot_width(config)
+    """D, the length of a node's observation: one-hot id, globals, speeds, then K slot blocks."""
+    start = table_start(config.num_nodes, speed_columns(config))
+    return start + config.num_slots * slot_width(config)
+
+
+def global_names(config: EnvConfig) -> list[str]:
+    """The names of a state's global columns: `GLOBAL_FEATURES`, then any node speeds."""
+    return [*GLOBAL_FEATURES, *(f"speed_{i}" for i in range(speed_columns(config)))]
+
+
+def slot_names(config: EnvConfig) -> list[str]:
+    """The names of a slot block's columns, in order (`slot_width` of them)."""
+    names = [f.name.lower() for f in SlotFeature]
+    names += [f"quantile_{q}" for q in config.estimate_quantiles]
+    names += list(CLUSTER_FEATURES) if config.cluster_shown else []
+    return names + [f"{field}_id" for field in config.kind_fields[: category_columns(config)]]
 
 
 def write_estimates(
@@ -121,18 +159,19 @@ def entering_rows(
     rows: np.ndarray,
     log_initial: np.ndarray | float,
     log_target: np.ndarray | float,
+    estimates: slice,
     estimate: float,
     categories: np.ndarray | None,
 ) -> None:
     """Write the feature rows of tasks entering slots (their records, `Lanes`).
 
-    Occupied, their log target ``log(epsilon / L_0)``, every estimate column at ``estimate`` (0,
-    or NO_PREDICTOR without a predictor), the (n, C) ``categories`` in the last C columns if
-    given, the rest 0 (nothing trained yet).
+    Occupied, their log target ``log(epsilon / L_0)``, the ``estimates`` columns
+    (`estimate_columns`) at ``estimate`` (0, or NO_PREDICTOR without a predictor), the (n, C)
+    ``categories`` in the last C columns if given, the rest 0 (nothing trained yet, on no node).
     """
     rows[...] = 0.0
     rows[..., SlotFeature.OCCUPIED] = 1.0
     rows[..., SlotFeature.LOG_TARGET] = log_target - log_initial
-    rows[..., ESTIMATES] = estimate
+    rows[..., estimates] = estimate
     if categories is not None and categories.shape[-1]:
         rows[..., -categories.shape[-1] :] = categories

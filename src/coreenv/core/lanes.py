@@ -19,9 +19,9 @@ from coreenv.context import Description, FinishedTask, TaskContext, reads_contex
 from coreenv.core import engine as e
 from coreenv.core.episodes import EpisodeTasks
 from coreenv.core.features import (
-    ESTIMATES,
     NO_PREDICTOR,
     SlotFeature,
+    cluster_columns,
     entering_rows,
     estimate_columns,
     observation_size,
@@ -48,7 +48,8 @@ class Lanes:
         lane: (B, `engine.LANE_COLUMNS`) int64, each lane's clock, queue, counters, and what its
             last step gave.
         returns: (B, 2) float64, each lane's shaping potential and last reward.
-        slot_ints, slot_floats: (7, B·K) int64 and (9, B·K) float64 per-slot data.
+        slot_ints, slot_floats: (`engine.SLOT_INT_ROWS`, B·K) int64 and (9, B·K) float64
+            per-slot data.
         table: (B·K, F) float64 slot features (float32 once observed); the time left is kept by
             subtracting ``slot_floats[SLOT_SCALE]`` each step.
         mask: (B, K + 2) int8: per lane the occupied slots, idle (always 1) and a column always
@@ -101,6 +102,9 @@ class Lanes:
                 0,  # GUARD: set once a task's target is not below its initial loss
                 arrival_end,
                 max_steps,
+                config.switch_cost,
+                cluster_columns(config).start if config.cluster_shown else -1,
+                *config.speeds,
             ],
             np.int64,
         )
@@ -123,8 +127,11 @@ class Lanes:
             grown = np.zeros((e.TASK_ROWS, *ints.shape[1:]), np.int64)
             grown[: len(ints)] = ints
             state["task_ints"] = grown
+        _grow_for_cluster(state, m)
         state.setdefault("descriptions", [None] * b)
-        state.setdefault("estimate_columns", ESTIMATES)
+        state.setdefault(
+            "estimate_columns", slice(int(SlotFeature.EST_REMAINING), state["table"].shape[1])
+        )
         state.setdefault("remembers", False)
         state.setdefault("warm", [()] * b)
         state.setdefault("_histories", [()] * b)
@@ -194,7 +201,9 @@ class Lanes:
         ints[e.TASK_ARRIVAL, :n], ints[e.TASK_ARRIVAL, n:] = episode.arrival, e.NEVER
         ints[e.TASK_DEADLINE, :n] = episode.deadline
         ints[e.TASK_FEASIBLE, :n] = episode.feasible
-        self.records[lane, :n] = _records(episode, self.new_estimate, self.record_size)
+        self.records[lane, :n] = _records(
+            episode, self.estimate_columns, self.new_estimate, self.record_size
+        )
         self.records[lane, n:] = 0.0
         self.lane[lane, [e.NEXT_ARRIVAL, e.ACTIVE]] = ints[e.TASK_ARRIVAL, 0], 1
         self.curves[lane] = episode.curves
@@ -284,7 +293,7 @@ class Lanes:
             self.curves[b][task][: cursor + 1]
             for b, task, cursor in zip(which.tolist(), tasks, cursors)
         ]
-        budgets = config.batches_per_step * (ints[e.DEADLINE] - self.lane[which, e.T])
+        budgets = config.fastest_batches * (ints[e.DEADLINE] - self.lane[which, e.T])
         targets = self.slot_floats[e.TARGET, ready]
         levels = config.estimate_quantiles
         contexts = self.contexts(ready) if reads_context(predictor) else None
@@ -350,13 +359,15 @@ class Lanes:
 
     # -- what the lanes show ----------------------------------------------------------------------
 
-    def observe(self, which: np.ndarray, num_nodes: int) -> np.ndarray:
+    def observe(self, which: np.ndarray) -> np.ndarray:
         """(len(which), M, D) float32 node observations of lanes ``which`` (`engine.observe`)."""
-        return e.observe(which, self.lane, self.table, num_nodes, self.scales[e.HORIZON])
+        return e.observe(which, self.lane, self.table, self.settings, self.scales[e.HORIZON])
 
-    def observe_states(self, which: np.ndarray, num_nodes: int) -> np.ndarray:
+    def observe_states(self, which: np.ndarray) -> np.ndarray:
         """(len(which), S) float32 states of lanes ``which`` (`engine.observe_states`)."""
-        return e.observe_states(which, self.lane, self.table, num_nodes, self.scales[e.HORIZON])
+        return e.observe_states(
+            which, self.lane, self.table, self.settings, self.scales[e.HORIZON]
+        )
 
     def view(
         self,
@@ -394,7 +405,16 @@ class Lanes:
             descriptions=list(self.descriptions) if any(self.descriptions) else (),
             histories=[self.history(b) for b in range(self.num_lanes)] if self.remembers else (),
             remaining=self.remaining() if clairvoyant else None,
+            last_node=ints[e.NODE].copy(),
+            resume_cost=self.resume_cost(config.switch_cost),
         )
+
+    def resume_cost(self, switch_cost: int) -> np.ndarray:
+        """(B, K) steps each slot's task would lose on its last node at the next step."""
+        ints = self.slot_ints.reshape(-1, self.num_lanes, self.num_slots)
+        continued = ints[e.TRAINED_AT] == self.lane[:, e.T, None]
+        cost = np.where(continued, ints[e.RESTORING], switch_cost)
+        return np.where(ints[e.NODE] >= 0, cost, 0)
 
     def remaining(self) -> np.ndarray:
         """(B, K) true remaining batches of each slot's task (-1 if unknowable, 0 if empty)."""
@@ -408,7 +428,7 @@ class Lanes:
     def counters(self, lane: int) -> Counters:
         """The design §2 counters of ``lane``'s episode so far."""
         feasible = self.task_ints[e.TASK_FEASIBLE, lane, : self.lane[lane, e.NEXT]]
-        counted = self.lane[lane, e.BUSY : e.READY_COUNT + 1].tolist()
+        counted = self.lane[lane, e.BUSY : e.SWITCH_STEPS + 1].tolist()
         return Counters(
             arrivals=int(feasible.size),
             feasible=int((feasible == 1).sum()),
@@ -422,8 +442,11 @@ class Lanes:
         return np.flatnonzero(self.task_ints[e.TASK_WAITING, lane])
 
 
-def _records(episode: EpisodeTasks, estimate: float, size: int) -> np.ndarray:
-    """(n, R = ``size``) the records of ``episode``'s tasks (`engine`'s layout)."""
+def _records(
+    episode: EpisodeTasks, estimates: slice, estimate: float, size: int
+) -> np.ndarray:
+    """(n, R = ``size``) the records of ``episode``'s tasks (`engine`'s layout), their
+    ``estimates`` columns at ``estimate``."""
     n = len(episode.arrival)
     records = np.zeros((n, size))
     for i, name in enumerate(_RECORD_INTS):
@@ -435,6 +458,26 @@ def _records(episode: EpisodeTasks, estimate: float, size: int) -> np.ndarray:
     floats[:, e.INITIAL_LOSS] = episode.initial
     floats[:, e.LOG_SPAN] = episode.log_initial - episode.log_target
     entering_rows(
-        records[:, _ROW:], episode.log_initial, episode.log_target, estimate, episode.categories
+        records[:, _ROW:],
+        episode.log_initial,
+        episode.log_target,
+        estimates,
+        estimate,
+        episode.categories,
     )
     return records
+
+
+def _grow_for_cluster(state: dict, num_nodes: int) -> None:
+    """Lanes pickled before the cluster options get its counters, slot rows and settings."""
+    lane = state["lane"]
+    if lane.shape[1] < e.LANE_COLUMNS:
+        state["lane"] = np.insert(lane, e.SWITCHES, 0, axis=1)
+        state["lane"] = np.insert(state["lane"], e.SWITCH_STEPS, 0, axis=1)
+    ints = state["slot_ints"]
+    if len(ints) < e.SLOT_INT_ROWS:
+        new = np.repeat(e.EMPTY_INTS[len(ints) :, None], ints.shape[1], axis=1)
+        state["slot_ints"] = np.concatenate([ints, new])
+    settings = state["settings"]
+    if settings.size < e.SPEEDS:
+        state["settings"] = np.concatenate([settings, [0, -1], np.ones(num_nodes, np.int64)])

@@ -17,6 +17,8 @@ METRIC_KEYS = (
     "steps_to_ready",
     "utilisation",
     "conflicts",
+    "switches",
+    "switch_steps",
 )
 
 
@@ -36,12 +38,15 @@ class Counters:
     conflicts: int = 0
     ready_delay_sum: int = 0
     ready_count: int = 0
+    switches: int = 0  # times a task resumed on another node or after a pause
+    switch_steps: int = 0  # node-steps spent restoring tasks (EnvConfig.switch_cost)
 
 
 def metrics(counters: Counters, num_nodes: int) -> dict[str, float]:
     """The metrics so far.
 
-    Rates over no arrivals or steps are 0; `steps_to_ready` is NaN when no task reached prediction
+    ``switches`` counts every resumption (`coreenv.core.engine`), at any switch cost;
+    ``switch_steps`` the node-steps they lost. Rates over no arrivals or steps are 0; `steps_to_ready` is NaN when no task reached prediction
     readiness (there is no delay to average), and `feasibility_bound` is NaN when some task's
     demand is unknowable (live curves).
     """
@@ -61,4 +66,6 @@ def metrics(counters: Counters, num_nodes: int) -> dict[str, float]:
         "steps_to_ready": c.ready_delay_sum / c.ready_count if c.ready_count else float("nan"),
         "utilisation": ratio(c.busy_node_steps, c.steps * num_nodes),
         "conflicts": c.conflicts,
+        "switches": c.switches,
+        "switch_steps": c.switch_steps,
     }

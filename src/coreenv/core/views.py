@@ -56,6 +56,11 @@ class SchedulerView:
             which continues the generator).
         remaining: (E, K) int64 true remaining batches R* - n_k of each occupied slot (-1 if
             unknowable, 0 if empty), only in a clairvoyant view; else None.
+        last_node: (E, K) int64, the node that last trained the slot's task, -1 if none has.
+        resume_cost: (E, K) int64, the steps the task would lose trained on ``last_node`` at the
+            next step (`EnvConfig.switch_cost` after a pause, what is left of a restore, 0 if it
+            trained at the last step); on any other node it loses ``switch_cost``, unless it
+            never trained (0).
     """
 
     configs: tuple[EnvConfig, ...]
@@ -76,6 +81,8 @@ class SchedulerView:
     """``curves[e][uid]``: the whole loss curve of episode e's task ``uid`` (at least those in the
     slots); read through `prefix`, which shows only what training revealed."""
     remaining: np.ndarray | None = None
+    last_node: np.ndarray | None = None
+    resume_cost: np.ndarray | None = None
     descriptions: Sequence[Sequence[Description] | None] = ()
     """``descriptions[e][uid]``: what episode e's task ``uid`` is, where its config's
     ``information`` is not ``"prefix"`` (else None, or no entry); read through `description`."""
@@ -143,6 +150,16 @@ class SchedulerView:
         return np.array([config.batches_per_step for config in self.configs], np.int64)
 
     @property
+    def speeds(self) -> np.ndarray:
+        """(E, M) int64, each episode's node speeds (`EnvConfig.speeds`)."""
+        return np.array([config.speeds for config in self.configs], np.int64)
+
+    @property
+    def switch_cost(self) -> np.ndarray:
+        """(E,) int64, each episode's `EnvConfig.switch_cost`."""
+        return np.array([config.switch_cost for config in self.configs], np.int64)
+
+    @property
     def num_episodes(self) -> int:
         """E."""
         return len(self.t)
@@ -194,9 +211,11 @@ class SchedulerView:
         ]
 
     def budgets(self, episodes: np.ndarray, slots: np.ndarray) -> np.ndarray:
-        """A predictor's budget for each ``(episodes[i], slots[i])`` task: ``B · (d_k − t)``."""
+        """A predictor's budget for each ``(episodes[i], slots[i])`` task: the batches the
+        fastest node trains by its deadline, ``fastest_batches · (d_k − t)``."""
         time_left = self.deadline[episodes, slots] - self.t[episodes]
-        return self.batches_per_step[episodes] * time_left
+        fastest = np.array([config.fastest_batches for config in self.configs], np.int64)
+        return fastest[episodes] * time_left
 
     def per_episode(self, rows: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
         """``rows`` of the (E, K) ``mask``'s true cells in row-major order, split by episode."""

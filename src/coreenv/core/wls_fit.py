@@ -34,6 +34,7 @@ from coreenv.core.engine import (
     EST_REMAINING,
     OBS_BOUND,
     OFFSET,
+    SPEEDS,
     TARGET,
     T,
     compiled,
@@ -180,12 +181,12 @@ def estimate_slots(
     """Re-estimate the tasks of flat slots ``ready`` from the curve store's ``logs`` (`Lanes`).
 
     A slot's prefix is its task's losses up to its cursor, at its offset; its budget the batches
-    its deadline still allows, ``batches_per_step · (deadline − t)``. Writes what
+    its deadline still allows on the fastest node, ``fastest_batches · (deadline − t)``. Writes what
     `Lanes.record_estimates` writes: the raw estimates into ``slot_floats`` and the estimate
     features (remaining / batch scale, at most OBS_BOUND; P(success)) into ``table``.
     """
     k = table.shape[0] // lane.shape[0]
-    batches, batch_scale = settings[BATCHES], scales[BATCH_SCALE]
+    batches, batch_scale = settings[BATCHES] * settings[SPEEDS:].max(), scales[BATCH_SCALE]
     for r in range(ready.size):
         j = ready[r]
         budget = batches * (slot_ints[DEADLINE, j] - lane[j // k, T])

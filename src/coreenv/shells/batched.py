@@ -23,7 +23,7 @@ from coreenv.config import EnvConfig, make_config
 from coreenv.core import engine
 from coreenv.core.episodes import EpisodeDrawer
 from coreenv.core.events import DecisionEvents, Decisions, make_decisions
-from coreenv.core.features import observation_size, slot_width
+from coreenv.core.features import observation_size, slot_width, speed_columns
 from coreenv.core.lanes import Lanes
 from coreenv.core.masks import idle_reasons
 from coreenv.core.metrics import metrics
@@ -147,7 +147,9 @@ class BatchedCore(PredictorHook):
         self.obs_dim = observation_size(cfg)
         self._takes = np.zeros((b, cfg.num_nodes), bool)
         self.decisions = held = make_decisions(decisions)
-        self._events = DecisionEvents(cfg.num_nodes, slot_width(cfg), held.hold, held.feasibility)
+        self._events = DecisionEvents(
+            cfg.num_nodes, slot_width(cfg), held.hold, held.feasibility, speed_columns(cfg)
+        )
 
     # -- public API -------------------------------------------------------------------------------
 
@@ -402,8 +404,8 @@ class BatchedCore(PredictorHook):
         """(len(lanes), M, D) float32: what `CoreEnv` gives each lane's nodes (or (L, S) states)."""
         lanes = np.arange(self.num_envs) if lanes is None else lanes
         if self.observation == "state":
-            return self.lanes.observe_states(lanes, self.config.num_nodes)
-        return self.lanes.observe(lanes, self.config.num_nodes)
+            return self.lanes.observe_states(lanes)
+        return self.lanes.observe(lanes)
 
 
 def checked_lanes_actions(actions: object, lanes: int, nodes: int, k: int) -> np.ndarray:

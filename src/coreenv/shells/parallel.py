@@ -18,7 +18,7 @@ from coreenv.config import EnvConfig, make_config
 from coreenv.core import engine
 from coreenv.core.episodes import EpisodeDrawer
 from coreenv.core.events import DecisionEvents, Decisions, make_decisions
-from coreenv.core.features import slot_width
+from coreenv.core.features import slot_width, speed_columns
 from coreenv.core.lanes import Lanes
 from coreenv.core.masks import action_indices, idle_reasons
 from coreenv.core.metrics import metrics
@@ -155,13 +155,14 @@ class CoreEnv(PredictorHook, ParallelEnv):
         self._masks = np.empty((m, k + 1), np.int8)
         self._masks_version = -1
         self._events = DecisionEvents(
-            m, slot_width(cfg), self._decisions.hold, self._decisions.feasibility
+            m, slot_width(cfg), self._decisions.hold, self._decisions.feasibility,
+            speed_columns(cfg),
         )
         self.np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
         self._served = np.full(m, engine.EMPTY)  # task each node trained last (render modes)
         self._history: list[np.ndarray] = []
-        self._shown = self._lanes.observe(_LANE, m)[0]
+        self._shown = self._lanes.observe(_LANE)[0]
 
     # -- PettingZoo API ---------------------------------------------------------------------------
 
@@ -201,7 +202,7 @@ class CoreEnv(PredictorHook, ParallelEnv):
             self._events.restart()
             self._events.due_tables(self._slot_table())
         observations, *_, infos = self._answer(
-            self._lanes.observe(_LANE, len(self.agents))[0], 0.0, engine.RUNNING, {}
+            self._lanes.observe(_LANE)[0], 0.0, engine.RUNNING, {}
         )
         return observations, infos
 
@@ -244,7 +245,7 @@ class CoreEnv(PredictorHook, ParallelEnv):
 
         agents = self.agents
         if obs is None:
-            obs = lanes.observe(_LANE, len(agents))
+            obs = lanes.observe(_LANE)
         answer = self._answer(obs[0], reward, ended, {"successes": successes})
         infos = answer[-1]
         if held:
@@ -278,7 +279,7 @@ class CoreEnv(PredictorHook, ParallelEnv):
     def state(self) -> np.ndarray:
         """The global view: global features and every slot block, without a node id."""
         m = self.config.num_nodes
-        return self._lanes.observe(_LANE, m)[0, 0, m:]
+        return self._lanes.observe(_LANE)[0, 0, m:]
 
     def render(self) -> str | np.ndarray | None:
         """Render in ``render_mode``.

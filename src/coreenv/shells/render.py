@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from coreenv.core.engine import EMPTY
-from coreenv.core.features import SlotFeature, slot_tables, slot_width
+from coreenv.core.features import SlotFeature, slot_tables, slot_width, speed_columns
 from coreenv.core.views import SchedulerView
 
 __all__ = ["GANTT_STEPS", "ansi_table", "gantt"]
@@ -48,7 +48,7 @@ def ansi_table(
     ``served``: (M,) the task each node trained last step (EMPTY: idle or not recorded).
     """
     config = view.configs[0]
-    table = slot_tables(view.obs, config.num_nodes, slot_width(config))[0]
+    table = slot_tables(view.obs, config.num_nodes, slot_width(config), speed_columns(config))[0]
     lines = [
         f"t={view.t[0]}  arrivals={metrics['arrivals']}  successes={metrics['successes']}  "
         f"failures={metrics['failures']}  waiting={view.waiting[0]}",

@@ -20,7 +20,13 @@ from gymnasium.vector.utils import batch_space
 
 from coreenv.config import EnvConfig, make_config
 from coreenv.core.events import Decisions, make_decisions
-from coreenv.core.features import OBS_BOUND, SlotFeature, slot_tables, slot_width
+from coreenv.core.features import (
+    OBS_BOUND,
+    SlotFeature,
+    slot_tables,
+    slot_width,
+    speed_columns,
+)
 from coreenv.core.masks import invalid_actions, live_masks
 from coreenv.errors import ConfigError, InvalidActionError
 from coreenv.layout import SLOT_ORDERS, listed_state, sequential_layout, slot_listing
@@ -307,7 +313,7 @@ class SequentialVectorEnv(VectorEnv):
         Its step mask is its state's occupied slots, then idle.
         """
         cfg, k, m = self.config, self.config.num_slots, self.config.num_nodes
-        occupied = slot_tables(state[None, None], 0, slot_width(cfg))[0, :, _OCCUPIED] > 0  # (K,)
+        occupied = slot_tables(state[None, None], 0, slot_width(cfg), speed_columns(cfg))[0, :, _OCCUPIED] > 0  # (K,)
         mask = np.append(occupied, True).astype(np.int8)
         node = np.zeros(1, np.int64)
         obs, live, listing = self._shown(

@@ -289,8 +289,9 @@ def plot(data: dict, config: SweepConfig, path: Path) -> None:
 def row_differences(before: list[dict], after: list[dict]) -> list[str]:
     """What differs between two sweeps' rows of the same episodes, ignoring wall time.
 
-    Episodes are matched by (method, task set, load, seed); each metric must be equal (NaN equals
-    NaN). Returns one line per difference, and per episode found in only one of them.
+    Episodes are matched by (method, task set, load, seed); each metric both rows record must be
+    equal (NaN equals NaN): rows of a release with fewer metrics compare on theirs. Returns one
+    line per difference, and per episode found in only one of them.
     """
 
     def by_episode(rows: list[dict]) -> dict[tuple, dict]:
@@ -301,7 +302,9 @@ def row_differences(before: list[dict], after: list[dict]) -> list[str]:
     lines += [f"only in the second: {key}" for key in sorted(b.keys() - a.keys())]
     for key in sorted(a.keys() & b.keys()):
         for metric in METRIC_KEYS:
-            x, y = a[key].get(metric), b[key].get(metric)
+            if metric not in a[key] or metric not in b[key]:
+                continue
+            x, y = a[key][metric], b[key][metric]
             if x != y and not (x != x and y != y):  # NaN == NaN here
                 lines.append(f"{key} {metric}: {x!r} != {y!r}")
     return lines

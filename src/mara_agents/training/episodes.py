@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from coreenv import BatchedCore, DecisionEvents
-from coreenv.layout import slot_width
+from coreenv.layout import slot_width, speed_columns
 from mara_agents.policy.mat import MAT
 
 __all__ = ["PlayedEpisodes", "play_episodes", "segment_rewards"]
@@ -64,7 +64,9 @@ def play_episodes(
     k = config.num_slots
     model.eval()
     view = core.reset(seeds)
-    events = DecisionEvents(config.num_nodes, slot_width(config), hold, feasibility)
+    events = DecisionEvents(
+        config.num_nodes, slot_width(config), hold, feasibility, speed_columns(config)
+    )
     held = np.full((core.num_envs, config.num_nodes), k, np.int64)
     obs, masks, actions, log_probs, values, steps, lanes, rewards = ([] for _ in range(8))
     completion = np.zeros(core.num_envs)

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from coreenv import CoreEnv, Decisions, EnvConfig, SlotFeature
-from coreenv.layout import GLOBAL_FEATURES, OBS_BOUND, slot_width, table_start
+from coreenv.layout import (
+    OBS_BOUND,
+    global_names,
+    slot_names,
+    slot_width,
+    speed_columns,
+    table_start,
+)
 from mara_agents.schedulers.base import Scheduler, predictor_for
 
 __all__ = ["Decision", "FeatureScale", "feature_scales", "play_decisions"]
@@ -69,7 +76,8 @@ def feature_scales(
     """
     if not seeds:
         raise ValueError("feature_scales needs at least one episode seed.")
-    start, width = table_start(config.num_nodes), slot_width(config)
+    start = table_start(config.num_nodes, speed_columns(config))
+    width = slot_width(config)
     globals_, slots = [], []
     for seed in seeds:
         for decision in play_decisions(scheduler, config, seed, decisions):
@@ -77,8 +85,7 @@ def feature_scales(
             table = obs[start:].reshape(config.num_slots, width)
             globals_.append(obs[config.num_nodes : start])
             slots.append(table[table[:, SlotFeature.OCCUPIED] > 0.5])
-    names = [*GLOBAL_FEATURES, *(f.name.lower() for f in SlotFeature)]
-    names += [f"quantile_{q}" for q in config.estimate_quantiles]
+    names = [*global_names(config), *slot_names(config)]
     if not globals_:
         raise ValueError(f"no decision was made on the episodes {list(seeds)}.")
     values = [*np.stack(globals_).T, *np.concatenate(slots).T]
