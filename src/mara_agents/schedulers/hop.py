@@ -20,6 +20,7 @@ batches. HOP plans once per *sampled future* and serves what the plans agree on:
    slack first, then the rest, fewest estimated batches first. Re-plan every step.
 
 With every sample equal to the true demand, HOP serves what LARA with the true demand serves.
+Like LARA it plans with the cluster's node speeds and switch cost (`cluster`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ import numpy as np
 
 from coreenv import Predictor, SchedulerView, check_remaining, estimate_many, reads_context
 from mara_agents.checks import require
-from mara_agents.schedulers.base import EpisodeMemo, Scheduler, serve_orders
+from mara_agents.schedulers.base import EpisodeMemo, Scheduler
+from mara_agents.schedulers.cluster import assign_nodes, plan_capacity, restore_steps
 from mara_agents.schedulers.lara import explore_first, to_plan
 from mara_agents.schedulers.planning import select_feasible_many
 
@@ -94,17 +96,18 @@ class HOP(Scheduler):
         """Exploring tasks first, then by share of feasible samples (see the module docstring)."""
         ready = to_plan(view, self.config.explore)
         sampled = view.per_episode(self._samples(view, ready), ready)
-        return serve_orders(view, [self._order(view, e, s) for e, s in enumerate(sampled)])
+        return assign_nodes(view, [self._order(view, e, s) for e, s in enumerate(sampled)])
 
     def _order(self, view: SchedulerView, e: int, samples: np.ndarray) -> np.ndarray:
         """The slots episode ``e`` serves, in order, given its ready tasks' (R, S) samples."""
         exploring, ready, free = explore_first(view, e, self.config.explore)
         if ready.size == 0 or free <= 0:
             return exploring
-        per_step = view.configs[e].batches_per_step
-        time_left = (view.deadline[e, ready] - view.t[e]).astype(np.float64)  # (R,)
+        per_step, nodes = plan_capacity(view, e, exploring.size)
+        time_left = view.deadline[e, ready] - view.t[e] - restore_steps(view, e, ready)
+        time_left = time_left.astype(np.float64)  # (R,)
         steps = np.ceil(samples / per_step)
-        score = self.scores(steps, time_left - self.config.slack, free)  # (R,)
+        score = self.scores(steps, time_left - self.config.slack, nodes)  # (R,)
         point = np.quantile(samples, self.config.quantile, axis=1, method="inverted_cdf")
         point_steps = np.ceil(point / per_step)
         # planned tier, by descending share (ties: earliest deadline, fewest steps)
@@ -121,13 +124,13 @@ class HOP(Scheduler):
         return np.concatenate([exploring, ready[order]])
 
     @staticmethod
-    def scores(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) -> np.ndarray:
+    def scores(steps: np.ndarray, time_left: np.ndarray, num_nodes: float) -> np.ndarray:
         """(R,) share of the S samples in whose Moore–Hodgson feasible set each task lies.
 
         Args:
             steps: (R, S) sampled remaining steps of R tasks (``inf``: never).
             time_left: (R,) steps to each task's deadline.
-            num_nodes: nodes to plan on.
+            num_nodes: nodes to plan on (`cluster.plan_capacity`: fractional on mixed speeds).
         """
         return select_feasible_many(steps, time_left, num_nodes).mean(axis=1)
 

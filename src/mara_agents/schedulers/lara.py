@@ -14,6 +14,9 @@ design §4 (LARA), which is consistent with every published description of it:
    could still finish alone, and only then, with nodes that would otherwise idle, to the tasks
    estimated infeasible (fewest estimated batches first: serving them costs nothing and an
    estimate can be wrong); re-plan every step.
+
+On a cluster of nodes of different speeds or with a switch cost it plans with both and keeps
+tasks on their nodes (`cluster`, design §4), in the spirit of LaiRA.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ import numpy as np
 from coreenv import Predictor, SchedulerView, estimate_many, reads_context
 from mara_agents.checks import check
 from mara_agents.predictors import WLSPredictor
-from mara_agents.schedulers.base import EpisodeMemo, Scheduler, serve_orders
+from mara_agents.schedulers.base import EpisodeMemo, Scheduler
+from mara_agents.schedulers.cluster import assign_nodes, plan_capacity, restore_steps
 from mara_agents.schedulers.planning import plan
 
 __all__ = ["LARA", "explore_first", "to_plan"]
@@ -72,16 +76,17 @@ class LARA(Scheduler):
         """Exploring tasks first, then the estimated feasible set (see the module docstring)."""
         ready = to_plan(view, self.explore)
         estimated = view.per_episode(self._remaining(view, ready), ready)
-        return serve_orders(view, [self._order(view, e, r) for e, r in enumerate(estimated)])
+        return assign_nodes(view, [self._order(view, e, r) for e, r in enumerate(estimated)])
 
     def _order(self, view: SchedulerView, e: int, remaining: np.ndarray) -> np.ndarray:
         """The slots episode ``e`` serves, in order, given its ready tasks' estimates."""
         exploring, ready, free = explore_first(view, e, self.explore)
         if ready.size == 0 or free <= 0:
             return exploring
-        steps = np.ceil(remaining / view.configs[e].batches_per_step)  # inf stays inf: dropped
-        time_left = view.deadline[e, ready] - view.t[e]
-        planned = plan(steps, time_left, free)
+        rate, nodes = plan_capacity(view, e, exploring.size)
+        steps = np.ceil(remaining / rate)  # inf stays inf: dropped
+        time_left = view.deadline[e, ready] - view.t[e] - restore_steps(view, e, ready)
+        planned = plan(steps, time_left, nodes)
         left_out = np.ones(ready.size, bool)
         left_out[planned] = False
         dropped = np.flatnonzero(left_out)

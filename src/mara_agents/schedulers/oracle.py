@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from coreenv import SchedulerView
-from mara_agents.schedulers.base import Scheduler, serve_orders
+from mara_agents.schedulers.base import Scheduler
+from mara_agents.schedulers.cluster import assign_nodes, plan_capacity, restore_steps
 from mara_agents.schedulers.planning import plan
 
 __all__ = ["Oracle", "true_remaining"]
@@ -15,7 +16,8 @@ class Oracle(Scheduler):
     """Serve the largest set of tasks that can all still finish, earliest deadline first.
 
     Reads the hidden demand (a clairvoyant `coreenv.SchedulerView`'s ``remaining``); hopeless
-    tasks (that could not finish even with a node every step) are never served.
+    tasks (that could not finish even with a node every step) are never served. Plans on the
+    cluster's speeds and switch cost as LARA does (`cluster`).
     """
 
     observation_predictor = None  # reads no estimates from the observation
@@ -29,10 +31,11 @@ class Oracle(Scheduler):
         orders = []
         for e in range(view.num_episodes):
             occupied = np.flatnonzero(view.occupied[e])
-            steps = -(-remaining[e, occupied] // view.configs[e].batches_per_step)
-            time_left = view.deadline[e, occupied] - view.t[e]
-            orders.append(occupied[plan(steps, time_left, view.num_nodes)])
-        return serve_orders(view, orders)
+            rate, nodes = plan_capacity(view, e, 0)
+            steps = -(-remaining[e, occupied] // rate)
+            time_left = view.deadline[e, occupied] - view.t[e] - restore_steps(view, e, occupied)
+            orders.append(occupied[plan(steps, time_left, nodes)])
+        return assign_nodes(view, orders)
 
 
 def true_remaining(view: SchedulerView, reader: str) -> np.ndarray:

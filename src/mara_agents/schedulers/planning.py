@@ -1,7 +1,8 @@
 """Deadline planning on M nodes from (estimated) remaining work: which tasks can all finish in time.
 
 Shared by the clairvoyant oracle (true demand), LARA (predicted demand) and HOP (sampled
-demands, `select_feasible_many`). Each task needs ``steps`` more steps of one node and has
+demands, `select_feasible_many`). ``num_nodes`` may be fractional: nodes of mixed speeds counted
+in units of the fastest (`cluster.plan_capacity`). Each task needs ``steps`` more steps of one node and has
 ``time_left`` steps before its deadline; a task can use at most one node per step.
 """
 
@@ -27,7 +28,7 @@ def work_due(steps: np.ndarray, time_left: np.ndarray) -> tuple[np.ndarray, np.n
     return points, due
 
 
-def feasible(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) -> bool:
+def feasible(steps: np.ndarray, time_left: np.ndarray, num_nodes: float) -> bool:
     """Whether all tasks can finish on ``num_nodes`` nodes (at most one node per task per step)."""
     if np.any(steps > time_left):
         return False
@@ -35,7 +36,7 @@ def feasible(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) -> bool:
     return bool(np.all(due.sum(axis=1) <= num_nodes * points))
 
 
-def select_feasible(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) -> np.ndarray:
+def select_feasible(steps: np.ndarray, time_left: np.ndarray, num_nodes: float) -> np.ndarray:
     """A large set of tasks that can all finish (bool mask), by Moore–Hodgson's rule.
 
     Tasks are taken in deadline order; when the set stops being feasible, the task needing the most
@@ -61,7 +62,7 @@ def select_feasible(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) ->
     return chosen
 
 
-def select_feasible_many(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) -> np.ndarray:
+def select_feasible_many(steps: np.ndarray, time_left: np.ndarray, num_nodes: float) -> np.ndarray:
     """(R, S) `select_feasible` of each of S samples of the steps of R tasks, at once.
 
     Args:
@@ -105,7 +106,7 @@ def select_feasible_many(steps: np.ndarray, time_left: np.ndarray, num_nodes: in
     return chosen
 
 
-def plan(steps: np.ndarray, time_left: np.ndarray, num_nodes: int) -> np.ndarray:
+def plan(steps: np.ndarray, time_left: np.ndarray, num_nodes: float) -> np.ndarray:
     """Indices to serve, in order.
 
     First the feasible set by earliest deadline, then the other tasks that could still finish
