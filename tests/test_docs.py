@@ -29,11 +29,12 @@ RUN = {
     ("docs/environment.md", 2, "import coreenv"),
     ("docs/environment.md", 3, "import coreenv"),
     ("docs/environment.md", 4, "import coreenv"),
-    ("docs/environment.md", 5, "import gymnasium"),
-    ("docs/environment.md", 7, "import gymnasium"),
+    ("docs/environment.md", 5, "import coreenv"),
+    ("docs/environment.md", 6, "import gymnasium"),
     ("docs/environment.md", 8, "import gymnasium"),
-    ("docs/environment.md", 10, "import numpy as np"),
-    ("docs/environment.md", 11, "import coreenv"),
+    ("docs/environment.md", 9, "import gymnasium"),
+    ("docs/environment.md", 11, "import numpy as np"),
+    ("docs/environment.md", 12, "import coreenv"),
     ("docs/index.md", 0, "import coreenv"),
     ("docs/index.md", 1, "from mara_agents import evaluate"),
     ("docs/rl.md", 0, "from sb3_contrib import MaskablePPO"),
@@ -45,8 +46,8 @@ RUN = {
 }
 SKIPPED = {
     ("docs/benchmark.md", 0, "from mara_agents.schedulers import LARA"): "a sweep of 180 episodes",
-    ("docs/environment.md", 6, "from sb3_contrib import MaskablePPO"): "trains MaskablePPO",
-    ("docs/environment.md", 9, "from sb3_contrib import MaskablePPO"): "100,000 steps of PPO",
+    ("docs/environment.md", 7, "from sb3_contrib import MaskablePPO"): "trains MaskablePPO",
+    ("docs/environment.md", 10, "from sb3_contrib import MaskablePPO"): "100,000 steps of PPO",
     ("docs/mara.md", 0, "from mara_agents.schedulers.mara import"): "MARA with FM: ~40 s",
     ("docs/mara.md", 1, "from pathlib import Path"): "trains MARA for an hour",
     ("docs/mara.md", 2, "import dataclasses"): "LARA-FM on 50 episodes: about a minute",
@@ -126,7 +127,7 @@ SETUP = {  # what an example expects to find in its folder
 CHECKS = {
     ("docs/schedulers.md", 3, "import numpy as np"): quoted_completion,
     ("docs/tutorial.md", 1, "from mara_agents import evaluate"): no_conflicts,
-    ("docs/environment.md", 10, "import numpy as np"): all_episodes,
+    ("docs/environment.md", 11, "import numpy as np"): all_episodes,
 }
 
 

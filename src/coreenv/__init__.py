@@ -13,7 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from coreenv import compat, curves
 from coreenv.compat import OracleView, SlotTable
-from coreenv.config import EnvConfig, check_arrival_prob, make_config
+from coreenv.config import CLUSTERS, SPEED_MIXES, EnvConfig, check_arrival_prob, make_config
 from coreenv.context import (
     INFORMATION_MODELS,
     Description,
@@ -54,10 +54,12 @@ from coreenv.shells import (
 from coreenv.wls import WLSEstimates, WLSFit
 
 __all__ = [
+    "CLUSTERS",
     "DECISION_FORMS",
     "ENV_ID",
     "INFORMATION_MODELS",
     "SEQUENTIAL_ENV_ID",
+    "SPEED_MIXES",
     "METRIC_KEYS",
     "NO_PREDICTOR",
     "BankError",

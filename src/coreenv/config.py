@@ -21,6 +21,7 @@ __all__ = [
     "MAX_QUANTILE_LEVELS",
     "SCENARIO_NAMES",
     "SPEED_MIXES",
+    "CLUSTERS",
     "EnvConfig",
     "check_arrival_prob",
     "make_config",
@@ -30,6 +31,14 @@ INVALID_ACTION_POLICIES = ("idle", "raise")
 SPEED_MIXES = {"uniform": (1,), "two_speed": (1, 2), "mixed": (1, 1, 2, 4)}
 """Named node-speed mixes (`EnvConfig.node_speeds`): a pattern of speeds repeated over the nodes,
 so that one name serves every cluster size ("mixed" at 8 nodes is 1, 1, 2, 4, 1, 1, 2, 4)."""
+CLUSTERS = {
+    "equal": {},
+    "mixed_speeds": {"node_speeds": "mixed"},
+    "costly_moves": {"switch_cost": 5},
+    "mixed_costly": {"node_speeds": "mixed", "switch_cost": 5},
+}
+"""Named cluster scenarios (``coreenv sweep --cluster``): the `EnvConfig` fields of their nodes.
+"equal" is the default cluster: equal nodes, tasks move for free."""
 SCENARIO_NAMES = ("default", "infeasible_stress")
 """The scenarios `EnvConfig.scenario` may name; `coreenv.core.scenarios.SCENARIOS` builds them."""
 ADMISSION_RULES = ("fifo", "edf")

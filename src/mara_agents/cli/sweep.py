@@ -4,6 +4,7 @@
     coreenv sweep --episodes 100 --out results/sweep       # the full sweep
     coreenv sweep --methods fifo lara my_pkg.sched:MyScheduler
     coreenv sweep --information history --methods lara_fm lara_analog hop_analog
+    coreenv sweep --nodes 8 --cluster mixed_costly          # 8 nodes, 16 slots, loads x 2
     coreenv sweep --backend ray --ray-address auto         # on a Ray cluster
 
 One JSON row per episode is appended to ``OUT/rows.jsonl`` as soon as it finishes, so Ctrl-C
@@ -18,6 +19,9 @@ Episode seeds come from ``mara_agents.sweep.episode_seed``: disjoint from any tr
 losses alone (the default, the paper's setting), its description too, or also the history of the
 tasks its episode finished, which the methods that read context (``lara_analog``,
 ``hop_analog``) learn from; on ``rl_ood`` and ``vit_ood`` none of them saw the kinds before.
+``--nodes`` and ``--slots`` size the cluster (K = 2 M unless given; the default loads scale by
+M / 4, so each node sees the same load); ``--cluster`` names its nodes' speeds and switch cost
+(`coreenv.CLUSTERS`).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from pathlib import Path
 
-from coreenv import INFORMATION_MODELS, InvalidActionError
+from coreenv import CLUSTERS, INFORMATION_MODELS, InvalidActionError
 from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.sweep import (
@@ -47,10 +51,11 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     add = parser.add_argument
     add_arrival_prob(
         parser,
-        list(DEFAULTS["arrival_prob"]),
+        None,
         old="--loads",
         several=True,
-        help="arrival probabilities p to sweep, each in [0, 1]",
+        help="arrival probabilities p to sweep, each in [0, 1]; default "
+        f"{' '.join(map(str, DEFAULTS['arrival_prob']))}, times M / 4",
     )
     add(
         "--task-sets",
@@ -101,11 +106,22 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
         default=0,
         help="with --information history: tasks of earlier episodes each history starts with",
     )
+    add("--nodes", type=int, default=None, help="M, the cluster's nodes (default 4)")
+    add("--slots", type=int, default=None, help="K, the task slots (default 2 M)")
+    add(
+        "--cluster",
+        choices=tuple(CLUSTERS),
+        default="equal",
+        help="the nodes' speeds and switch cost (default: equal nodes, free moves)",
+    )
     add("--quick", action="store_true", help=f"{QUICK_EPISODES} episodes per cell: a smoke run")
     args = parser.parse_args(argv)
+    cluster = _cluster(parser, args.nodes, args.slots, args.cluster)
+    nodes = cluster.get("num_nodes", 4)
+    loads = args.arrival_prob or [round(p * nodes / 4, 6) for p in DEFAULTS["arrival_prob"]]
     try:
         config = SweepConfig.checked(
-            arrival_prob=args.arrival_prob,
+            arrival_prob=loads,
             task_sets=args.task_sets,
             methods=args.methods,
             seeds=args.seeds,
@@ -115,7 +131,7 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
             ray_address=args.ray_address,
             out=args.out,
             strict=args.strict,
-            env=_information(parser, args.information, args.warm_history),
+            env=_information(parser, args.information, args.warm_history) | cluster,
         )
     except SweepInputError as e:
         parser.error(str(e))
@@ -133,6 +149,19 @@ def _information(parser: CommandParser, information: str, warm: int) -> dict:
         )
     fields = {} if information == "prefix" else {"information": information}
     return fields | ({"warm_history": warm} if warm else {})
+
+
+def _cluster(parser: CommandParser, nodes: int | None, slots: int | None, name: str) -> dict:
+    """The `EnvConfig` fields of ``--nodes``, ``--slots`` and ``--cluster`` (none by default)."""
+    for option, value in (("--nodes", nodes), ("--slots", slots)):
+        if value is not None and value < 1:
+            parser.error(f"{option} must be an int >= 1, got {value}.")
+    fields = dict(CLUSTERS[name])
+    if nodes is not None:
+        fields |= {"num_nodes": nodes, "num_slots": 2 * nodes}
+    if slots is not None:
+        fields["num_slots"] = slots
+    return fields
 
 
 def main(argv: list[str] | None = None) -> None:

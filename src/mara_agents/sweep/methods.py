@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from coreenv import EnvConfig, check_arrival_prob
+from coreenv import CoreEnv, EnvConfig, check_arrival_prob
 from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, RandomScheduler, Scheduler
+from mara_agents.evaluation import decisions_of
 from mara_agents.schedulers.base import observed_config, predictor_for
 from mara_agents.schedulers.hop import HOP_TUNED
 from mara_agents.schedulers.variants import VARIANTS
@@ -241,6 +242,14 @@ def load_checkpoint(path: str | os.PathLike, predictors: dict | None = None) -> 
     )
 
 
+def _first_decision(scheduler: Scheduler, config: EnvConfig) -> None:
+    """``scheduler``'s decision at the start of an episode of ``config`` (what it raises)."""
+    env = CoreEnv(config, predictor=predictor_for(scheduler), decisions=decisions_of(scheduler))
+    observations, infos = env.reset(seed=0)
+    scheduler.reset(env)
+    scheduler.act(observations, infos)
+
+
 def validate(
     methods: Iterable[Any],
     task_sets: Iterable[str],
@@ -250,16 +259,16 @@ def validate(
     """Check a sweep's methods, task sets and arrival probabilities first; raise `SweepInputError`.
 
     Methods are anything `method_factory` takes; each is built once and checked, against the
-    episodes' other `EnvConfig` fields ``env`` too (a policy reading category columns needs
-    descriptions).
+    episodes' other `EnvConfig` fields ``env`` too: a policy reading category columns needs
+    descriptions, and each method makes its first decision on an episode of ``env`` (a policy
+    trained on another cluster's layout is refused here, not after the work has started).
     """
     episodes = EnvConfig(**(env or {}))
     for method in methods:
         name, factory = method_factory(method)
         scheduler = _checked(name, factory())
         try:
-            predictor_for(scheduler)
-            observed_config(scheduler, episodes)
+            _first_decision(scheduler, observed_config(scheduler, episodes))
         except ValueError as e:  # a bad observation_predictor, a layout it cannot read
             raise SweepInputError(f"method {name!r}: {e}") from e
     for task_set in task_sets:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import csv
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
-from coreenv import METRIC_KEYS
+from coreenv import METRIC_KEYS, EnvConfig
 from mara_agents.intervals import improvement_probability, iqm, mean_interval, paired_interval
 from mara_agents.sweep.config import SweepConfig
 
@@ -16,6 +17,7 @@ __all__ = [
     "CLASSIC",
     "OPERATIONAL",
     "cells",
+    "cluster_caption",
     "completion_tables",
     "invalid_action_warnings",
     "margin_table",
@@ -36,9 +38,24 @@ OPERATIONAL = ("full_queue_fraction", "waiting_population", "steps_to_ready", "u
 def report(rows: list[dict], config: SweepConfig) -> str:
     """Every table of a sweep as Markdown, followed by a warning per method with invalid actions."""
     data = cells(rows)
-    tables = [completion_tables(data, config), margin_table(rows, config)]
-    tables.append(operational_table(data, config))
+    tables = [cluster_caption(config), completion_tables(data, config)]
+    tables += [margin_table(rows, config), operational_table(data, config)]
     return "\n\n".join([t for t in tables if t] + invalid_action_warnings(data, config))
+
+
+def cluster_caption(config: SweepConfig) -> str:
+    """What the sweep's cluster is, where it is not the default one ("" there)."""
+    env = EnvConfig(**config.env)
+    default = EnvConfig()
+    if (env.num_nodes, env.num_slots) == (default.num_nodes, default.num_slots) and not (
+        env.cluster_shown
+    ):
+        return ""
+    speeds = ", ".join(map(str, env.speeds))
+    return (
+        f"Cluster: {env.num_nodes} nodes, {env.num_slots} slots; node speeds {speeds}; "
+        f"switch cost {env.switch_cost} steps"
+    )
 
 
 def write_reports(rows: list[dict], config: SweepConfig) -> str:
@@ -176,13 +193,17 @@ def operational_table(data: dict, config: SweepConfig) -> str:
 
     ``invalid actions`` are node actions per episode that named an empty slot, a slot another node
     took, or no slot at all: the environment idled those nodes (``conflicts`` in the rows).
+    ``switches / success``: the times a task resumed on another node or after a pause, per task
+    completed (each cost ``switch_cost`` steps, where the cluster sets one).
     """
     columns = [*OPERATIONAL, "conflicts"]
     lines = [
         "Operational metrics (mean over task sets and loads)",
         "",
-        "| method | " + " | ".join(OPERATIONAL) + " | invalid actions / episode |",
-        "|---" * (len(columns) + 1) + "|",
+        "| method | "
+        + " | ".join(OPERATIONAL)
+        + " | invalid actions / episode | switches / success |",
+        "|---" * (len(columns) + 2) + "|",
     ]
     for method in config.names:
         values = []
@@ -193,8 +214,18 @@ def operational_table(data: dict, config: SweepConfig) -> str:
                 if m == method and not np.all(np.isnan(v[metric]))
             ]
             values.append(f"{np.mean(means):.3f}" if means else "–")
+        values.append(_switches_per_success(data, method))
         lines.append(f"| {method} | " + " | ".join(values) + " |")
     return "\n".join(lines)
+
+
+def _switches_per_success(data: dict, method: str) -> str:
+    """``method``'s switches per completed task over all its episodes ("–" where none is known)."""
+    found = [v for (_, _, m), v in data.items() if m == method and "switches" in v]
+    successes = sum(v["successes"].sum() for v in found)
+    if not found or not successes:
+        return "–"
+    return f"{sum(v['switches'].sum() for v in found) / successes:.2f}"
 
 
 def invalid_action_warnings(data: dict, config: SweepConfig) -> list[str]:
@@ -282,6 +313,9 @@ def plot(data: dict, config: SweepConfig, path: Path) -> None:
         ax.set_xlabel("arrival rate p")
     axes[0, 0].set_ylabel("completion rate (%)")
     axes[0, -1].legend(fontsize=8)
+    caption = cluster_caption(config)
+    if caption:  # wrapped to the figure's width (about 14 characters per inch at this size)
+        fig.suptitle(textwrap.fill(caption, int(14 * fig.get_figwidth())), fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 
