@@ -215,6 +215,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="how a node token reads the slot table (MATConfig.encoder)",
     )
     parser.add_argument(
+        "--sets",
+        action="store_true",
+        help="a network that plays any cluster size (MATConfig.sets; the slot encoder); "
+        "default: the variant's",
+    )
+    parser.add_argument(
         "--seed", type=int, default=RUN["seed"], help="initial weights and the RL stage's sampling"
     )
     parser.add_argument(
@@ -258,6 +264,7 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
     given = stage_options(args)
     critic_warmup = given.pop("critic_warmup", RUN["critic_warmup"])
     steps = {name: given if name == args.algorithm else {} for name in ALGORITHMS}
+    sets = args.sets or VARIANTS[args.variant].sets
     return MARATrainConfig(
         work=args.work or Path("results/mara") / args.variant,
         out=args.out or VARIANTS[args.variant].path,
@@ -295,7 +302,8 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
                 EnvConfig(information=args.information or VARIANTS[args.variant].information)
             ),
             symlog=args.symlog,
-            encoder=args.encoder,
+            encoder="slots" if sets else args.encoder,
+            sets=sets,
         ),
         critic_warmup=critic_warmup,
         eval_every=args.eval_every,

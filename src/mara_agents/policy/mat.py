@@ -13,6 +13,12 @@ Nodes are the agents, in fixed index order. Top-down:
 - `MAT.act` samples node actions autoregressively, masking empty slots and slots an earlier node
   took, so every joint action is a feasible matching; `MAT.score_actions` is the teacher-forced
   pass that gives the same log-probabilities for stored actions in one decoder call.
+
+With ``MATConfig.sets`` no weight depends on M or K, so one network plays any cluster size: a
+node token reads the global features and its own speed instead of a one-hot id; an earlier
+node's action is embedded by the chosen slot's key instead of a one-hot index; and on a cluster
+that shows them, a node scores a slot also by whether its task last trained on that node
+(`PairBias`).
 """
 
 from __future__ import annotations
@@ -86,22 +92,56 @@ class SlotPool(nn.Module):
     def __init__(self, config: MATConfig) -> None:
         super().__init__()
         self.config = config
-        dim, head = config.dim, config.num_nodes + config.global_features
+        dim = config.dim
         self.slot = nn.Sequential(
             nn.Linear(config.slot_features, dim), nn.GELU(), nn.Linear(dim, dim), nn.GELU()
         )
-        self.token = nn.Linear(head + dim, dim)
+        self.token = nn.Linear(config.node_features + dim, dim)
 
     def forward(
         self, obs: torch.Tensor, table: torch.Tensor, occupied: torch.Tensor
     ) -> torch.Tensor:
         """Obs (B, M, obs_dim), its slot table (B, K, F), occupied (B, K) -> tokens (B, M, dim)."""
-        head = self.config.num_nodes + self.config.global_features
         encoded = self.slot(table)  # (B, K, dim)
         weights = occupied.to(encoded.dtype)[..., None]
         pooled = (encoded * weights).sum(1) / weights.sum(1).clamp(min=1.0)  # (B, dim)
         pooled = pooled[:, None].expand(-1, obs.shape[1], -1)
-        return F.gelu(self.token(torch.cat([obs[..., :head], pooled], dim=-1)))
+        return F.gelu(self.token(torch.cat([node_features(obs, self.config), pooled], dim=-1)))
+
+
+def node_features(obs: torch.Tensor, config: MATConfig) -> torch.Tensor:
+    """(B, M, `MATConfig.node_features`): what a node token reads beside the slots.
+
+    Its one-hot id and the global features (which hold every node's speed on a cluster that
+    shows them); with ``sets``, the global features and its own speed, no id.
+    """
+    m, g = obs.shape[1], config.global_features
+    if not config.sets:
+        return obs[..., : m + g]
+    features = obs[..., m : m + g]
+    if not config.shows_cluster:
+        return features
+    speeds = obs[:, 0, m + g : 2 * m + g]  # (B, M): node i's speed at column i
+    return torch.cat([features, speeds[..., None]], dim=-1)
+
+
+class PairBias(nn.Module):
+    """A score each node adds to each slot from the pair: is the task's last node this one, and
+    what would resuming it there cost (`coreenv.layout.CLUSTER_FEATURES`)."""
+
+    def __init__(self, column: int) -> None:
+        super().__init__()
+        self.column = column
+        self.weights = nn.Linear(2, 1, bias=False)
+        nn.init.zeros_(self.weights.weight)
+
+    def forward(self, raw_table: torch.Tensor, num_nodes: int) -> torch.Tensor:
+        """(B, K, F) slot table as observed (not symlog'ed) -> (B, M, K) scores."""
+        last = torch.round(raw_table[..., self.column] * num_nodes) - 1  # (B, K), -1: none
+        nodes = torch.arange(num_nodes, device=raw_table.device, dtype=last.dtype)
+        same = (last[:, None, :] == nodes[None, :, None]).to(raw_table.dtype)  # (B, M, K)
+        cost = same * raw_table[:, None, :, self.column + 1]
+        return self.weights(torch.stack([same, cost], dim=-1)).squeeze(-1)
 
 
 class Encoder(nn.Module):
@@ -149,11 +189,18 @@ class DecodeBlock(nn.Module):
 
 
 class Decoder(nn.Module):
-    """Shifted actions + encoder output -> per-node logits over K slots and idle (B, M, K + 1)."""
+    """Shifted actions + encoder output -> per-node logits over K slots and idle (B, M, K + 1).
 
-    def __init__(self, slots: int, slot_features: int, dim: int, heads: int, blocks: int) -> None:
+    ``slots`` is K, the width of a one-hot action; None (``MATConfig.sets``): an action comes
+    already embedded, by the chosen slot's key (`MAT.shifted`).
+    """
+
+    def __init__(
+        self, slots: int | None, slot_features: int, dim: int, heads: int, blocks: int
+    ) -> None:
         super().__init__()
-        self.action_embed = nn.Sequential(nn.Linear(slots + 2, dim, bias=False), nn.GELU())
+        width = dim if slots is None else slots + 2
+        self.action_embed = nn.Sequential(nn.Linear(width, dim, bias=False), nn.GELU())
         self.norm = nn.LayerNorm(dim)
         self.blocks = nn.ModuleList(DecodeBlock(dim, heads) for _ in range(blocks))
         self.query = nn.Sequential(
@@ -164,7 +211,8 @@ class Decoder(nn.Module):
         self.scale = 1.0 / math.sqrt(dim)
 
     def forward(self, shifted: torch.Tensor, rep: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        """Logits (B, M, K + 1) from shifted actions (B, M, K + 2) and the encoding (B, M, dim).
+        """Logits (B, M, K + 1) from shifted actions (B, M, K + 2, or B, M, dim embedded) and the
+        encoding (B, M, dim).
 
         ``keys = slot_key(slot_table)`` (B, K, dim) is computed once for all node passes.
         """
@@ -205,6 +253,15 @@ class MATConfig:
     """How a node token reads the slot table: ``"flat"``, MAT's, one linear layer over the whole
     observation (a slot's meaning learnt per position); ``"slots"``, the mean of the occupied
     slots' encodings by one shared MLP beside the node id and global features (`SlotPool`)."""
+    sets: bool = False
+    """Read nodes and slots as sets, so that the network plays any M and K (the module
+    docstring; needs ``encoder="slots"``). ``num_nodes`` and ``num_slots`` then record the
+    cluster it was trained on, and ``global_features`` is the 3 `coreenv.GLOBAL_FEATURES`."""
+    cluster_column: int = -1
+    """The slot column of `coreenv.layout.CLUSTER_FEATURES` (`cluster_columns`), where the
+    observation shows the cluster (its state then holds M node speeds after the global
+    features); -1 where it does not. Only read with ``sets``: a fixed-size network reads the
+    speeds among its ``global_features``."""
 
     def __post_init__(self) -> None:
         require(self, ">= 1", ("num_nodes", "num_slots", "slot_features", "dim", "heads", "blocks"))
@@ -214,6 +271,13 @@ class MATConfig:
             )
         if self.encoder not in ENCODERS:
             raise ValueError(f"MATConfig.encoder must be one of {ENCODERS}, got {self.encoder!r}.")
+        if self.sets and self.encoder != "slots":
+            raise ValueError("MATConfig.sets needs encoder='slots' (a flat encoder reads M and K).")
+        if not -1 <= self.cluster_column <= self.slot_features - 2:
+            raise ValueError(
+                f"MATConfig.cluster_column must be -1 or a slot column with one after it (< "
+                f"{self.slot_features - 1}), got {self.cluster_column!r}."
+            )
         if self.dim % self.heads:
             raise ValueError(
                 f"MATConfig.dim ({self.dim}) must be divisible by MATConfig.heads ({self.heads})."
@@ -221,8 +285,48 @@ class MATConfig:
 
     @property
     def obs_dim(self) -> int:
-        """Width of one node's observation vector."""
-        return self.num_nodes + self.global_features + self.num_slots * self.slot_features
+        """Width of one node's observation vector at ``num_nodes`` and ``num_slots``."""
+        return self.observation_width(self.num_nodes, self.num_slots)
+
+    @property
+    def shows_cluster(self) -> bool:
+        """Whether a ``sets`` network reads the cluster's columns (``cluster_column``)."""
+        return self.sets and self.cluster_column >= 0
+
+    @property
+    def node_features(self) -> int:
+        """Width of what a node token reads beside the slots (`node_features`)."""
+        if not self.sets:
+            return self.num_nodes + self.global_features
+        return self.global_features + int(self.shows_cluster)
+
+    def observation_width(self, num_nodes: int, num_slots: int) -> int:
+        """Width of a node's observation at M = ``num_nodes`` and K = ``num_slots``."""
+        speeds = num_nodes if self.shows_cluster else 0
+        return num_nodes + self.global_features + speeds + num_slots * self.slot_features
+
+    def slots_of(self, num_nodes: int, width: int) -> int:
+        """K of node observations ``width`` wide at M = ``num_nodes``; ValueError if none fits.
+
+        A fixed-size network reads its own M and K only; a ``sets`` network any whose slot
+        blocks are ``slot_features`` wide.
+        """
+        head = self.observation_width(num_nodes, 0)
+        k, extra = divmod(width - head, self.slot_features)
+        fits = k >= 1 and not extra
+        if not self.sets:
+            fits = (num_nodes, width) == (self.num_nodes, self.obs_dim)
+        if not fits:
+            kind = "any number of nodes and slots" if self.sets else (
+                f"{self.num_nodes} nodes and {self.num_slots} slots only"
+            )
+            raise ValueError(
+                f"this policy reads observations of {self.slot_features}-column slot blocks, "
+                f"{kind} ({self.obs_dim} features at {self.num_nodes} nodes), got {width} at "
+                f"{num_nodes} nodes: it was trained on another layout (num_nodes, num_slots, "
+                "EnvConfig.estimate_quantiles, information or the cluster's options)."
+            )
+        return k
 
 
 @dataclass
@@ -252,12 +356,31 @@ class MAT(nn.Module):
         self.config = config
         c = config
         self.encoder = Encoder(c)
-        self.decoder = Decoder(c.num_slots, c.slot_features, c.dim, c.heads, c.blocks)
+        slots = None if c.sets else c.num_slots
+        self.decoder = Decoder(slots, c.slot_features, c.dim, c.heads, c.blocks)
+        if c.sets:  # an idle node's and the first node's "earlier action"
+            self.idle_key = nn.Parameter(torch.zeros(c.dim))
+            self.start_key = nn.Parameter(torch.zeros(c.dim))
+        self.pair = PairBias(c.cluster_column) if c.shows_cluster else None
 
     def read(self, obs: torch.Tensor) -> tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor]:
         """The encoder's output (rep, values) and the slot keys (B, K, dim) of observations."""
         obs, table, occupied = self.inputs(obs)
         return self.encoder(obs, table, occupied), self.decoder.slot_key(table)
+
+    def decode(
+        self,
+        obs: torch.Tensor,
+        actions: torch.Tensor,
+        rep: torch.Tensor,
+        keys: torch.Tensor,
+    ) -> torch.Tensor:
+        """(B, M, K + 1) logits of every node given the earlier nodes' ``actions`` (B, M)."""
+        logits = self.decoder(self.shifted(actions, keys), rep, keys)
+        if self.pair is not None:
+            pair = self.pair(self.slot_table(obs), obs.shape[1])
+            logits = logits + F.pad(pair, (0, 1))  # idling: no pair
+        return logits
 
     def inputs(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """What the network reads: the observations, their slot table, which slots are occupied.
@@ -272,13 +395,22 @@ class MAT(nn.Module):
 
     def slot_table(self, obs: torch.Tensor) -> torch.Tensor:
         """The slot blocks of the observation (B, M, obs_dim) -> (B, K, F), shared by all nodes."""
-        c = self.config
-        start = c.num_nodes + c.global_features
-        return obs[:, 0, start:].reshape(obs.shape[0], c.num_slots, c.slot_features)
+        c, m = self.config, obs.shape[1]
+        k = c.slots_of(m, obs.shape[-1])
+        start = c.observation_width(m, 0)
+        return obs[:, 0, start:].reshape(obs.shape[0], k, c.slot_features)
 
-    def shifted(self, actions: torch.Tensor) -> torch.Tensor:
-        """(B, M) actions -> (B, M, K + 2) decoder inputs: start token, then node i − 1's action."""
+    def shifted(self, actions: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        """(B, M) actions -> the decoder's inputs: a start token, then node i − 1's action.
+
+        (B, M, K + 2) one-hot; with ``sets`` (B, M, dim): the start key, then the key of the
+        slot node i − 1 chose (`idle_key` for idling), from ``keys`` (B, K, dim).
+        """
         b, m = actions.shape
+        if self.config.sets:
+            choices = torch.cat([keys, self.idle_key.expand(b, 1, -1)], dim=1)  # (B, K + 1, dim)
+            earlier = choices.gather(1, actions[:, :-1, None].expand(-1, -1, keys.shape[-1]))
+            return torch.cat([self.start_key.expand(b, 1, -1), earlier], dim=1)
         shifted = torch.zeros(b, m, self.config.num_slots + 2, device=actions.device)
         shifted[:, 0, 0] = 1.0
         if m > 1:
@@ -301,7 +433,7 @@ class MAT(nn.Module):
             deterministic: take each node's most likely action instead of sampling.
             generator: the sampling noise.
         """
-        b, m, k = obs.shape[0], self.config.num_nodes, self.config.num_slots
+        b, m, k = obs.shape[0], obs.shape[1], occupied.shape[1]
         (rep, values), keys = self.read(obs)  # keys (B, K, dim)
         actions = torch.full((b, m), k, dtype=torch.long, device=obs.device)
         log_probs = torch.zeros(b, m, device=obs.device)
@@ -312,7 +444,7 @@ class MAT(nn.Module):
             if not available[:, :k].any():  # nodes i.. can only idle (probability 1): no pass
                 masks[:, i:] = available[:, None]
                 break
-            logits = self.decoder(self.shifted(actions), rep, keys)[:, i]  # (B, K + 1)
+            logits = self.decode(obs, actions, rep, keys)[:, i]  # (B, K + 1)
             logits = logits.masked_fill(~available, NEG)
             # what torch.distributions.Categorical computes, without its per-call overhead
             normalised = logits - logits.logsumexp(dim=-1, keepdim=True)
@@ -352,7 +484,7 @@ class MAT(nn.Module):
         anchor of `mara_agents.training.grouped` compares two policies on these.
         """
         (rep, values), keys = self.read(obs)
-        logits = self.decoder(self.shifted(actions), rep, keys).masked_fill(~masks, NEG)
+        logits = self.decode(obs, actions, rep, keys).masked_fill(~masks, NEG)
         return logits - logits.logsumexp(dim=-1, keepdim=True), values
 
     def values(self, obs: torch.Tensor) -> torch.Tensor:

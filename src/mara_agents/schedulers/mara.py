@@ -162,12 +162,12 @@ class MARA(Scheduler):
     def act_view(self, view: SchedulerView) -> np.ndarray:
         """One decoder pass per node, in node order, masked to a feasible matching."""
         obs, action_mask = view.obs, view.action_mask
-        if obs.shape[-1] != self.policy.config.obs_dim:
+        try:
+            self.policy.config.slots_of(obs.shape[1], obs.shape[-1])
+        except ValueError as e:
             raise ValueError(
-                f"MARA's policy reads observations of {self.policy.config.obs_dim} features, got "
-                f"{obs.shape[-1]}: it was trained on another layout (num_nodes, num_slots, or "
-                f"EnvConfig.estimate_quantiles: it reads {self.observation_quantiles})."
-            )
+                f"MARA's {e} It reads the quantile levels {self.observation_quantiles}."
+            ) from None
         with torch.inference_mode():  # no autograd bookkeeping at all: ~12% less per call
             out = self.policy.act(
                 torch.from_numpy(obs),  # (E, M, D)

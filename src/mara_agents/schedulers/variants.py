@@ -28,6 +28,9 @@ class MARAVariant:
     information: str = "prefix"
     """`coreenv.EnvConfig.information` of its training episodes (past ``"prefix"`` the policy
     reads the category columns, and plays only where tasks are described)."""
+    sets: bool = False
+    """Whether its network reads nodes and slots as sets (`MATConfig.sets`): one checkpoint for
+    every cluster size."""
 
     def __post_init__(self) -> None:
         if self.predictor not in PREDICTORS:

@@ -138,3 +138,62 @@ def test_a_slot_encoder_reads_only_the_occupied_slots_into_the_node_tokens():
     torch.testing.assert_close(policy.values(other), policy.values(obs))
     flat = MAT(MATConfig())
     assert not torch.allclose(flat.values(other), flat.values(obs))
+
+
+SETS = MATConfig(encoder="slots", sets=True)
+
+
+def real_observations(seed, **options):
+    """(1, M, D) node observations of a running episode of ``options`` (and its occupancy)."""
+    import coreenv
+
+    env = coreenv.parallel_env(seed=seed, arrival_prob=0.5, task_set="synthetic", **options)
+    env.reset()
+    for _ in range(5):
+        env.step({agent: i for i, agent in enumerate(env.agents)})
+    view = env.view()
+    return torch.as_tensor(view.obs), torch.as_tensor(view.occupied)
+
+
+@pytest.mark.parametrize("nodes, slots", [(4, 8), (8, 16), (16, 32), (3, 5)])
+def test_a_sets_network_plays_any_cluster_size_with_one_set_of_weights(nodes, slots):
+    torch.manual_seed(0)
+    model = MAT(SETS)
+    obs, occupied = real_observations(2, num_nodes=nodes, num_slots=slots)
+    out = model.act(obs, occupied, deterministic=True)
+    assert out.actions.shape == (1, nodes) and out.masks.shape == (1, nodes, slots + 1)
+    scores = model.score_actions(obs, out.actions, out.masks)
+    torch.testing.assert_close(scores.log_probs, out.log_probs)
+
+
+def test_a_fixed_size_network_refuses_another_size_naming_what_it_reads():
+    model = MAT(MATConfig(encoder="slots"))
+    obs, occupied = real_observations(2, num_nodes=8, num_slots=16)
+    with pytest.raises(ValueError, match="4 nodes and 8 slots only"):
+        model.act(obs, occupied)
+
+
+def test_a_sets_network_reads_its_own_speed_and_where_each_task_last_trained():
+    from coreenv import EnvConfig
+    from coreenv.layout import cluster_columns
+
+    column = cluster_columns(EnvConfig(switch_cost=5)).start
+    config = MATConfig(encoder="slots", sets=True, slot_features=11, cluster_column=column)
+    torch.manual_seed(0)
+    model = MAT(config)
+    torch.nn.init.normal_(model.pair.weights.weight)
+    obs, occupied = real_observations(3, num_nodes=8, num_slots=16, node_speeds="mixed", switch_cost=5)
+    out = model.act(obs, occupied, deterministic=True)
+    torch.testing.assert_close(model.score_actions(obs, out.actions, out.masks).log_probs, out.log_probs)
+    table = model.slot_table(obs)
+    pair = model.pair(table, 8)  # (1, 8, 16): nonzero only where a task last trained on the node
+    last = torch.round(table[0, :, column] * 8) - 1
+    for node in range(8):
+        assert torch.equal(pair[0, node] != 0, (last == node) & occupied[0])
+    with pytest.raises(ValueError, match="slot blocks"):
+        model.act(*real_observations(3, num_nodes=8, num_slots=16))  # no cluster columns
+
+
+def test_a_sets_network_needs_the_slot_encoder():
+    with pytest.raises(ValueError, match="sets needs encoder='slots'"):
+        MATConfig(sets=True)
