@@ -43,9 +43,9 @@ from pathlib import Path
 
 import torch
 
-from coreenv import INFORMATION_MODELS, EnvConfig
+from coreenv import CLUSTERS, INFORMATION_MODELS, EnvConfig
 from coreenv.curves import TASK_SETS
-from coreenv.layout import category_columns
+from coreenv.layout import cluster_columns, slot_width
 from mara_agents.cli.parser import CommandParser
 from mara_agents.policy.mat import ENCODERS
 from mara_agents.predictors import PREDICTORS, predictor_name
@@ -215,6 +215,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="how a node token reads the slot table (MATConfig.encoder)",
     )
     parser.add_argument(
+        "--cluster",
+        choices=tuple(CLUSTERS),
+        default=RUN["cluster"],
+        help="the nodes of the training episodes (coreenv.CLUSTERS; past 'equal' the network "
+        "reads sets and the cluster's columns)",
+    )
+    parser.add_argument(
         "--sets",
         action="store_true",
         help="a network that plays any cluster size (MATConfig.sets; the slot encoder); "
@@ -264,7 +271,12 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
     given = stage_options(args)
     critic_warmup = given.pop("critic_warmup", RUN["critic_warmup"])
     steps = {name: given if name == args.algorithm else {} for name in ALGORITHMS}
-    sets = args.sets or VARIANTS[args.variant].sets
+    sets = args.sets or VARIANTS[args.variant].sets or args.cluster != "equal"
+    shown = EnvConfig(
+        information=args.information or VARIANTS[args.variant].information,
+        estimate_quantiles=tuple(args.quantiles),
+        **CLUSTERS[args.cluster],
+    )
     return MARATrainConfig(
         work=args.work or Path("results/mara") / args.variant,
         out=args.out or VARIANTS[args.variant].path,
@@ -294,16 +306,14 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
         quantiles=tuple(args.quantiles),
         information=args.information,
         warm_history=args.warm_history,
+        cluster=args.cluster,
         mat=dataclasses.replace(
             RUN["mat"],
-            slot_features=RUN["mat"].slot_features
-            + len(args.quantiles)
-            + category_columns(
-                EnvConfig(information=args.information or VARIANTS[args.variant].information)
-            ),
+            slot_features=slot_width(shown),
             symlog=args.symlog,
             encoder="slots" if sets else args.encoder,
             sets=sets,
+            cluster_column=cluster_columns(shown).start if shown.cluster_shown else -1,
         ),
         critic_warmup=critic_warmup,
         eval_every=args.eval_every,

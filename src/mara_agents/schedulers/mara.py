@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from coreenv import Decisions, EnvConfig, Predictor, SchedulerView, SlotFeature
+from coreenv.layout import CLUSTER_FEATURES
 from mara_agents.policy.mat import MAT, MATConfig
 from mara_agents.predictors import (
     PREDICTORS,
@@ -56,12 +57,13 @@ class MARA(Scheduler):
         decisions: Decisions | None = None,
         kind_fields: tuple[str, ...] = (),
     ) -> None:
-        expected = len(SlotFeature) + len(quantiles) + len(kind_fields)
+        cluster = len(CLUSTER_FEATURES) if policy.config.shows_cluster else 0
+        expected = len(SlotFeature) + len(quantiles) + cluster + len(kind_fields)
         if policy.config.slot_features != expected:
             raise ValueError(
                 f"MARA: the policy reads {policy.config.slot_features} columns per slot; "
-                f"{len(quantiles)} quantile levels {tuple(quantiles)} and the category fields "
-                f"{tuple(kind_fields)} make {expected}."
+                f"{len(quantiles)} quantile levels {tuple(quantiles)}, {cluster} of the cluster "
+                f"and the category fields {tuple(kind_fields)} make {expected}."
             )
         self.observation_kind_fields = tuple(kind_fields)
         self.policy = policy.eval()

@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from coreenv import EnvConfig, Predictor
+from coreenv import CLUSTERS, EnvConfig, Predictor
 from coreenv.curves import TASK_SETS, resolve_task_set
-from coreenv.layout import slot_width
+from coreenv.layout import cluster_columns, slot_width
 from mara_agents import seeds
 from mara_agents.checks import require
 from mara_agents.evaluation import completion_rates, paired_difference
@@ -130,6 +130,10 @@ class MARATrainConfig:
     context gets it."""
     warm_history: int = 0
     """`EnvConfig.warm_history` of the training and selection episodes."""
+    cluster: str = "equal"
+    """The nodes of the training and selection episodes, a name of `coreenv.CLUSTERS`. Past
+    ``"equal"`` the observation shows the cluster: the network must read sets (``mat.sets``)
+    with ``mat.cluster_column`` at the cluster's columns (``mat.slot_features`` 2 more)."""
     mat: MATConfig = MATConfig()
     """The network."""
     critic_warmup: int = 20
@@ -190,7 +194,18 @@ class MARATrainConfig:
             raise ValueError(
                 f"MARATrainConfig.max_updates must be None or >= 0, got {self.max_updates!r}."
             )
+        if self.cluster not in CLUSTERS:
+            raise ValueError(
+                f"MARATrainConfig.cluster must be one of {tuple(CLUSTERS)}, got {self.cluster!r}."
+            )
         env = EnvConfig(**self.env)
+        column = cluster_columns(env).start if env.cluster_shown else -1
+        if env.cluster_shown and not (self.mat.sets and self.mat.cluster_column == column):
+            raise ValueError(
+                f"MARATrainConfig: on the {self.cluster!r} cluster the network must read sets "
+                f"with cluster_column {column}, got sets={self.mat.sets} and cluster_column "
+                f"{self.mat.cluster_column}."
+            )
         if (self.mat.num_nodes, self.mat.num_slots) != (env.num_nodes, env.num_slots):
             raise ValueError(
                 f"MARATrainConfig.mat must fit the training environment's {env.num_nodes} nodes "
@@ -213,7 +228,7 @@ class MARATrainConfig:
             env["information"] = self.shown
         if self.warm_history:
             env["warm_history"] = self.warm_history
-        return env
+        return env | CLUSTERS[self.cluster]
 
     @property
     def beta(self) -> float:
