@@ -215,6 +215,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="how a node token reads the slot table (MATConfig.encoder)",
     )
     parser.add_argument(
+        "--nodes",
+        type=int,
+        default=RUN["nodes"],
+        help="M of the training episodes, with 2 M slots and the load times M / 4",
+    )
+    parser.add_argument(
         "--cluster",
         choices=tuple(CLUSTERS),
         default=RUN["cluster"],
@@ -253,6 +259,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--init {args.init}: no such checkpoint file")
     if args.init is not None and args.scratch:
         parser.error("--init and --scratch are two different starts; give one")
+    if args.nodes < 1:
+        parser.error(f"--nodes must be an int >= 1, got {args.nodes}")
     ignored = sorted(set(stage_options(args)) - set(TAKES[args.algorithm]))
     if ignored:
         flags = ", ".join("--" + name.replace("_", "-") for name in ignored)
@@ -306,9 +314,12 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
         quantiles=tuple(args.quantiles),
         information=args.information,
         warm_history=args.warm_history,
+        nodes=args.nodes,
         cluster=args.cluster,
         mat=dataclasses.replace(
             RUN["mat"],
+            num_nodes=args.nodes,
+            num_slots=2 * args.nodes,
             slot_features=slot_width(shown),
             symlog=args.symlog,
             encoder="slots" if sets else args.encoder,

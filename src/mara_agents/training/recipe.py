@@ -130,6 +130,9 @@ class MARATrainConfig:
     context gets it."""
     warm_history: int = 0
     """`EnvConfig.warm_history` of the training and selection episodes."""
+    nodes: int = 4
+    """M of the training and selection episodes, with K = 2 M slots and the training load
+    scaled by M / 4 (``mat.num_nodes`` and ``mat.num_slots`` must match)."""
     cluster: str = "equal"
     """The nodes of the training and selection episodes, a name of `coreenv.CLUSTERS`. Past
     ``"equal"`` the observation shows the cluster: the network must read sets (``mat.sets``)
@@ -194,6 +197,7 @@ class MARATrainConfig:
             raise ValueError(
                 f"MARATrainConfig.max_updates must be None or >= 0, got {self.max_updates!r}."
             )
+        require(self, ">= 1", ("nodes",))
         if self.cluster not in CLUSTERS:
             raise ValueError(
                 f"MARATrainConfig.cluster must be one of {tuple(CLUSTERS)}, got {self.cluster!r}."
@@ -222,6 +226,9 @@ class MARATrainConfig:
     def env(self) -> dict[str, Any]:
         """`EnvConfig` fields of the training episodes: `TRAINING_ENV` on ``task_set``."""
         env = {**TRAINING_ENV, "task_set": self.task_set}
+        if self.nodes != 4:
+            env["arrival_prob"] = round(TRAINING_ENV["arrival_prob"] * self.nodes / 4, 6)
+            env |= {"num_nodes": self.nodes, "num_slots": 2 * self.nodes}
         if self.quantiles:
             env["estimate_quantiles"] = tuple(self.quantiles)
         if self.shown != "prefix":

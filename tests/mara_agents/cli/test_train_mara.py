@@ -104,6 +104,8 @@ def test_train_mara_on_the_information_model_reads_the_category_columns(tmp_path
         (["--init", "src/mara_agents/checkpoints/mara_wls.pt"], "reads the predictor 'wls'"),
         (["--warm-history", "4"], "warm_history=4 needs information='history'"),
         (["--information", "all"], "--information: invalid choice: 'all'"),
+        (["--nodes", "0"], "--nodes must be an int >= 1, got 0"),
+        (["--cluster", "fast"], "--cluster: invalid choice: 'fast'"),
     ],
 )
 def test_train_mara_refuses_contradictory_options(argv, message, capsys):
@@ -112,6 +114,23 @@ def test_train_mara_refuses_contradictory_options(argv, message, capsys):
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and err.startswith("coreenv train-mara: error: ")
     assert message in err and err.count("\n") == 1, err  # one line
+
+
+def test_train_mara_on_a_cluster_trains_a_sets_network_reading_its_columns(tmp_path):
+    argv = ["--variant", "mara", "--predictor", "wls", "--cluster", "mixed_costly", "--nodes", "2"]
+    argv += ["--scratch", "--algorithm", "held_ppo", "--episodes", "2", "--eval-episodes", "2"]
+    argv += ["--max-steps", "1", "--work", str(tmp_path / "w"), "--out", str(tmp_path / "p.pt")]
+    config = train_mara.config_from(train_mara.parse_args(argv))
+    assert config.env["node_speeds"] == "mixed" and config.env["switch_cost"] == 5
+    assert (config.env["num_nodes"], config.env["num_slots"], config.env["arrival_prob"]) == (
+        2,
+        4,
+        0.02,
+    )
+    assert config.mat.sets and config.mat.cluster_column == 9 and config.mat.slot_features == 11
+    train_mara.main(argv)
+    policy = MARA.pretrained("mara", path=tmp_path / "p.pt")
+    assert policy.policy.config.sets and policy.policy.config.shows_cluster
 
 
 def test_train_mara_refuses_a_missing_init_checkpoint(tmp_path, capsys):
