@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from coreenv import Decisions, EnvConfig, Predictor, SchedulerView, SlotFeature
+from mara_agents.policy.greedy import GreedyMAT
 from mara_agents.policy.mat import MAT, MATConfig
 from mara_agents.predictors import (
     PREDICTORS,
@@ -70,6 +71,7 @@ class MARA(Scheduler):
         self.deterministic = deterministic
         self.name = name
         self.decisions = decisions
+        self._greedy: tuple | None = None  # (policy, its parameters, their versions, GreedyMAT)
 
     @classmethod
     def reading(cls, policy: MAT, predictor: Predictor, env: EnvConfig) -> MARA:
@@ -160,7 +162,11 @@ class MARA(Scheduler):
         torch.save(state, path)
 
     def act_view(self, view: SchedulerView) -> np.ndarray:
-        """One decoder pass per node, in node order, masked to a feasible matching."""
+        """One decoder pass per node, in node order, masked to a feasible matching.
+
+        Deterministic, it asks the policy's compiled copy (`GreedyMAT`) first: the same actions
+        at a fraction of the cost at few lanes; `MAT.act` decides the steps it leaves open.
+        """
         obs, action_mask = view.obs, view.action_mask
         if obs.shape[-1] != self.policy.config.obs_dim:
             raise ValueError(
@@ -168,13 +174,34 @@ class MARA(Scheduler):
                 f"{obs.shape[-1]}: it was trained on another layout (num_nodes, num_slots, or "
                 f"EnvConfig.estimate_quantiles: it reads {self.observation_quantiles})."
             )
+        occupied = action_mask[:, :-1].astype(bool)  # (E, K)
+        if self.deterministic:
+            actions = self.greedy().act(obs, occupied)
+            if actions is not None:
+                return actions
         with torch.inference_mode():  # no autograd bookkeeping at all: ~12% less per call
             out = self.policy.act(
                 torch.from_numpy(obs),  # (E, M, D)
-                torch.from_numpy(action_mask[:, :-1].astype(bool)),  # (E, K) occupied slots
+                torch.from_numpy(occupied),
                 deterministic=self.deterministic,
             )
         return out.actions.numpy()
+
+    def greedy(self) -> GreedyMAT:
+        """The compiled copy of ``policy`` (`GreedyMAT`), made again once its weights change.
+
+        A change is a new ``policy`` or an in-place update of its parameters (an optimiser step,
+        ``load_state_dict``), which bumps their version counters.
+        """
+        held = self._greedy
+        if held is not None and held[0] is self.policy:
+            versions = [p._version for p in held[1]]
+            if versions == held[2]:
+                return held[3]
+        parameters = list(self.policy.parameters())
+        greedy = GreedyMAT(self.policy)
+        self._greedy = (self.policy, parameters, [p._version for p in parameters], greedy)
+        return greedy
 
 
 def load_policies(paths: Sequence[str | Path]) -> list[MARA]:
