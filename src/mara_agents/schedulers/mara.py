@@ -45,6 +45,8 @@ class MARA(Scheduler):
             action between events of that form.
         kind_fields: the description fields whose category-id columns the policy reads, where
             the episode shows descriptions (`coreenv.EnvConfig.kind_fields`; none by default).
+        compiled: act, when deterministic, through the policy's compiled copy (`GreedyMAT`: the
+            same actions, far cheaper at few lanes); False: always through `MAT.act`.
     """
 
     def __init__(
@@ -56,6 +58,7 @@ class MARA(Scheduler):
         quantiles: tuple[float, ...] = (),
         decisions: Decisions | None = None,
         kind_fields: tuple[str, ...] = (),
+        compiled: bool = True,
     ) -> None:
         expected = len(SlotFeature) + len(quantiles) + len(kind_fields)
         if policy.config.slot_features != expected:
@@ -71,6 +74,7 @@ class MARA(Scheduler):
         self.deterministic = deterministic
         self.name = name
         self.decisions = decisions
+        self.compiled = compiled
         self._greedy: tuple | None = None  # (policy, its parameters, their versions, GreedyMAT)
 
     @classmethod
@@ -164,8 +168,9 @@ class MARA(Scheduler):
     def act_view(self, view: SchedulerView) -> np.ndarray:
         """One decoder pass per node, in node order, masked to a feasible matching.
 
-        Deterministic, it asks the policy's compiled copy (`GreedyMAT`) first: the same actions
-        at a fraction of the cost at few lanes; `MAT.act` decides the steps it leaves open.
+        Deterministic and ``compiled``, it asks the policy's compiled copy (`GreedyMAT`) first:
+        the same actions at a fraction of the cost at few lanes; `MAT.act` decides the steps it
+        leaves open.
         """
         obs, action_mask = view.obs, view.action_mask
         if obs.shape[-1] != self.policy.config.obs_dim:
@@ -175,7 +180,7 @@ class MARA(Scheduler):
                 f"EnvConfig.estimate_quantiles: it reads {self.observation_quantiles})."
             )
         occupied = action_mask[:, :-1].astype(bool)  # (E, K)
-        if self.deterministic:
+        if self.deterministic and self.compiled:
             actions = self.greedy().act(obs, occupied)
             if actions is not None:
                 return actions
