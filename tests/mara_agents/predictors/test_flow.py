@@ -81,6 +81,34 @@ def test_decoding_is_exact_on_hand_built_trajectories():
     assert p_success[0] == 0.5  # offsets 4 and 1 are within a budget of 5
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_decoding_matches_the_rule_written_out_per_sample(dtype):
+    rng = np.random.default_rng(0)
+    offsets = np.array([1, 2, 3, 5, 9, 17])
+    futures = np.cumsum(rng.normal(-0.1, 0.2, size=(5, 9, 6)), axis=2).astype(dtype)
+    futures[0, 0, 2:4] = futures[0, 0, 1]  # a flat stretch: no fall to divide by
+    log_target = rng.uniform(-0.8, 0.1, size=5)
+    budgets = np.array([1, 3, 5, 9, 20])
+
+    def rule(path, target):  # the first crossing, interpolated from the grid point before it
+        below = np.flatnonzero(path <= target)
+        if below.size == 0:
+            return math.inf
+        i = below[0]
+        before_t, before_z = (offsets[i - 1], path[i - 1]) if i else (0, dtype(0.0))
+        fall = max(dtype(before_z - path[i]), dtype(1e-12))  # in the futures' dtype
+        share = min(max((before_z - target) / fall, 0.0), 1.0)
+        return max(math.ceil(before_t + share * (offsets[i] - before_t) - 1e-9), 1.0)
+
+    expected = np.array(
+        [[rule(path, t) for path in paths] for paths, t in zip(futures, log_target)]
+    )
+    np.testing.assert_array_equal(crossings(futures, log_target, offsets), expected)
+    remaining, p_success = decode(futures, log_target, offsets, budgets)
+    np.testing.assert_array_equal(remaining, np.median(expected, axis=1))
+    np.testing.assert_array_equal(p_success, np.mean(expected <= budgets[:, None], axis=1))
+
+
 def test_quantiles_are_sampled_crossings_and_beyond_the_horizon_is_inf():
     predictor = FMPredictor(
         VelocityNet(
