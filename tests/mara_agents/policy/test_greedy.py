@@ -61,7 +61,7 @@ def test_a_tie_is_left_to_mat_act():
     assert GreedyMAT(policy, tolerance=-1.0).act(obs, occupied) is not None
 
 
-def test_float32_rounding_moves_the_shipped_logits_far_less_than_the_tolerance():
+def test_float32_rounding_moves_the_lead_of_the_best_action_far_less_than_the_tolerance():
     mara = MARA.pretrained("mara")
     views = []
     act = mara.act_view
@@ -80,8 +80,14 @@ def test_float32_rounding_moves_the_shipped_logits_far_less_than_the_tolerance()
                 logits.append(policy.decoder(policy.shifted(out.actions), rep, keys).double())
         finally:
             torch.set_default_dtype(torch.float32)
-    single, double = (x.masked_fill(~out.masks, 0.0) for x in logits)  # the choices' logits
-    gap = (single - double).abs()
-    pair_gap = (gap[..., :, None] + gap[..., None, :]).amax((-2, -1))  # (B, M) bound
-    largest = double.abs().amax(-1).clamp(min=1.0)
-    assert (pair_gap / largest).max() < TOLERANCE / 10
+    single, double = (x.masked_fill(~out.masks, -np.inf) for x in logits)  # the choices' logits
+    top = double.topk(2, dim=-1)
+    shown = torch.isfinite(top.values[..., 1])  # choices between two actions at least
+    lead = top.values[..., 0] - top.values[..., 1]
+    lead32 = (
+        single.gather(-1, top.indices[..., :1])[..., 0]
+        - single.gather(-1, top.indices[..., 1:])[..., 0]
+    )
+    largest = double.masked_fill(~out.masks, 0.0).abs().amax(-1).clamp(min=1.0)
+    moved = ((lead32 - lead).abs() / largest)[shown]
+    assert moved.numel() > 100 and moved.max() < TOLERANCE / 10
