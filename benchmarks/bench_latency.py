@@ -14,9 +14,9 @@ at a time.
 ``--wall`` times whole episodes instead, environment and predictor included: for each ``--lanes``
 count L, the wall time of playing the episodes of the first L seeds in lockstep (L = 1: one
 episode alone), from a freshly built scheduler (its predictor's cache empty), the median of
-``--repeats`` runs with the methods interleaved, as a ratio to LARA's. ``mara`` is also timed
-acting through `MAT.act` alone (``MARA(compiled=False)``: the same actions), the cost before
-`mara_agents.policy.GreedyMAT`.
+``--repeats`` runs with the methods interleaved, as a ratio to LARA's. Each MARA variant is also
+timed acting through `MAT.act` alone (``MARA(compiled=False)``: the same actions), the cost
+before `mara_agents.policy.GreedyMAT`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from coreenv import CoreEnv, EnvConfig
 from mara_agents.cli.parser import count
 from mara_agents.evaluation import run_episode, run_episodes
 from mara_agents.schedulers.base import acts_in_batches, observed_config, predictor_for
+from mara_agents.schedulers.variants import VARIANTS
 from mara_agents.sweep import EVAL_SEED_BASE, METHODS, make_scheduler
 
 DEFAULT_METHODS = ["lara", "lara_fm", "mara_wls", "mara"]
@@ -127,8 +128,7 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     if args.wall:
         methods = args.methods or WALL_METHODS
-        if "mara" in methods:
-            methods = [*methods, "mara" + UNCOMPILED]
+        methods = [*methods, *(method + UNCOMPILED for method in methods if method in VARIANTS)]
         print(wall_table(methods, args.lanes, args.repeats))
         return
     results = {}
