@@ -78,6 +78,7 @@ class GreedyMAT:
             norms += [_norm(block.norm1), _norm(block.norm2), _norm(block.norm3)]
         square += [_linear(decoder.query[0]), _linear(decoder.query[3])]
         norms.append(_norm(decoder.query[2]))
+        # first: the layer that reads the observation (the slot MLP's first, or the flat embed)
         if c.encoder == "slots":
             pool = encoder.embed
             square.append(_linear(pool.slot[2]))
@@ -112,6 +113,15 @@ class GreedyMAT:
         decides those.
         """
         c = self.config
+        if obs.ndim != 3 or obs.shape[1:] != (c.num_nodes, c.obs_dim):
+            raise ValueError(
+                f"GreedyMAT: obs must be (B, {c.num_nodes}, {c.obs_dim}), got {obs.shape}."
+            )
+        if occupied.shape != (obs.shape[0], c.num_slots):
+            raise ValueError(
+                f"GreedyMAT: occupied must be ({obs.shape[0]}, {c.num_slots}), got "
+                f"{occupied.shape}."
+            )
         actions = np.full((obs.shape[0], c.num_nodes), c.num_slots, np.int64)
         certain = _greedy_actions(
             np.ascontiguousarray(obs, np.float64),
@@ -144,7 +154,7 @@ class GreedyMAT:
 
 
 @compiled
-def _affine(x, weight, bias):  # pragma: no cover - compiled
+def _affine(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
     """(N, in) @ (in, out) + (out,)."""
     out = np.dot(x, weight)
     for r in range(out.shape[0]):
@@ -154,7 +164,7 @@ def _affine(x, weight, bias):  # pragma: no cover - compiled
 
 
 @compiled
-def _gelu(x):  # pragma: no cover - compiled
+def _gelu(x: np.ndarray) -> np.ndarray:
     """The exact (erf) GELU, torch's default, in place; returns ``x``."""
     for r in range(x.shape[0]):
         for j in range(x.shape[1]):
@@ -164,7 +174,7 @@ def _gelu(x):  # pragma: no cover - compiled
 
 
 @compiled
-def _layer_norm(x, norm):  # pragma: no cover - compiled
+def _layer_norm(x: np.ndarray, norm: np.ndarray) -> np.ndarray:
     """Layer norm of each row of ``x`` (N, dim) with ``norm`` (2, dim): scale, shift; new array."""
     out = np.empty_like(x)
     width = x.shape[1]
@@ -183,7 +193,7 @@ def _layer_norm(x, norm):  # pragma: no cover - compiled
 
 
 @compiled
-def _attend(queries, keys, values, heads):  # pragma: no cover - compiled
+def _attend(queries: np.ndarray, keys: np.ndarray, values: np.ndarray, heads: int) -> np.ndarray:
     """Each query (N, dim) reads every key and value (L, dim), per head; (N, dim), unprojected."""
     n, dim = queries.shape
     width = dim // heads
@@ -212,38 +222,38 @@ def _attend(queries, keys, values, heads):  # pragma: no cover - compiled
 
 
 @compiled
-def _symlog(x):  # pragma: no cover - compiled
+def _symlog(x: np.ndarray) -> np.ndarray:
     return np.sign(x) * np.log1p(np.abs(x))
 
 
 @compiled
-def _greedy_actions(  # pragma: no cover - compiled
-    obs,
-    occupied,
-    actions,
-    head,
-    slot_features,
-    occupied_column,
-    heads,
-    blocks,
-    symlog,
-    pools,
-    embed_norm,
-    first_weight,
-    first_bias,
-    token_weight,
-    token_bias,
-    square,
-    square_bias,
-    norms,
-    key_weight,
-    key_bias,
-    inputs,
-    idle_weight,
-    idle_bias,
-    scale,
-    tolerance,
-):
+def _greedy_actions(
+    obs: np.ndarray,
+    occupied: np.ndarray,
+    actions: np.ndarray,
+    head: int,
+    slot_features: int,
+    occupied_column: int,
+    heads: int,
+    blocks: int,
+    symlog: bool,
+    pools: bool,
+    embed_norm: np.ndarray,
+    first_weight: np.ndarray,
+    first_bias: np.ndarray,
+    token_weight: np.ndarray,
+    token_bias: np.ndarray,
+    square: np.ndarray,
+    square_bias: np.ndarray,
+    norms: np.ndarray,
+    key_weight: np.ndarray,
+    key_bias: np.ndarray,
+    inputs: np.ndarray,
+    idle_weight: np.ndarray,
+    idle_bias: float,
+    scale: float,
+    tolerance: float,
+) -> bool:
     """Fill ``actions`` (B, M) as `GreedyMAT.act` describes; False where a choice was close.
 
     The layer order of ``square`` and ``norms`` is `GreedyMAT.__init__`'s.

@@ -54,7 +54,13 @@ def decode(
 
 
 @compiled
-def _crossings(futures, log_target, offsets, floor, out):  # pragma: no cover - compiled
+def _crossings(
+    futures: np.ndarray,
+    log_target: np.ndarray,
+    offsets: np.ndarray,
+    floor: float,
+    out: np.ndarray,
+) -> None:
     """`crossings` into ``out`` (B, S); ``floor`` is `FLOOR` in the futures' dtype."""
     zero = futures.dtype.type(0.0)
     for b in range(futures.shape[0]):
@@ -81,7 +87,9 @@ def _crossings(futures, log_target, offsets, floor, out):  # pragma: no cover - 
 
 
 @compiled
-def _summarise(remaining, budgets, median, p_success):  # pragma: no cover - compiled
+def _summarise(
+    remaining: np.ndarray, budgets: np.ndarray, median: np.ndarray, p_success: np.ndarray
+) -> None:
     """Each row's median of ``remaining`` (B, S) and share at most its budget, into the outputs."""
     samples = remaining.shape[1]
     for b in range(remaining.shape[0]):

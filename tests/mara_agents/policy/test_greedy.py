@@ -91,3 +91,13 @@ def test_float32_rounding_moves_the_lead_of_the_best_action_far_less_than_the_to
     largest = double.masked_fill(~out.masks, 0.0).abs().amax(-1).clamp(min=1.0)
     moved = ((lead32 - lead).abs() / largest)[shown]
     assert moved.numel() > 100 and moved.max() < TOLERANCE / 10
+
+
+def test_observations_of_another_layout_are_refused_naming_the_shape():
+    config = MATConfig()
+    greedy = GreedyMAT(MAT(config))
+    obs, occupied = random_observations(config, batch=2, seed=3)
+    with pytest.raises(ValueError, match=r"obs must be \(B, 4, 79\), got \(2, 4, 78\)"):
+        greedy.act(obs[..., :-1], occupied)
+    with pytest.raises(ValueError, match=r"occupied must be \(2, 8\), got \(2, 7\)"):
+        greedy.act(obs, occupied[:, :-1])
