@@ -37,8 +37,13 @@ EPS = 1e-5  # nn.LayerNorm's default, the one every MAT norm uses
 INV_SQRT2 = 1.0 / math.sqrt(2.0)
 
 
+def _tensor(tensor: torch.Tensor) -> torch.Tensor:
+    """A float64 copy on the CPU, out of autograd (the policy may be training elsewhere)."""
+    return tensor.detach().cpu().double()
+
+
 def _array(tensor: torch.Tensor) -> np.ndarray:
-    return np.ascontiguousarray(tensor.detach().double().numpy())
+    return np.ascontiguousarray(_tensor(tensor).numpy())
 
 
 def _linear(layer: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray]:
@@ -95,11 +100,11 @@ class GreedyMAT:
         self.slot_key = _linear(decoder.slot_key[0])
         # the decoder's input is one-hot (the start token, then 1 + the previous node's action),
         # so its embedding and first norm are a table of K + 2 rows
-        embedded = torch.nn.functional.gelu(decoder.action_embed[0].weight.detach().double().T)
+        embedded = torch.nn.functional.gelu(_tensor(decoder.action_embed[0].weight).T)
         norm = decoder.norm
         self.inputs = _array(
             torch.nn.functional.layer_norm(
-                embedded, (c.dim,), norm.weight.double(), norm.bias.double(), EPS
+                embedded, (c.dim,), _tensor(norm.weight), _tensor(norm.bias), EPS
             )
         )  # (K + 2, dim)
         self.idle = (_array(decoder.idle.weight[0]), float(decoder.idle.bias.detach()[0]))
