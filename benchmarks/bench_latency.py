@@ -1,6 +1,7 @@
 """Decision latency per environment step, as a ratio to LARA's, measured in the same run.
 
     taskset -c 0 python benchmarks/bench_latency.py --episodes 32      # one CPU core
+    taskset -c 1 python benchmarks/bench_latency.py --wall --lanes 1 8 --repeats 3
 
 A decision is everything a method spends to turn the state into node actions: its ``act`` (or
 ``act_view``) calls plus the calls to the predictor whose estimates it reads in its observation.
@@ -9,11 +10,19 @@ the same ``--episodes`` episodes for every method. A method with a batched form 
 one) is timed twice: playing the episodes in lockstep (one call per step for all of them, as
 `evaluate` and the sweep run it; the cost is divided by the episode-steps served) and one episode
 at a time.
+
+``--wall`` times whole episodes instead, environment and predictor included: for each ``--lanes``
+count L, the wall time of playing the episodes of the first L seeds in lockstep (L = 1: one
+episode alone), from a freshly built scheduler (its predictor's cache empty), the median of
+``--repeats`` runs with the methods interleaved, as a ratio to LARA's. Each MARA variant is also
+timed acting through `MAT.act` alone (``MARA(compiled=False)``: the same actions), the cost
+before `mara_agents.policy.GreedyMAT`.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 from collections.abc import Callable
 
@@ -21,9 +30,12 @@ from coreenv import CoreEnv, EnvConfig
 from mara_agents.cli.parser import count
 from mara_agents.evaluation import run_episode, run_episodes
 from mara_agents.schedulers.base import acts_in_batches, observed_config, predictor_for
+from mara_agents.schedulers.variants import VARIANTS
 from mara_agents.sweep import EVAL_SEED_BASE, METHODS, make_scheduler
 
 DEFAULT_METHODS = ["lara", "lara_fm", "mara_wls", "mara"]
+WALL_METHODS = ["lara", "mara"]  # --wall's default
+UNCOMPILED = " (MAT.act)"  # a MARA timed with compiled=False is named so
 
 
 class Stopwatch:
@@ -70,16 +82,57 @@ def decision_ms(method: str, episodes: int, lockstep: bool) -> float:
     return 1e3 * watch.seconds / watch.decisions
 
 
+def episode_seconds(method: str, lanes: int) -> float:
+    """Wall seconds of playing the first ``lanes`` ID test episodes in lockstep, p = 0.04.
+
+    The scheduler is built first, out of the time; a name ending in `UNCOMPILED` is its MARA
+    with ``compiled=False``.
+    """
+    scheduler = make_scheduler(method.removesuffix(UNCOMPILED))
+    if method.endswith(UNCOMPILED):
+        scheduler.compiled = False
+    config = EnvConfig(task_set="id", arrival_prob=0.04)
+    episodes = [(config, EVAL_SEED_BASE + i) for i in range(lanes)]
+    start = time.perf_counter()
+    run_episodes(scheduler, episodes)
+    return time.perf_counter() - start
+
+
+def wall_table(methods: list[str], lanes: list[int], repeats: int) -> str:
+    """The markdown table of `episode_seconds` (median of ``repeats``) and its ratio to LARA's."""
+    for method in methods:  # compile, load checkpoints and curves, out of the time
+        episode_seconds(method, 1)
+    lines = ["| lanes | method | seconds (median) | ratio to LARA |", "|---|---|---|---|"]
+    for width in lanes:
+        runs: dict[str, list[float]] = {method: [] for method in methods}
+        for _ in range(repeats):  # interleaved, so that a busy moment hits every method
+            for method in methods:
+                runs[method].append(episode_seconds(method, width))
+        medians = {method: statistics.median(seconds) for method, seconds in runs.items()}
+        reference = medians.get("lara", next(iter(medians.values())))
+        for method, seconds in medians.items():
+            lines.append(f"| {width} | {method} | {seconds:.3f} | {seconds / reference:.2f} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--methods", nargs="+", default=DEFAULT_METHODS, choices=sorted(METHODS))
+    parser.add_argument("--methods", nargs="+", choices=sorted(METHODS))
     parser.add_argument("--episodes", type=count, default=32)
+    parser.add_argument("--wall", action="store_true", help="time whole episodes (see above)")
+    parser.add_argument("--lanes", nargs="+", type=count, default=[1, 8])
+    parser.add_argument("--repeats", type=count, default=3)
     args = parser.parse_args(argv)
     import torch
 
     torch.set_num_threads(1)
+    if args.wall:
+        methods = args.methods or WALL_METHODS
+        methods = [*methods, *(method + UNCOMPILED for method in methods if method in VARIANTS)]
+        print(wall_table(methods, args.lanes, args.repeats))
+        return
     results = {}
-    for method in args.methods:
+    for method in args.methods or DEFAULT_METHODS:
         batched = acts_in_batches(make_scheduler(method))
         results[method] = decision_ms(method, args.episodes, lockstep=False)
         if batched:

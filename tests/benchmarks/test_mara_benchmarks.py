@@ -14,6 +14,15 @@ def test_latency_benchmark_prints_ratios_to_lara(capsys):
     assert "| mara_wls (lockstep, 1 episodes) |" in out
 
 
+def test_latency_benchmark_times_whole_episodes_with_and_without_the_compiled_policy(capsys):
+    script = load_script("bench_latency")
+    script.main(["--wall", "--methods", "lara", "mara_wls", "--lanes", "1", "2", "--repeats", "1"])
+    out = capsys.readouterr().out
+    for lanes in (1, 2):
+        assert f"| {lanes} | lara |" in out and f"| {lanes} | mara_wls (MAT.act) |" in out
+    assert out.count("| 1.00 |") == 2  # LARA is the reference of each lane count
+
+
 def test_training_benchmark_prints_each_recipe_against_cartpole_and_refuses_bad_sizes(capsys):
     script = load_script("bench_training")
     tiny = ["--updates", "1", "--n-steps", "8", "--cartpole-steps", "1000", "--threads", "1"]

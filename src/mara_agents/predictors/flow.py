@@ -30,7 +30,7 @@ from mara_agents.predictors.flow_model import (
     SAMPLER_FIELDS,
     FMConfig,
     VelocityNet,
-    context_features,
+    context_rows,
     future_offsets,
     noise_level,
     sample_futures,
@@ -282,7 +282,7 @@ class FMPredictor(BatchPredictor):
         missing = [i for i, key in enumerate(keys) if key not in self._cache]
         if missing:
             context = torch.from_numpy(
-                np.stack([context_features(prefixes[i], self.net.config) for i in missing])
+                context_rows([prefixes[i] for i in missing], self.net.config)
             )
             noise = torch.stack([self._noise(keys[i]) for i in missing])
             sampled = sample_futures(

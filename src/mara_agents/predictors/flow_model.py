@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,8 @@ __all__ = [
     "VelocityNet",
     "context_features",
     "context_matrix",
+    "context_positions",
+    "context_rows",
     "flow_matching_loss",
     "future_offsets",
     "integrate",
@@ -138,8 +141,28 @@ def future_offsets(horizon: int) -> np.ndarray:
 
 def context_features(prefix: np.ndarray, config: FMConfig) -> np.ndarray:
     """(C,) float32 features of a prefix ``L[0..n]`` (n >= 1), see the module docstring."""
-    log_losses = np.log(np.asarray(prefix, np.float64))
-    return context_matrix(log_losses, np.array([len(prefix) - 1]), config)[0]
+    return context_rows([prefix], config)[0]
+
+
+def context_rows(prefixes: Sequence[np.ndarray], config: FMConfig) -> np.ndarray:
+    """(B, C) float32 `context_features` of several prefixes, of any curves, as the predictor asks.
+
+    The plain representation (neither ``scaled_context`` nor ``wls_context``) costs one gather
+    per prefix; the others are `context_matrix` of each prefix.
+    """
+    ends = np.array([len(prefix) - 1 for prefix in prefixes], np.int64)
+    logs = [np.log(np.asarray(prefix, np.float64)) for prefix in prefixes]
+    if config.scaled_context or config.wls_context:
+        return np.concatenate(
+            [context_matrix(x, ends[i : i + 1], config) for i, x in enumerate(logs)]
+        )
+    shape = config.recent + config.spread
+    features = np.empty((len(prefixes), config.context_size), np.float32)
+    for row, (log_losses, end) in enumerate(zip(logs, ends.tolist())):
+        positions = _positions_of(end, config.recent, config.spread)
+        features[row, :shape] = log_losses[positions] - log_losses[end]
+    features[:, shape] = np.log1p(ends) / math.log1p(config.horizon)
+    return features
 
 
 def context_matrix(log_losses: np.ndarray, ends: np.ndarray, config: FMConfig) -> np.ndarray:
@@ -148,12 +171,10 @@ def context_matrix(log_losses: np.ndarray, ends: np.ndarray, config: FMConfig) -
     One curve's prefixes at once (training builds every prefix of every run this way).
     """
     ends = np.asarray(ends, np.int64)
-    recent = np.clip(ends[:, None] + np.arange(1 - config.recent, 1), 0, None)
-    if len(ends) == 1:  # one prefix, as the predictor asks: the positions of its length, kept
-        spread = _spread_of(int(ends[0]), config.spread)[None]
+    if len(ends) == 1:  # one prefix: the positions of its length, kept
+        positions = _positions_of(int(ends[0]), config.recent, config.spread)[None]
     else:
-        spread = spread_positions(ends, config.spread)
-    positions = np.concatenate([recent, spread], axis=1)  # (N, recent + spread)
+        positions = context_positions(ends, config.recent, config.spread)
     features = np.empty((len(ends), config.context_size), np.float32)
     shape = config.recent + config.spread
     features[:, :shape] = log_losses[positions] - log_losses[ends, None]
@@ -168,18 +189,28 @@ def context_matrix(log_losses: np.ndarray, ends: np.ndarray, config: FMConfig) -
     return features
 
 
+def context_positions(ends: np.ndarray, recent: int, spread: int) -> np.ndarray:
+    """(N, recent + spread) int64 positions the context reads in each prefix ``[0, n]``.
+
+    The last ``recent`` (repeating position 0 where the prefix is shorter), then ``spread``
+    log-spaced ones (`spread_positions`).
+    """
+    last = np.clip(ends[:, None] + np.arange(1 - recent, 1), 0, None)
+    return np.concatenate([last, spread_positions(ends, spread)], axis=1)
+
+
 def spread_positions(ends: np.ndarray, count: int) -> np.ndarray:
     """(N, count) int64 log-spaced positions over each prefix ``[0, n]``, n in ``ends``."""
     return np.round(np.geomspace(1, ends + 1, count, axis=1)).astype(np.int64) - 1
 
 
 @functools.lru_cache(maxsize=16384)
-def _spread_of(end: int, count: int) -> np.ndarray:
-    """`spread_positions` of one prefix length, computed once; read-only.
+def _positions_of(end: int, recent: int, spread: int) -> np.ndarray:
+    """`context_positions` of one prefix length, computed once; read-only.
 
     ``geomspace`` was most of the cost of one prefix's context features.
     """
-    positions = spread_positions(np.array([end]), count)[0]
+    positions = context_positions(np.array([end]), recent, spread)[0]
     positions.flags.writeable = False
     return positions
 
@@ -304,9 +335,11 @@ def sample_futures(
 ) -> torch.Tensor:
     """Integrate dz/du = v from ``noise`` (B, S, G) at u = 0 to u = 1; returns (B, S, G)."""
     batch = context.shape[0]
-    # encoded per sample row, not per prefix: every matrix product then has B·S >= S rows, and
-    # BLAS kernels for so many rows give each row the same bits whatever B is (fewer rows may not)
-    encoded = net.encode(context.repeat_interleave(samples, dim=0))  # (B·S, context_dim)
+    # each prefix encoded once, but in a product of at least S rows (the contexts repeated): BLAS
+    # kernels for so many rows give each row the same bits whatever their number (fewer may not),
+    # so these are the bits of encoding every sample row, at 1/S of the cost
+    rows = torch.arange(max(batch, samples)) % batch
+    encoded = net.encode(context[rows])[:batch].repeat_interleave(samples, dim=0)  # (B·S, dim)
     z = integrate(net, noise.reshape(batch * samples, -1), encoded, steps, solver)
     return z.reshape(batch, samples, -1)
 

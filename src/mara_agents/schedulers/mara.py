@@ -18,6 +18,7 @@ import torch
 
 from coreenv import Decisions, EnvConfig, Predictor, SchedulerView, SlotFeature
 from coreenv.layout import CLUSTER_FEATURES
+from mara_agents.policy.greedy import GreedyMAT
 from mara_agents.policy.mat import MAT, MATConfig
 from mara_agents.predictors import (
     PREDICTORS,
@@ -45,6 +46,9 @@ class MARA(Scheduler):
             action between events of that form.
         kind_fields: the description fields whose category-id columns the policy reads, where
             the episode shows descriptions (`coreenv.EnvConfig.kind_fields`; none by default).
+        compiled: act, when deterministic, through the policy's compiled copy (`GreedyMAT`: the
+            same actions, far cheaper at few lanes; for a network of one cluster size, not one
+            that reads sets); False: always through `MAT.act`.
     """
 
     def __init__(
@@ -56,6 +60,7 @@ class MARA(Scheduler):
         quantiles: tuple[float, ...] = (),
         decisions: Decisions | None = None,
         kind_fields: tuple[str, ...] = (),
+        compiled: bool = True,
     ) -> None:
         cluster = len(CLUSTER_FEATURES) if policy.config.shows_cluster else 0
         expected = len(SlotFeature) + len(quantiles) + cluster + len(kind_fields)
@@ -72,6 +77,8 @@ class MARA(Scheduler):
         self.deterministic = deterministic
         self.name = name
         self.decisions = decisions
+        self.compiled = compiled
+        self._greedy: tuple | None = None  # (policy, its parameters, their versions, GreedyMAT)
 
     @classmethod
     def reading(cls, policy: MAT, predictor: Predictor, env: EnvConfig) -> MARA:
@@ -162,7 +169,12 @@ class MARA(Scheduler):
         torch.save(state, path)
 
     def act_view(self, view: SchedulerView) -> np.ndarray:
-        """One decoder pass per node, in node order, masked to a feasible matching."""
+        """One decoder pass per node, in node order, masked to a feasible matching.
+
+        Deterministic and ``compiled``, it asks the policy's compiled copy (`GreedyMAT`) first:
+        the same actions at a fraction of the cost at few lanes; `MAT.act` decides the steps it
+        leaves open.
+        """
         obs, action_mask = view.obs, view.action_mask
         try:
             self.policy.config.slots_of(obs.shape[1], obs.shape[-1])
@@ -170,13 +182,34 @@ class MARA(Scheduler):
             raise ValueError(
                 f"MARA's {e} It reads the quantile levels {self.observation_quantiles}."
             ) from None
+        occupied = action_mask[:, :-1].astype(bool)  # (E, K)
+        if self.deterministic and self.compiled and not self.policy.config.sets:
+            actions = self.greedy().act(obs, occupied)
+            if actions is not None:
+                return actions
         with torch.inference_mode():  # no autograd bookkeeping at all: ~12% less per call
             out = self.policy.act(
                 torch.from_numpy(obs),  # (E, M, D)
-                torch.from_numpy(action_mask[:, :-1].astype(bool)),  # (E, K) occupied slots
+                torch.from_numpy(occupied),
                 deterministic=self.deterministic,
             )
         return out.actions.numpy()
+
+    def greedy(self) -> GreedyMAT:
+        """The compiled copy of ``policy`` (`GreedyMAT`), made again once its weights change.
+
+        A change is a new ``policy`` or an in-place update of its parameters (an optimiser step,
+        ``load_state_dict``), which bumps their version counters.
+        """
+        held = self._greedy
+        if held is not None and held[0] is self.policy:
+            versions = [p._version for p in held[1]]
+            if versions == held[2]:
+                return held[3]
+        parameters = list(self.policy.parameters())
+        greedy = GreedyMAT(self.policy)
+        self._greedy = (self.policy, parameters, [p._version for p in parameters], greedy)
+        return greedy
 
 
 def load_policies(paths: Sequence[str | Path]) -> list[MARA]:

@@ -14,8 +14,11 @@ from mara_agents.predictors.flow_model import (  # noqa: E402
     FMConfig,
     VelocityNet,
     context_features,
+    context_matrix,
+    context_rows,
     flow_matching_loss,
     future_offsets,
+    integrate,
     sample_futures,
     wls_context,
 )
@@ -79,6 +82,34 @@ def test_decoding_is_exact_on_hand_built_trajectories():
     per_sample = [4, 6, 1, math.inf]
     assert remaining[0] == np.median(per_sample) == 5.0
     assert p_success[0] == 0.5  # offsets 4 and 1 are within a budget of 5
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_decoding_matches_the_rule_written_out_per_sample(dtype):
+    rng = np.random.default_rng(0)
+    offsets = np.array([1, 2, 3, 5, 9, 17])
+    futures = np.cumsum(rng.normal(-0.1, 0.2, size=(5, 9, 6)), axis=2).astype(dtype)
+    futures[0, 0, 2:4] = futures[0, 0, 1]  # a flat stretch: no fall to divide by
+    log_target = rng.uniform(-0.8, 0.1, size=5)
+    budgets = np.array([1, 3, 5, 9, 20])
+
+    def rule(path, target):  # the first crossing, interpolated from the grid point before it
+        below = np.flatnonzero(path <= target)
+        if below.size == 0:
+            return math.inf
+        i = below[0]
+        before_t, before_z = (offsets[i - 1], path[i - 1]) if i else (0, dtype(0.0))
+        fall = max(dtype(before_z - path[i]), dtype(1e-12))  # in the futures' dtype
+        share = min(max((before_z - target) / fall, 0.0), 1.0)
+        return max(math.ceil(before_t + share * (offsets[i] - before_t) - 1e-9), 1.0)
+
+    expected = np.array(
+        [[rule(path, t) for path in paths] for paths, t in zip(futures, log_target)]
+    )
+    np.testing.assert_array_equal(crossings(futures, log_target, offsets), expected)
+    remaining, p_success = decode(futures, log_target, offsets, budgets)
+    np.testing.assert_array_equal(remaining, np.median(expected, axis=1))
+    np.testing.assert_array_equal(p_success, np.mean(expected <= budgets[:, None], axis=1))
 
 
 def test_quantiles_are_sampled_crossings_and_beyond_the_horizon_is_inf():
@@ -152,6 +183,38 @@ def test_a_prefix_gets_the_same_futures_alone_or_in_any_batch():
         predictor = FMPredictor(net)
         chunks = [predictor.futures(prefixes[i : i + size]) for i in range(0, len(prefixes), size)]
         np.testing.assert_array_equal(np.concatenate(chunks), together)
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3, 5, 31, 40])
+def test_each_prefix_is_encoded_once_with_the_bits_of_encoding_every_sample_row(batch):
+    torch.manual_seed(0)
+    config = FMConfig(ode_steps=2)
+    net = VelocityNet(config).eval()
+    context = torch.randn(batch, config.context_size)
+    noise = torch.randn(batch, config.samples, net.grid)
+    with torch.no_grad():  # the rule written out: the encoder reads all B·S sample rows
+        every_row = net.encode(context.repeat_interleave(config.samples, dim=0))
+        flat = noise.reshape(batch * config.samples, -1)
+        expected = integrate(net, flat, every_row, 2, "heun").reshape(noise.shape)
+    sampled = sample_futures(net, context, config.samples, 2, "heun", noise)
+    torch.testing.assert_close(sampled, expected, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(
+    "config", [FMConfig(), FMConfig(scaled_context=True, wls_context=True)], ids=["plain", "all"]
+)
+def test_context_rows_are_each_prefixs_context_matrix(config):
+    rng = np.random.default_rng(1)
+    prefixes = [2.0 * (1.0 + np.arange(n)) ** -rng.uniform(0.2, 0.8) for n in (2, 5, 17, 40, 301)]
+    rows = context_rows(prefixes, config)
+    for prefix, row in zip(prefixes, rows):
+        log_losses = np.log(prefix)
+        expected = context_matrix(log_losses, np.array([len(prefix) - 1]), config)[0]
+        np.testing.assert_array_equal(row, expected)
+    ends = np.array([len(prefix) - 1 for prefix in prefixes[-1:]] + [10, 100])
+    one_curve = context_matrix(np.log(prefixes[-1]), ends, config)  # as training builds them
+    alone = context_rows([prefixes[-1][: n + 1] for n in ends], config)
+    np.testing.assert_array_equal(one_curve, alone)
 
 
 def test_pretrained_ignores_the_checkpoints_cache_size():

@@ -8,6 +8,7 @@ torch = pytest.importorskip("torch")
 import coreenv  # noqa: E402
 from helpers import play_checking_matchings  # noqa: E402
 from mara_agents import evaluate  # noqa: E402
+from mara_agents.evaluation import run_episodes  # noqa: E402
 from mara_agents.policy import MAT, MATConfig  # noqa: E402
 from mara_agents.predictors import PREDICTORS, RENAMED_PREDICTORS, WLSPredictor  # noqa: E402
 from mara_agents.schedulers.mara import MARA, VARIANTS, MARAVariant  # noqa: E402
@@ -163,3 +164,35 @@ def test_category_fields_travel_with_the_checkpoint_and_shape_the_episodes(tmp_p
         evaluate(loaded, episodes=1, seed=2, arrival_horizon=120)
     with pytest.raises(ValueError, match=r"category fields \('family',\) make 10"):
         MARA(MAT(MATConfig()), WLSPredictor(), kind_fields=("family",))
+
+
+def played_actions(mara: MARA, episodes: list) -> list[np.ndarray]:
+    """Every joint action ``mara`` takes playing ``episodes`` in lockstep."""
+    taken = []
+    act = mara.act_view
+    mara.act_view = lambda view: taken.append(act(view)) or taken[-1]
+    run_episodes(mara, episodes)
+    return taken
+
+
+def test_the_compiled_copy_plays_the_actions_of_mat_act():
+    config = coreenv.EnvConfig(task_set="id", arrival_horizon=300)
+    for episodes in ([(config, 5)], [(config, seed) for seed in range(8)]):
+        fast = played_actions(MARA.pretrained("mara"), episodes)
+        reference_mara = MARA.pretrained("mara")
+        reference_mara.compiled = False
+        reference = played_actions(reference_mara, episodes)
+        assert len(fast) == len(reference)
+        for step, (a, b) in enumerate(zip(fast, reference)):
+            np.testing.assert_array_equal(a, b, err_msg=f"[step {step}]")
+
+
+def test_the_compiled_copy_follows_the_policy_weights():
+    torch.manual_seed(0)
+    mara = MARA(MAT(MATConfig()), WLSPredictor())
+    first = mara.greedy()
+    assert mara.greedy() is first  # unchanged weights: the same copy
+    with torch.no_grad():
+        mara.policy.decoder.idle.bias.add_(1.0)  # as an optimiser step does, in place
+    assert mara.greedy() is not first
+    assert mara.greedy().idle[1] == pytest.approx(mara.policy.decoder.idle.bias.item())
