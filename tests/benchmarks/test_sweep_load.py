@@ -64,6 +64,9 @@ def test_user_scheduler_as_module_class(tmp_path, capsys):
         ("--methods", "no_such_module:Cls", r"cannot import scheduler.*current directory"),
         ("--information", "all", r"--information: invalid choice: 'all'"),
         ("--warm-history", "4", r"--warm-history .* needs --information history; got 4"),
+        ("--nodes", "0", r"--nodes must be an int >= 1, got 0"),
+        ("--cluster", "fast", r"--cluster: invalid choice: 'fast'"),
+        ("--nodes", "8", r"method 'mara': MARA: the network reads .* 4 nodes and 8 slots only"),
     ],
 )
 def test_bad_names_exit_2_with_one_line_before_any_work(tmp_path, capsys, option, value, message):
@@ -334,3 +337,22 @@ def test_the_information_model_is_a_sweep_option(tmp_path, capsys):
     sweep.main([*TINY, "--methods", "lara", "--out", str(tmp_path / "prefix")])
     rows = [rows_of(tmp_path / name) for name in ("history", "prefix")]
     assert [r["completion_rate"] for r in rows[0]] == [r["completion_rate"] for r in rows[1]]
+
+
+def test_the_cluster_is_a_sweep_option_with_loads_per_node(tmp_path, capsys):
+    config = sweep.parse_args(["--nodes", "8", "--cluster", "mixed_costly", "--methods", "lara"])
+    assert dict(config.env) == {
+        "num_nodes": 8,
+        "num_slots": 16,
+        "node_speeds": "mixed",
+        "switch_cost": 5,
+    }
+    assert config.arrival_prob == (0.08, 0.1, 0.12, 0.14)
+    given = sweep.parse_args([*TINY, "--methods", "lara", "--nodes", "8", "--slots", "10"])
+    assert given.arrival_prob == (0.04,) and given.env["num_slots"] == 10
+    argv = [*TINY, "--methods", "fifo", "lara", "--cluster", "costly_moves", "--nodes", "2"]
+    sweep.main([*argv, "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "Cluster: 2 nodes, 4 slots; node speeds 1, 1; switch cost 5 steps" in out
+    assert "switches / success" in out
+    assert all(row["switches"] >= 0 for row in rows_of(tmp_path))

@@ -20,7 +20,13 @@ import argparse
 
 from coreenv.curves import TASK_SETS
 from mara_agents import seeds
-from mara_agents.cli.parser import CommandParser, add_arrival_prob
+from mara_agents.cli.parser import (
+    CommandParser,
+    add_arrival_prob,
+    add_cluster,
+    cluster_fields,
+    per_node,
+)
 from mara_agents.evaluation import completion_rates
 from mara_agents.intervals import improvement_probability, iqm, mean_interval, paired_interval
 from mara_agents.sweep.methods import METHODS, SweepInputError, load_checkpoint, make_scheduler
@@ -40,8 +46,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--task-set", choices=sorted(TASK_SETS), default="id_train", help="the episodes' tasks"
     )
-    add_arrival_prob(parser, 0.04, old="--load")
+    add_arrival_prob(parser, None, old="--load", help="arrival probability p (default 0.04 × M / 4)")
+    add_cluster(parser)
     args = parser.parse_args(argv)
+    args.env = cluster_fields(parser, args)
+    if args.arrival_prob is None:
+        args.arrival_prob = per_node([0.04], args.env)[0]
     if args.episodes < 2:
         parser.error(f"--episodes must be >= 2 (a paired standard error), got {args.episodes}")
     if args.seed < 0:
@@ -61,10 +71,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     """Play every policy on the same episodes; print completions and paired differences."""
     args = parse_args(argv)
-    env = {"task_set": args.task_set, "arrival_prob": args.arrival_prob}
+    env = {"task_set": args.task_set, "arrival_prob": args.arrival_prob, **args.env}
     rates = [completion_rates(s, args.episodes, args.seed, **env) for s in args.schedulers]
     p, seed = args.arrival_prob, args.seed
-    print(f"{args.episodes} episodes of {args.task_set} at p = {p} from seed {seed}\n")
+    cluster = f", cluster {args.env}" if args.env else ""
+    print(f"{args.episodes} episodes of {args.task_set} at p = {p} from seed {seed}{cluster}\n")
     first = args.policies[0]
     print(f"| policy | completion [95% CI] | IQM | − {first} (paired, [95% CI]) | P(> {first}) |")
     print("|---|---|---|---|---|")

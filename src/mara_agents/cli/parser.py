@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from coreenv import check_arrival_prob
+from coreenv import CLUSTERS, check_arrival_prob
 from mara_agents.checks import check
 
 __all__ = [
@@ -151,3 +151,34 @@ def add_arrival_prob(
         new="--arrival-prob",
         help=argparse.SUPPRESS,
     )
+
+
+def add_cluster(parser: argparse.ArgumentParser) -> None:
+    """Add ``--nodes``, ``--slots`` and ``--cluster`` (read back by `cluster_fields`)."""
+    parser.add_argument("--nodes", type=int, default=None, help="M, the cluster's nodes (default 4)")
+    parser.add_argument("--slots", type=int, default=None, help="K, the task slots (default 2 M)")
+    parser.add_argument(
+        "--cluster",
+        choices=tuple(CLUSTERS),
+        default="equal",
+        help="the nodes' speeds and switch cost (coreenv.CLUSTERS; default: equal nodes, free "
+        "moves)",
+    )
+
+
+def cluster_fields(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
+    """The `EnvConfig` fields of `add_cluster`'s options (none by default); bad ones exit 2."""
+    for option, value in (("--nodes", args.nodes), ("--slots", args.slots)):
+        if value is not None and value < 1:
+            parser.error(f"{option} must be an int >= 1, got {value}.")
+    fields = dict(CLUSTERS[args.cluster])
+    if args.nodes is not None:
+        fields |= {"num_nodes": args.nodes, "num_slots": 2 * args.nodes}
+    if args.slots is not None:
+        fields["num_slots"] = args.slots
+    return fields
+
+
+def per_node(loads: Sequence[float], fields: dict[str, Any]) -> list[float]:
+    """``loads`` (arrival probabilities at 4 nodes) scaled by M / 4 for the nodes of ``fields``."""
+    return [round(p * fields.get("num_nodes", 4) / 4, 6) for p in loads]

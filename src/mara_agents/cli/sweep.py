@@ -29,9 +29,15 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from pathlib import Path
 
-from coreenv import CLUSTERS, INFORMATION_MODELS, InvalidActionError
+from coreenv import INFORMATION_MODELS, InvalidActionError
 from coreenv.curves import TASK_SETS
-from mara_agents.cli.parser import CommandParser, add_arrival_prob
+from mara_agents.cli.parser import (
+    CommandParser,
+    add_arrival_prob,
+    add_cluster,
+    cluster_fields,
+    per_node,
+)
 from mara_agents.sweep import (
     BACKENDS,
     METHODS,
@@ -106,19 +112,11 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
         default=0,
         help="with --information history: tasks of earlier episodes each history starts with",
     )
-    add("--nodes", type=int, default=None, help="M, the cluster's nodes (default 4)")
-    add("--slots", type=int, default=None, help="K, the task slots (default 2 M)")
-    add(
-        "--cluster",
-        choices=tuple(CLUSTERS),
-        default="equal",
-        help="the nodes' speeds and switch cost (default: equal nodes, free moves)",
-    )
+    add_cluster(parser)
     add("--quick", action="store_true", help=f"{QUICK_EPISODES} episodes per cell: a smoke run")
     args = parser.parse_args(argv)
-    cluster = _cluster(parser, args.nodes, args.slots, args.cluster)
-    nodes = cluster.get("num_nodes", 4)
-    loads = args.arrival_prob or [round(p * nodes / 4, 6) for p in DEFAULTS["arrival_prob"]]
+    cluster = cluster_fields(parser, args)
+    loads = args.arrival_prob or per_node(DEFAULTS["arrival_prob"], cluster)
     try:
         config = SweepConfig.checked(
             arrival_prob=loads,
@@ -149,19 +147,6 @@ def _information(parser: CommandParser, information: str, warm: int) -> dict:
         )
     fields = {} if information == "prefix" else {"information": information}
     return fields | ({"warm_history": warm} if warm else {})
-
-
-def _cluster(parser: CommandParser, nodes: int | None, slots: int | None, name: str) -> dict:
-    """The `EnvConfig` fields of ``--nodes``, ``--slots`` and ``--cluster`` (none by default)."""
-    for option, value in (("--nodes", nodes), ("--slots", slots)):
-        if value is not None and value < 1:
-            parser.error(f"{option} must be an int >= 1, got {value}.")
-    fields = dict(CLUSTERS[name])
-    if nodes is not None:
-        fields |= {"num_nodes": nodes, "num_slots": 2 * nodes}
-    if slots is not None:
-        fields["num_slots"] = slots
-    return fields
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -321,7 +321,7 @@ class MATConfig:
                 f"{self.num_nodes} nodes and {self.num_slots} slots only"
             )
             raise ValueError(
-                f"this policy reads observations of {self.slot_features}-column slot blocks, "
+                f"the network reads observations of {self.slot_features}-column slot blocks, "
                 f"{kind} ({self.obs_dim} features at {self.num_nodes} nodes), got {width} at "
                 f"{num_nodes} nodes: it was trained on another layout (num_nodes, num_slots, "
                 "EnvConfig.estimate_quantiles, information or the cluster's options)."

@@ -34,3 +34,26 @@ def test_compare_pairs_every_policy_with_the_first(tmp_path, capsys, monkeypatch
     with pytest.raises(SystemExit):
         compare.main(["mara_typo"])
     assert "mara_typo: neither a sweep method (['edf'" in capsys.readouterr().err
+
+
+def test_compare_plays_the_cluster_asked_for_at_the_load_per_node(capsys, monkeypatch):
+    seen = []
+
+    def completion_rates(scheduler, episodes, seed, **env):
+        seen.append(env)
+        return np.array([0.5, 0.6])
+
+    monkeypatch.setattr(compare, "completion_rates", completion_rates)
+    compare.main(["lara", "fifo", "--episodes", "2", "--nodes", "8", "--cluster", "mixed_costly"])
+    assert seen[0] == {
+        "task_set": "id_train",
+        "arrival_prob": 0.08,
+        "num_nodes": 8,
+        "num_slots": 16,
+        "node_speeds": "mixed",
+        "switch_cost": 5,
+    }
+    assert "cluster" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        compare.main(["lara", "--slots", "0"])
+    assert "--slots must be an int >= 1, got 0." in capsys.readouterr().err
