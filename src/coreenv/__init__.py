@@ -51,6 +51,7 @@ from coreenv.shells import (
     CoreVectorEnv,
     SequentialVectorEnv,
 )
+from coreenv.core.engine import compiled
 from coreenv.wls import WLSEstimates, WLSFit
 
 __all__ = [
@@ -98,6 +99,7 @@ __all__ = [
     "fingerprint_differences",
     "fingerprint_vector",
     "check_arrival_prob",
+    "compiled",
     "make_config",
     "make_decisions",
     "parallel_env",

@@ -180,7 +180,8 @@ class MARA(Scheduler):
             self.policy.config.slots_of(obs.shape[1], obs.shape[-1])
         except ValueError as e:
             raise ValueError(
-                f"MARA: {e} It reads the quantile levels {self.observation_quantiles}."
+                f"MARA: {e} It reads the quantile levels {self.observation_quantiles}. "
+                "MARA.pretrained('mara_sets') plays any cluster size."
             ) from None
         occupied = action_mask[:, :-1].astype(bool)  # (E, K)
         if self.deterministic and self.compiled and not self.policy.config.sets:

@@ -59,6 +59,9 @@ VARIANTS: dict[str, MARAVariant] = {
         checkpoint="mara_history.pt",
         information="history",
     ),
+    "mara_sets": MARAVariant(
+        predictor="fm_mara_student", shaping_beta=1.0, checkpoint="mara_sets.pt", sets=True
+    ),
 }
 """The shipped variants by name: one entry each, read by `MARA.pretrained` and by training.
 
@@ -66,4 +69,5 @@ The FM variants read ``fm_mara_student``: a one-step student (`mara_agents.fm_tr
 of the network they were trained on (``fm_mara_teacher``), read raw, as in training: a policy
 reads the estimates it learned on, and the shipped calibration maps the share differently.
 ``mara_history`` was trained on the information model (``information="history"``): it reads
-``fm_mara_analog`` and the category columns, so it plays only where tasks are described."""
+``fm_mara_analog`` and the category columns, so it plays only where tasks are described.
+``mara_sets`` reads nodes and slots as sets: trained at 4 nodes and 8 slots, it plays any size."""

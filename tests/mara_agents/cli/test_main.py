@@ -86,7 +86,7 @@ def test_bad_input_exits_2_with_one_line_naming_the_command(capsys, argv, messag
         ),
         (
             "train-mara",
-            ["{grouped,ppo,held_ppo}", "{mara,mara_history,mara_noshape,mara_wls}", "{hop,lara"],
+            ["{grouped,ppo,held_ppo}", "{mara,mara_history,mara_noshape,mara_sets,mara_wls}", "{hop,lara"],
         ),
         ("compare", ["mara_noshape", "{" + ",".join(sorted(TASK_SETS)) + "}", "policies"]),
         ("learning-curves", ["--arm LABEL RUN", "--selection-seed", "(default: 900000)"]),

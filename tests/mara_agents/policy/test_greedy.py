@@ -77,7 +77,7 @@ def test_float32_rounding_moves_the_lead_of_the_best_action_far_less_than_the_to
         try:
             with torch.no_grad():
                 (rep, _), keys = policy.read(obs.to(dtype))
-                logits.append(policy.decoder(policy.shifted(out.actions), rep, keys).double())
+                logits.append(policy.decode(obs.to(dtype), out.actions, rep, keys).double())
         finally:
             torch.set_default_dtype(torch.float32)
     single, double = (x.masked_fill(~out.masks, -np.inf) for x in logits)  # the choices' logits
@@ -101,3 +101,8 @@ def test_observations_of_another_layout_are_refused_naming_the_shape():
         greedy.act(obs[..., :-1], occupied)
     with pytest.raises(ValueError, match=r"occupied must be \(2, 8\), got \(2, 7\)"):
         greedy.act(obs, occupied[:, :-1])
+
+
+def test_a_network_that_reads_sets_is_left_to_mat_act():
+    with pytest.raises(ValueError, match="acts through MAT.act"):
+        GreedyMAT(MAT(MATConfig(encoder="slots", sets=True)))

@@ -25,6 +25,28 @@ def test_pretrained_variants_load_offline_and_act_feasibly(variant):
     play_checking_matchings(env, mara)
 
 
+@pytest.mark.parametrize("nodes, slots", [(8, 16), (16, 32), (6, 9)])
+def test_the_sets_checkpoint_plays_any_cluster_size(nodes, slots):
+    mara = MARA.pretrained("mara_sets")
+    env = coreenv.parallel_env(
+        task_set="id",
+        arrival_horizon=60,
+        seed=0,
+        num_nodes=nodes,
+        num_slots=slots,
+        arrival_prob=0.3,
+        predictor=mara.observation_predictor,
+    )
+    play_checking_matchings(env, mara)
+
+
+def test_a_checkpoint_of_one_size_names_its_size_and_the_one_for_any_size():
+    env = coreenv.parallel_env(task_set="id", num_nodes=8, num_slots=16, seed=0)
+    env.reset()
+    with pytest.raises(ValueError, match="4 nodes and 8 slots only.*MARA.pretrained\\('mara_sets'\\)"):
+        MARA.pretrained("mara_wls").act_view(env.view())
+
+
 def test_mara_wls_is_deterministic():
     first = evaluate(MARA.pretrained("mara_wls"), episodes=1, seed=3, arrival_horizon=150)
     second = evaluate(MARA.pretrained("mara_wls"), episodes=1, seed=3, arrival_horizon=150)
@@ -46,6 +68,7 @@ def test_every_variant_is_one_entry_naming_its_predictor_beta_and_checkpoint():
         stored = RENAMED_PREDICTORS.get(state["predictor"], state["predictor"])  # 0.2's names
         assert stored == variant.predictor, name
         assert state["shaping_beta"] == variant.shaping_beta, name
+        assert state["mat_config"].get("sets", False) == variant.sets, name
     assert VARIANTS["mara_noshape"].shaping_beta == 0.0 and VARIANTS["mara"].shaping_beta == 1.0
 
 
