@@ -61,6 +61,10 @@ class Description:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Description) and dict(self.fields) == dict(other.fields)
 
+    def __reduce__(self) -> tuple:
+        """Pickled as its fields (a read-only mapping view itself does not pickle)."""
+        return (Description, (dict(self.fields),))
+
 
 def describe(family: str, config: str | Mapping[str, object] | None = None) -> Description:
     """The `Description` of a run of ``family`` with ``config`` (JSON text or a mapping).

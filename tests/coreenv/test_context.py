@@ -191,3 +191,18 @@ def test_a_warm_history_starts_each_episode_without_changing_its_tasks():
 def test_a_warm_history_needs_the_history():
     with pytest.raises(ConfigError, match="warm_history"):
         EnvConfig(information="description", warm_history=2)
+
+
+def test_a_description_and_an_env_that_caches_them_pickle():
+    import copy
+    import pickle
+
+    import coreenv
+
+    description = coreenv.describe("resnet", {"optimizer": "adam", "seed": 3})
+    assert pickle.loads(pickle.dumps(description)) == description
+    assert copy.deepcopy(description).fields["optimizer"] == "adam"
+    env = coreenv.parallel_env(seed=1, information="description", task_set="id_train")
+    env.reset()
+    env.step(dict.fromkeys(env.agents, 0))
+    assert pickle.loads(pickle.dumps(env)).view().descriptions
