@@ -13,7 +13,14 @@ from importlib.metadata import PackageNotFoundError, version
 
 from coreenv import compat, curves
 from coreenv.compat import OracleView, SlotTable
-from coreenv.config import CLUSTERS, SPEED_MIXES, EnvConfig, check_arrival_prob, make_config
+from coreenv.config import (
+    CLUSTERS,
+    SPEED_MIXES,
+    EnvConfig,
+    check_arrival_prob,
+    make_config,
+    per_node_load,
+)
 from coreenv.context import (
     INFORMATION_MODELS,
     Description,
@@ -101,6 +108,7 @@ __all__ = [
     "check_arrival_prob",
     "compiled",
     "make_config",
+    "per_node_load",
     "make_decisions",
     "parallel_env",
     "raw_env",

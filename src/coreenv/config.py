@@ -25,6 +25,7 @@ __all__ = [
     "EnvConfig",
     "check_arrival_prob",
     "make_config",
+    "per_node_load",
 ]
 
 INVALID_ACTION_POLICIES = ("idle", "raise")
@@ -197,6 +198,12 @@ def check_arrival_prob(value: Any, name: str = "EnvConfig.arrival_prob") -> floa
     if not is_number(value) or not math.isfinite(value) or not 0.0 <= float(value) <= 1.0:
         raise ConfigError(f"{name} must be a finite number in [0.0, 1.0], got {value!r}.")
     return float(value)
+
+
+def per_node_load(arrival_prob: float, num_nodes: int) -> float:
+    """The arrival probability at ``num_nodes`` nodes that gives each node the load
+    ``arrival_prob`` gives the default cluster's (rounded to 6 decimals, so 0.04 at 8 is 0.08)."""
+    return round(arrival_prob * num_nodes / EnvConfig().num_nodes, 6)
 
 
 _FIELD_NAMES = tuple(f.name for f in dataclasses.fields(EnvConfig))

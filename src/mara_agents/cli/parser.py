@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from coreenv import CLUSTERS, check_arrival_prob
+from coreenv import CLUSTERS, check_arrival_prob, per_node_load
 from mara_agents.checks import check
 
 __all__ = [
@@ -181,4 +181,4 @@ def cluster_fields(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
 
 def per_node(loads: Sequence[float], fields: dict[str, Any]) -> list[float]:
     """``loads`` (arrival probabilities at 4 nodes) scaled by M / 4 for the nodes of ``fields``."""
-    return [round(p * fields.get("num_nodes", 4) / 4, 6) for p in loads]
+    return [per_node_load(p, fields.get("num_nodes", 4)) for p in loads]

@@ -368,19 +368,24 @@ class MAT(nn.Module):
         obs, table, occupied = self.inputs(obs)
         return self.encoder(obs, table, occupied), self.decoder.slot_key(table)
 
+    def pair_bias(self, obs: torch.Tensor) -> torch.Tensor | None:
+        """(B, M, K + 1) each node's `PairBias` score of each slot (0 for idling), or None
+        where the network reads no pair: one per observation, shared by every node's pass."""
+        if self.pair is None:
+            return None
+        return F.pad(self.pair(self.slot_table(obs), obs.shape[1]), (0, 1))
+
     def decode(
         self,
-        obs: torch.Tensor,
         actions: torch.Tensor,
         rep: torch.Tensor,
         keys: torch.Tensor,
+        bias: torch.Tensor | None,
     ) -> torch.Tensor:
-        """(B, M, K + 1) logits of every node given the earlier nodes' ``actions`` (B, M)."""
+        """(B, M, K + 1) logits of every node given the earlier nodes' ``actions`` (B, M), plus
+        the observation's ``bias`` (`pair_bias`)."""
         logits = self.decoder(self.shifted(actions, keys), rep, keys)
-        if self.pair is not None:
-            pair = self.pair(self.slot_table(obs), obs.shape[1])
-            logits = logits + F.pad(pair, (0, 1))  # idling: no pair
-        return logits
+        return logits if bias is None else logits + bias
 
     def inputs(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """What the network reads: the observations, their slot table, which slots are occupied.
@@ -435,6 +440,7 @@ class MAT(nn.Module):
         """
         b, m, k = obs.shape[0], obs.shape[1], occupied.shape[1]
         (rep, values), keys = self.read(obs)  # keys (B, K, dim)
+        bias = self.pair_bias(obs)
         actions = torch.full((b, m), k, dtype=torch.long, device=obs.device)
         log_probs = torch.zeros(b, m, device=obs.device)
         masks = torch.zeros(b, m, k + 1, dtype=torch.bool, device=obs.device)
@@ -444,7 +450,7 @@ class MAT(nn.Module):
             if not available[:, :k].any():  # nodes i.. can only idle (probability 1): no pass
                 masks[:, i:] = available[:, None]
                 break
-            logits = self.decode(obs, actions, rep, keys)[:, i]  # (B, K + 1)
+            logits = self.decode(actions, rep, keys, bias)[:, i]  # (B, K + 1)
             logits = logits.masked_fill(~available, NEG)
             # what torch.distributions.Categorical computes, without its per-call overhead
             normalised = logits - logits.logsumexp(dim=-1, keepdim=True)
@@ -484,7 +490,8 @@ class MAT(nn.Module):
         anchor of `mara_agents.training.grouped` compares two policies on these.
         """
         (rep, values), keys = self.read(obs)
-        logits = self.decode(obs, actions, rep, keys).masked_fill(~masks, NEG)
+        bias = self.pair_bias(obs)
+        logits = self.decode(actions, rep, keys, bias).masked_fill(~masks, NEG)
         return logits - logits.logsumexp(dim=-1, keepdim=True), values
 
     def values(self, obs: torch.Tensor) -> torch.Tensor:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from coreenv import CLUSTERS, EnvConfig, Predictor
+from coreenv import CLUSTERS, EnvConfig, Predictor, per_node_load
 from coreenv.curves import TASK_SETS, resolve_task_set
 from coreenv.layout import cluster_columns, slot_width
 from mara_agents import seeds
@@ -227,7 +227,7 @@ class MARATrainConfig:
         """`EnvConfig` fields of the training episodes: `TRAINING_ENV` on ``task_set``."""
         env = {**TRAINING_ENV, "task_set": self.task_set}
         if self.nodes != 4:
-            env["arrival_prob"] = round(TRAINING_ENV["arrival_prob"] * self.nodes / 4, 6)
+            env["arrival_prob"] = per_node_load(TRAINING_ENV["arrival_prob"], self.nodes)
             env |= {"num_nodes": self.nodes, "num_slots": 2 * self.nodes}
         if self.quantiles:
             env["estimate_quantiles"] = tuple(self.quantiles)

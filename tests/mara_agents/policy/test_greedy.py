@@ -77,7 +77,8 @@ def test_float32_rounding_moves_the_lead_of_the_best_action_far_less_than_the_to
         try:
             with torch.no_grad():
                 (rep, _), keys = policy.read(obs.to(dtype))
-                logits.append(policy.decode(obs.to(dtype), out.actions, rep, keys).double())
+                bias = policy.pair_bias(obs.to(dtype))
+                logits.append(policy.decode(out.actions, rep, keys, bias).double())
         finally:
             torch.set_default_dtype(torch.float32)
     single, double = (x.masked_fill(~out.masks, -np.inf) for x in logits)  # the choices' logits
