@@ -29,8 +29,8 @@ def test_training_benchmark_prints_each_recipe_against_cartpole_and_refuses_bad_
     script.main([*tiny, "--predictor", "none", "--held-episodes", "2"])
     out = capsys.readouterr().out
     assert "CartPole-v1, random actions:" in out
-    for recipe in ("ppo_slots", "ppo_mlp", "ippo_live", "mat_ppo", "held_ppo"):
-        assert f"| {recipe} |" in out
+    recipes = ("ppo_slots", "ppo_sets", "ppo_mlp", "ippo_live", "ippo_sets", "mat_ppo", "held_ppo")
+    assert all(f"| {recipe} |" in out for recipe in recipes)
     assert "| ppo_slots | 512 |" in out  # 64 lanes x 8 steps
     assert "| ippo_live | 256 |" in out and ">= 0.15x |" in out
     assert "| recipe | update MFLOP per step |" in out and "| ppo_slots | 6.91 |" in out

@@ -9,7 +9,8 @@ pick the same slot (the environment idles the later one); with ``live`` the node
 order under the AEC form's live masks (`coreenv.core.masks.live_mask`), each seeing the slots the
 nodes before it took, so every joint action is a matching, and ``decisions="events"`` holds the
 joint action until the slot table changes. The network is an MLP (`NodeActorCritic`) or, over
-live masks, the slot-set policy's encoder and pointer head (`SlotSetActorCritic`). Runs record the
+live masks, the slot-set policy's encoder and pointer head (`SlotSetActorCritic`), which with
+``policy="slot_sets"`` reads the nodes as a set too and plays any cluster size. Runs record the
 same ``history.json`` as `mara_agents.baselines.maskable_ppo` (docs/rl.md).
 """
 
@@ -26,14 +27,15 @@ import numpy as np
 import torch
 from torch import nn
 
-from coreenv import DECISION_FORMS, CoreVectorEnv, Decisions, SchedulerView
-from coreenv.layout import slot_width
+from coreenv import DECISION_FORMS, CoreVectorEnv, Decisions, EnvConfig, SchedulerView
+from coreenv.layout import slot_width, speed_columns, table_start
 from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.baselines.slot_set import (
     PointerHead,
     SlotSetExtractor,
     orthogonal,
     sequential_size,
+    slot_set_kwargs,
 )
 from mara_agents.checks import require
 from mara_agents.predictors import make_predictor
@@ -58,8 +60,9 @@ SHIPPED = CHECKPOINTS / "ippo_live.pt"
 """The shipped policy, trained over live masks at events: the sweep's ``ippo_live`` (its choice:
 docs/rl.md, *Shipped policies*)."""
 
-POLICIES = ("mlp", "slot_set")
-"""`IPPOConfig.policy`: an MLP over a node's observation, or the slot-set network (live only)."""
+POLICIES = ("mlp", "slot_set", "slot_sets")
+"""`IPPOConfig.policy`: an MLP over a node's observation, or the slot-set network reading the
+nodes by id or as a set (live only)."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,7 @@ class IPPOConfig(BaselineRun):
     hold: int = 8
     """The most steps a joint action is held (``decisions="events"``)."""
     policy: str = "mlp"
-    """The network, one of `POLICIES`; ``slot_set`` reads the taken flags, so it needs ``live``."""
+    """The network, one of `POLICIES`; the slot-set ones read the taken flags, so need ``live``."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -90,10 +93,10 @@ class IPPOConfig(BaselineRun):
                 raise ValueError(
                     f"IPPOConfig.{name} must be one of {choices}, got {getattr(self, name)!r}."
                 )
-        if self.policy == "slot_set" and not self.live:
+        if self.policy != "mlp" and not self.live:
             raise ValueError(
-                "IPPOConfig.policy 'slot_set' reads the slots taken before each node: it needs "
-                "live=True (--live)."
+                f"IPPOConfig.policy {self.policy!r} reads the slots taken before each node: it "
+                "needs live=True (--live)."
             )
 
     @property
@@ -129,16 +132,27 @@ class SlotSetActorCritic(nn.Module):
 
     The same `SlotSetExtractor` and `PointerHead` as MaskablePPO's `SlotSetPolicy`, with a value
     MLP over the slot encodings and the context; a node's view (its one-hot id, the state, the
-    taken flags) is read in the sequential form's order (the state, the flags, the node).
+    taken flags) is read in the sequential form's order (the state, the flags, the node). The
+    arguments are the extractor's.
     """
 
-    def __init__(self, num_slots: int, slot_width: int, num_nodes: int, hidden: int) -> None:
+    def __init__(
+        self,
+        num_slots: int,
+        slot_width: int,
+        num_nodes: int,
+        hidden: int,
+        sets: bool = False,
+        speeds: int = 0,
+        cluster_column: int = -1,
+    ) -> None:
         super().__init__()
-        self.num_nodes = num_nodes
-        space = gym.spaces.Box(
-            -np.inf, np.inf, (sequential_size(num_slots, slot_width, num_nodes),)
+        self.num_nodes, self.sets = num_nodes, sets
+        size = sequential_size(num_slots, slot_width, num_nodes, speeds)
+        space = gym.spaces.Box(-np.inf, np.inf, (size,))
+        extractor = SlotSetExtractor(
+            space, num_slots, slot_width, num_nodes, hidden, sets, speeds, cluster_column
         )
-        extractor = SlotSetExtractor(space, num_slots, slot_width, num_nodes, hidden)
         self.extract, self.actor = extractor, PointerHead(num_slots, hidden)
         self.critic = nn.Sequential(
             nn.Linear(extractor.features_dim, hidden), nn.ReLU(), nn.Linear(hidden, 1)
@@ -160,8 +174,48 @@ class SlotSetActorCritic(nn.Module):
         return logits, self.critic(features).reshape(lead)
 
 
+def slot_set_shape(config: EnvConfig, hidden: int, sets: bool) -> dict[str, Any]:
+    """The arguments of a `SlotSetActorCritic` for ``config``'s nodes (what a run saves)."""
+    shape = dict(slot_set_kwargs(config, hidden, sets=sets)["features_extractor_kwargs"])
+    shape["hidden"] = shape.pop("width")
+    return shape
+
+
+def resized(model: Network, shape: dict[str, Any], config: EnvConfig) -> Network:
+    """``model`` (built from ``shape``) reading ``config``'s nodes: itself at its own layout, a
+    ``sets`` network's copy acting with the same weights at another (its value starts afresh);
+    ValueError otherwise."""
+    if not isinstance(model, SlotSetActorCritic):
+        k = config.num_slots
+        width = table_start(config.num_nodes, speed_columns(config)) + k * slot_width(config)
+        if shape["choices"] == k + 1 and shape["obs_dim"] in (width, width + k):
+            return model
+        raise ValueError(
+            f"this IPPO policy reads observations of {shape['obs_dim']} features with "
+            f"{shape['choices'] - 1} slots; this cluster's have {width} ({config.num_nodes} "
+            f"nodes, {k} slots): it was trained on another layout (a policy trained with policy "
+            "'slot_sets' plays any size)."
+        )
+    asked = slot_set_shape(config, shape["hidden"], model.sets)
+    known = {"speeds": 0, "cluster_column": -1, "sets": False, **shape}
+    if known == asked:
+        return model
+    if not model.sets or known["slot_width"] != asked["slot_width"]:
+        raise ValueError(
+            f"this IPPO policy reads {known['num_nodes']} nodes, {known['num_slots']} slots of "
+            f"{known['slot_width']} columns{'' if model.sets else ' by node id'}; this cluster has "
+            f"{config.num_nodes} nodes, {config.num_slots} slots of {asked['slot_width']} "
+            "columns: it was trained on another layout (a policy trained with policy 'slot_sets' "
+            "on a cluster like this one's columns plays any size)."
+        )
+    copy = SlotSetActorCritic(**asked)
+    acting = {n: w for n, w in model.state_dict().items() if not n.startswith("critic.")}
+    copy.load_state_dict(acting, strict=False)  # the value (training only) reads K encodings
+    return copy.eval()
+
+
 Network = NodeActorCritic | SlotSetActorCritic
-NETWORKS = {"mlp": NodeActorCritic, "slot_set": SlotSetActorCritic}
+NETWORKS = {"mlp": NodeActorCritic, "slot_set": SlotSetActorCritic, "slot_sets": SlotSetActorCritic}
 """Each of `POLICIES`: its network, built from the ``shape`` a run saves."""
 
 
@@ -178,11 +232,17 @@ class IPPOScheduler(Scheduler):
     observation_predictor = OBSERVED
 
     def __init__(
-        self, model: Network, live: bool = False, decisions: Decisions | None = None
+        self,
+        model: Network,
+        live: bool = False,
+        decisions: Decisions | None = None,
+        shape: dict[str, Any] | None = None,
     ) -> None:
         self.model = model.eval()
         self.live = live
         self.decisions = decisions
+        self.shape = shape
+        self._sized: dict[tuple, Network] = {}  # the network resized to each layout played
 
     @classmethod
     def load(cls, path: Path = SHIPPED) -> IPPOScheduler:
@@ -193,12 +253,20 @@ class IPPOScheduler(Scheduler):
         model = NETWORKS[saved.get("policy", "mlp")](**saved["shape"])
         model.load_state_dict(saved["model"])
         decisions = saved.get("decisions")
-        return cls(model, saved.get("live", False), decisions and Decisions(**decisions))
+        live, shape = saved.get("live", False), saved["shape"]
+        return cls(model, live, decisions and Decisions(**decisions), shape)
 
     def act_view(self, view: SchedulerView) -> np.ndarray:
         """(E, M) actions: every node's arg-max over its masked logits."""
+        model = self.model
+        if self.shape is not None:
+            config = view.configs[0]
+            layout = (config.num_nodes, config.num_slots, config.cluster_shown)
+            if layout not in self._sized:  # one layout in play at a time
+                self._sized = {layout: resized(self.model, self.shape, config)}
+            model = self._sized[layout]
         with torch.no_grad():
-            return choose(self.model, view.obs, view.action_mask, self.live).actions.numpy()
+            return choose(model, view.obs, view.action_mask, self.live).actions.numpy()
 
 
 @dataclass(frozen=True)
@@ -277,9 +345,8 @@ class IPPOLearner:
         )
         _, obs_dim = self.envs.single_observation_space.shape
         k = self.envs.config.num_slots
-        if c.policy == "slot_set":
-            m, width = self.envs.config.num_nodes, slot_width(self.envs.config)
-            self.shape = {"num_slots": k, "slot_width": width, "num_nodes": m, "hidden": c.hidden}
+        if c.policy != "mlp":
+            self.shape = slot_set_shape(self.envs.config, c.hidden, c.policy == "slot_sets")
         else:
             self.shape = {"obs_dim": obs_dim + k * c.live, "choices": k + 1, "hidden": c.hidden}
         self.form = {"live": c.live, "decisions": dataclasses.asdict(decisions), "policy": c.policy}

@@ -38,14 +38,15 @@ from coreenv import (
     DECISION_FORMS,
     CoreVectorEnv,
     Decisions,
+    EnvConfig,
     SchedulerView,
     SequentialVectorEnv,
     make_config,
 )
-from coreenv.layout import SLOT_ORDERS, listed_state, live_mask, slot_listing
+from coreenv.layout import SLOT_ORDERS, listed_state, live_mask, sequential_layout, slot_listing
 from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.baselines.sb3_env import SB3VecEnv
-from mara_agents.baselines.slot_set import SlotSetPolicy, slot_set_kwargs
+from mara_agents.baselines.slot_set import SlotSetPolicy, resized, slot_set_kwargs
 from mara_agents.checks import require
 from mara_agents.policy.mat import symlog
 from mara_agents.predictors import make_predictor
@@ -68,9 +69,10 @@ __all__ = [
 
 FORMS = ("joint", "sequential")
 """`MaskablePPOConfig.form`: every node's slot in one action, or one node's choice per step."""
-POLICIES = ("mlp", "symlog_mlp", "slot_set")
+POLICIES = ("mlp", "symlog_mlp", "slot_set", "slot_sets")
 """`MaskablePPOConfig.policy`: SB3's MLP, the same MLP reading ``sign(x)·log(1 + |x|)`` of the
-observations (`SymlogFlatten`), or the slot-set policy (sequential form only)."""
+observations (`SymlogFlatten`), the slot-set policy, or the slot-set policy reading the nodes as
+a set too, which plays any cluster size (the last two: sequential form only)."""
 _DECISIONS = "coreenv_decisions"
 """The saved model's attribute naming the decision form it was trained in."""
 _SLOT_ORDER = "coreenv_slot_order"
@@ -110,7 +112,7 @@ class MaskablePPOConfig(BaselineRun):
                     f"got {getattr(self, name)!r}."
                 )
         sequential = (
-            self.policy == "slot_set",
+            self.policy in ("slot_set", "slot_sets"),
             self.decisions != "step",
             self.slot_order != "table",
         )
@@ -150,7 +152,8 @@ class SymlogFlatten(BaseFeaturesExtractor):
 def policy_name(model: MaskablePPO) -> str:
     """Which of `POLICIES` a MaskablePPO model's network is."""
     if issubclass(model.policy_class, SlotSetPolicy):
-        return "slot_set"
+        sets = model.policy_kwargs["features_extractor_kwargs"].get("sets", False)
+        return "slot_sets" if sets else "slot_set"
     extractor = model.policy_kwargs.get("features_extractor_class")
     return "symlog_mlp" if extractor is SymlogFlatten else "mlp"
 
@@ -218,7 +221,8 @@ class SequentialPPOScheduler(Scheduler):
 
     Node i's observation is the state, the slots the nodes before it took and its one-hot id
     (`coreenv.CoreSequentialEnv`); it takes its most likely slot under the live mask. It plays in
-    the decision form it was trained in (``decisions``), in lockstep (`act_view`).
+    the decision form it was trained in (``decisions``), in lockstep (`act_view`). A slot-set
+    policy that reads sets (``slot_sets``) plays any cluster size (`slot_set.resized`).
     """
 
     observation_kind_fields: tuple[str, ...] = ()  # trained without category columns
@@ -230,10 +234,12 @@ class SequentialPPOScheduler(Scheduler):
         self.model = model
         self.decisions = decisions
         self.slot_order = slot_order
+        self._sized: dict[tuple, Any] = {}  # the network resized to each layout played
 
     def act_view(self, view: SchedulerView) -> np.ndarray:
         """(E, M) actions: node after node, each the greedy choice under its live mask."""
         nodes, k = view.num_nodes, view.num_slots
+        policy = self._policy(view.configs[0])
         state = view.obs[:, 0, nodes:]
         listing = slot_listing(state, view.configs[0], self.slot_order)
         lanes = np.arange(view.num_episodes)[:, None]
@@ -249,10 +255,29 @@ class SequentialPPOScheduler(Scheduler):
             obs[:, state.shape[1] : -nodes] = obs[:, state.shape[1] : -nodes][lanes, listing]
             obs[:, -nodes:] = 0.0
             obs[:, -nodes + node] = 1.0
-            chosen, _ = self.model.predict(obs, action_masks=masks, deterministic=True)
+            chosen, _ = policy.predict(obs, action_masks=masks, deterministic=True)
             listed = listing[lanes[:, 0], np.minimum(chosen, k - 1)]  # the slot a position shows
             actions[:, node] = np.where(chosen < k, listed, k)  # k idles
         return actions
+
+
+    def _policy(self, config: EnvConfig) -> Any:
+        """The network reading ``config``'s observations (a slot-set one resized to it)."""
+        policy = self.model.policy
+        if isinstance(policy, SlotSetPolicy):
+            layout = (config.num_nodes, config.num_slots, config.cluster_shown)
+            if layout not in self._sized:
+                self._sized = {layout: resized(policy, config)}  # one layout in play at a time
+            return self._sized[layout]
+        size = sequential_layout(config)[2]
+        if policy.observation_space.shape != (size,):
+            raise ValueError(
+                f"this policy reads sequential observations of {policy.observation_space.shape[0]}"
+                f" features, this cluster's have {size} ({config.num_nodes} nodes, "
+                f"{config.num_slots} slots): it was trained on another layout; the policy that "
+                "plays any cluster size is 'ppo_sets'."
+            )
+        return policy
 
 
 def load_scheduler(path: Path) -> MaskablePPOScheduler | SequentialPPOScheduler:
@@ -319,8 +344,10 @@ def training_envs(config: MaskablePPOConfig) -> VecEnv:
 
 def new_model(config: MaskablePPOConfig, envs: VecEnv) -> MaskablePPO:
     """A MaskablePPO from random weights with the run's settings."""
-    if config.policy == "slot_set":
-        policy, policy_kwargs = SlotSetPolicy, slot_set_kwargs(make_config(None, **config.env))
+    if config.policy in ("slot_set", "slot_sets"):
+        policy = SlotSetPolicy
+        sets = config.policy == "slot_sets"
+        policy_kwargs = slot_set_kwargs(make_config(None, **config.env), sets=sets)
     else:
         policy, policy_kwargs = "MlpPolicy", {"net_arch": [config.hidden] * 2}
         if config.policy == "symlog_mlp":

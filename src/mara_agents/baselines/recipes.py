@@ -31,29 +31,31 @@ _SEQUENTIAL_PPO = {
     "eval_every": 250_000,
 }
 
+_LIVE_IPPO = {
+    "live": True,
+    "decisions": "events",
+    "hidden": 64,
+    "epochs": 10,
+    "minibatches": 16,
+    "lr": 3e-4,
+    "max_steps": 1_523_712,
+    "eval_every": 250_000,
+}
+
 RECIPES: Mapping[str, Recipe] = MappingProxyType(
     {
         "ppo_slots": ("maskable_ppo", {**_SEQUENTIAL_PPO, "policy": "slot_set"}),
+        "ppo_sets": ("maskable_ppo", {**_SEQUENTIAL_PPO, "policy": "slot_sets"}),
         "ppo_mlp": ("maskable_ppo", {**_SEQUENTIAL_PPO, "policy": "mlp", "hidden": 64}),
-        "ippo_live": (
-            "ippo",
-            {
-                "live": True,
-                "decisions": "events",
-                "policy": "slot_set",
-                "hidden": 64,
-                "epochs": 10,
-                "minibatches": 16,
-                "lr": 3e-4,
-                "max_steps": 1_523_712,
-                "eval_every": 250_000,
-            },
-        ),
+        "ippo_live": ("ippo", {**_LIVE_IPPO, "policy": "slot_set"}),
+        "ippo_sets": ("ippo", {**_LIVE_IPPO, "policy": "slot_sets"}),
     }
 )
 """The slot-set MaskablePPO and its MLP reference on the sequential event form (64 lanes × 64
 node choices per update, 16 minibatches, 10 epochs), and IPPO over live masks with the slot-set
-network (32 lanes × 128 decisions per update, the MaskablePPO recipe's updates)."""
+network (32 lanes × 128 decisions per update, the MaskablePPO recipe's updates); the ``_sets``
+recipes are the same with the network reading the nodes as a set, so that it plays any cluster
+size."""
 
 _CONFIGS: Mapping[str, type[BaselineRun]] = {"maskable_ppo": MaskablePPOConfig, "ippo": IPPOConfig}
 

@@ -7,6 +7,12 @@ features and the choosing node, and scores each slot from its encoding and the c
 pointer head does; idling is scored from the context. Use it with
 `coreenv.CoreSequentialEnv` observations: ``MaskablePPO(SlotSetPolicy, env,
 policy_kwargs=slot_set_kwargs(config))``.
+
+With ``sets`` the network reads the nodes as a set too (design §4, *Any cluster size*): the
+choosing node is described by `NODE_FEATURES` instead of a one-hot id and a slot's last node by
+whether it is the choosing one, so no weight the policy acts with depends on M or K and one policy
+plays any cluster size (`resized`). The value MLP, used in training only, reads the K encodings of
+the size it was trained at (a value over the pooled context alone did not learn).
 """
 
 from __future__ import annotations
@@ -22,23 +28,38 @@ from torch import nn
 from torch.nn import functional as F
 
 from coreenv import EnvConfig, SlotFeature
-from coreenv.layout import GLOBAL_FEATURES, slot_width
+from coreenv.layout import (
+    GLOBAL_FEATURES,
+    cluster_columns,
+    sequential_layout,
+    slot_width,
+    speed_columns,
+)
 
 __all__ = [
+    "NODE_FEATURES",
     "PointerHead",
     "SlotSetExtractor",
     "SlotSetPolicy",
     "orthogonal",
+    "resized",
     "sequential_size",
     "slot_set_kwargs",
 ]
 
 _GLOBALS = len(GLOBAL_FEATURES)
+CRITIC = ("mlp_extractor.value_net.", "value_net.")
+"""The names of a `SlotSetPolicy`'s value weights, which a policy resized to another K leaves."""
+
+NODE_FEATURES = ("nodes_after", "speed")
+"""What a ``sets`` network knows of the choosing node: the share of the nodes still to choose
+after it, (M − 1 − i) / M, and its speed (1 where the cluster is not shown)."""
 
 
-def sequential_size(num_slots: int, slot_width: int, num_nodes: int) -> int:
-    """Length of a sequential observation: the globals, K slot blocks, K taken flags, the node."""
-    return _GLOBALS + num_slots * (slot_width + 1) + num_nodes
+def sequential_size(num_slots: int, slot_width: int, num_nodes: int, speeds: int = 0) -> int:
+    """Length of a sequential observation: the globals, ``speeds`` node speeds, K slot blocks, K
+    taken flags, the node's one-hot id."""
+    return _GLOBALS + speeds + num_slots * (slot_width + 1) + num_nodes
 
 
 class SlotSetExtractor(BaseFeaturesExtractor):
@@ -48,6 +69,10 @@ class SlotSetExtractor(BaseFeaturesExtractor):
         observation_space: the sequential form's Box (`coreenv.layout.sequential_layout`).
         num_slots, slot_width, num_nodes: K, F and M of the environment's config.
         width: width of the encodings and the context.
+        sets: read the choosing node by its `NODE_FEATURES`, not its id (no weight depends on M).
+        speeds: the node-speed columns after the globals (`coreenv.layout.speed_columns`).
+        cluster_column: the slot column of the task's last node (-1: not shown); with ``sets`` it
+            is read as "the choosing node".
     """
 
     def __init__(
@@ -57,33 +82,58 @@ class SlotSetExtractor(BaseFeaturesExtractor):
         slot_width: int,
         num_nodes: int,
         width: int = 64,
+        sets: bool = False,
+        speeds: int = 0,
+        cluster_column: int = -1,
     ) -> None:
-        size = sequential_size(num_slots, slot_width, num_nodes)
+        size = sequential_size(num_slots, slot_width, num_nodes, speeds)
         if observation_space.shape != (size,):
             raise ValueError(
                 f"SlotSetExtractor for K={num_slots}, F={slot_width}, M={num_nodes} reads "
                 f"sequential observations of shape ({size},), got {observation_space.shape}."
             )
         super().__init__(observation_space, (num_slots + 1) * width)
-        self.num_slots, self.slot_width, self.width = num_slots, slot_width, width
+        self.num_slots, self.slot_width, self.num_nodes = num_slots, slot_width, num_nodes
+        self.width, self.sets, self.speeds = width, sets, speeds
+        self.cluster_column = cluster_column
         self.encode = nn.Sequential(
             nn.Linear(slot_width + 1, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU()
         )
-        self.context = nn.Sequential(nn.Linear(width + _GLOBALS + num_nodes, width), nn.ReLU())
+        node = len(NODE_FEATURES) if sets else speeds + num_nodes
+        self.context = nn.Sequential(nn.Linear(width + _GLOBALS + node, width), nn.ReLU())
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """(B, size) observations -> (B, (K + 1) · width): K slot encodings, then the context."""
         k, f = self.num_slots, self.slot_width
-        table_end = _GLOBALS + k * f
-        slots = obs[:, _GLOBALS:table_end].reshape(-1, k, f)
+        table = _GLOBALS + self.speeds
+        table_end = table + k * f
+        slots = obs[:, table:table_end].reshape(-1, k, f)
         taken = obs[:, table_end : table_end + k, None]
+        node = obs[:, table_end + k :]
+        if self.sets:
+            slots, node = self._as_sets(obs[:, _GLOBALS:table], slots, node)
         encoded = self.encode(torch.cat((slots, taken), dim=-1))  # (B, K, width)
         occupied = slots[..., int(SlotFeature.OCCUPIED), None]
         pooled = (encoded * occupied).sum(1) / occupied.sum(1).clamp(min=1.0)
-        context = self.context(
-            torch.cat((pooled, obs[:, :_GLOBALS], obs[:, table_end + k :]), dim=-1)
-        )
+        shown = obs[:, :_GLOBALS] if self.sets else obs[:, :table]
+        context = self.context(torch.cat((pooled, shown, node), dim=-1))
         return torch.cat((encoded.flatten(1), context), dim=-1)
+
+    def _as_sets(
+        self, speeds: torch.Tensor, slots: torch.Tensor, one_hot: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The slot blocks with "last trained on the choosing node" for the last node's column,
+        and the choosing node's `NODE_FEATURES`, from its one-hot id."""
+        m = self.num_nodes
+        index = one_hot.argmax(1)  # (B,)
+        after = (m - 1 - index).to(slots.dtype) / m
+        speed = speeds.gather(1, index[:, None])[:, 0] if self.speeds else torch.ones_like(after)
+        if self.cluster_column >= 0:
+            c = self.cluster_column
+            last = torch.round(slots[..., c] * m) - 1  # (B, K), -1: none yet
+            mine = (last == index[:, None].to(last.dtype)).to(slots.dtype)
+            slots = torch.cat((slots[..., :c], mine[..., None], slots[..., c + 1 :]), dim=-1)
+        return slots, torch.stack((after, speed), dim=-1)
 
 
 def orthogonal(module: nn.Module, gain: float) -> None:
@@ -156,8 +206,11 @@ class SlotSetPolicy(MaskableActorCriticPolicy):
         )
 
 
-def slot_set_kwargs(config: EnvConfig, width: int = 64, value: tuple[int, ...] = (64,)) -> dict:
-    """``policy_kwargs`` of a `SlotSetPolicy` for ``config``'s sequential observations."""
+def slot_set_kwargs(
+    config: EnvConfig, width: int = 64, value: tuple[int, ...] = (64,), sets: bool = False
+) -> dict:
+    """``policy_kwargs`` of a `SlotSetPolicy` for ``config``'s sequential observations; ``sets``:
+    one that plays any cluster size."""
     return {
         "features_extractor_class": SlotSetExtractor,
         "features_extractor_kwargs": {
@@ -165,7 +218,46 @@ def slot_set_kwargs(config: EnvConfig, width: int = 64, value: tuple[int, ...] =
             "slot_width": slot_width(config),
             "num_nodes": config.num_nodes,
             "width": width,
+            "sets": sets,
+            "speeds": speed_columns(config),
+            "cluster_column": cluster_columns(config).start if config.cluster_shown else -1,
         },
         "net_arch": {"pi": [], "vf": list(value)},
         "activation_fn": nn.ReLU,
     }
+
+
+def resized(policy: SlotSetPolicy, config: EnvConfig) -> SlotSetPolicy:
+    """``policy`` reading ``config``'s cluster: itself at its own size, else (``sets`` only) a
+    copy that acts with the same weights (its value MLP, which reads K encodings, starts afresh);
+    ValueError if it cannot read that cluster's observations."""
+    extractor = policy.features_extractor
+    kwargs = {"speeds": 0, "cluster_column": -1, **policy.features_extractor_kwargs}
+    asked = slot_set_kwargs(config, extractor.width)["features_extractor_kwargs"]
+    if all(kwargs[name] == asked[name] for name in ("num_slots", "num_nodes", "speeds")):
+        return policy
+    if not extractor.sets:
+        raise ValueError(
+            f"this slot-set policy was trained at {kwargs['num_nodes']} nodes and "
+            f"{kwargs['num_slots']} slots and reads that layout only, got {config.num_nodes} "
+            f"nodes and {config.num_slots} slots: the policy that plays any cluster size is "
+            "'ppo_sets'."
+        )
+    for name in ("slot_width", "cluster_column"):
+        if kwargs[name] != asked[name]:
+            raise ValueError(
+                f"this policy reads slot blocks with {name}={kwargs[name]}, this cluster's have "
+                f"{asked[name]}: it was trained on a cluster that "
+                f"{'shows' if kwargs['speeds'] else 'does not show'} its speeds and switch cost."
+            )
+    built = policy._get_constructor_parameters()  # what SB3 saves to build the policy again
+    built |= {
+        "observation_space": gym.spaces.Box(-np.inf, np.inf, (sequential_layout(config)[2],)),
+        "action_space": gym.spaces.Discrete(config.num_slots + 1),
+        "features_extractor_kwargs": {**kwargs, **asked, "sets": True},
+    }
+    copy = type(policy)(**built)
+    acting = {n: w for n, w in policy.state_dict().items() if not n.startswith(CRITIC)}
+    copy.load_state_dict(acting, strict=False)
+    copy.set_training_mode(False)
+    return copy

@@ -4,8 +4,11 @@ r"""Train an RL baseline from scratch: MaskablePPO (one controller) or IPPO (the
     coreenv train-baseline --algorithm maskable_ppo --seed 1 --max-steps 2000000 --minutes 60
     coreenv train-baseline --algorithm ippo --seed 1 --work results/baselines/ippo/seed_1
     coreenv train-baseline --algorithm ippo --live --decisions events --work results/ippo_live
+    coreenv train-baseline --recipe ppo_sets --nodes 8 --work results/baselines/ppo_sets8/seed_1
 
-Trains on the ID training runs at p = 0.04 (training seeds from ``--env-seed``), judges the
+Trains on the ID training runs at p = 0.04 (scaled by M / 4 on a cluster of M nodes given by
+``--nodes``; ``--cluster`` names its speeds and switch cost; training seeds from
+``--env-seed``), judges the
 greedy policy on the ``--eval-episodes`` fixed selection episodes every ``--eval-every`` steps,
 and keeps the state to resume from (run the same command again), the best policy and
 ``history.json`` (the learning curve; ``coreenv learning-curves`` reads it) in ``--work``
@@ -25,7 +28,8 @@ import torch
 from mara_agents.baselines.ippo import IPPOConfig, train_ippo
 from mara_agents.baselines.maskable_ppo import MaskablePPOConfig, train_maskable_ppo
 from mara_agents.baselines.recipes import RECIPES
-from mara_agents.cli.parser import CommandParser, count
+from mara_agents.cli.parser import CommandParser, add_cluster, cluster_fields, count, per_node
+from mara_agents.training import TRAINING_ENV
 
 ALGORITHMS = {
     "maskable_ppo": (MaskablePPOConfig, train_maskable_ppo),
@@ -80,7 +84,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.add_argument(flag, type=kind, default=None, help=f"{text} (default per algorithm)")
     parser.add_argument("--work", type=Path, default=None, help="default results/baselines/...")
     parser.add_argument("--threads", type=count, default=1, help="torch threads")
+    add_cluster(parser)
     args = parser.parse_args(argv)
+    cluster = cluster_fields(parser, args)
     algorithm, settings = RECIPES[args.recipe] if args.recipe else ("maskable_ppo", {})
     if args.recipe and args.algorithm not in (None, algorithm):
         parser.error(f"--recipe {args.recipe} trains {algorithm}, not --algorithm {args.algorithm}")
@@ -93,6 +99,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--algorithm {args.algorithm} does not read {flags}")
     seed = given.get("seed", _defaults(config_type)["seed"])
     work = args.work or Path("results/baselines") / (args.recipe or algorithm) / f"seed_{seed}"
+    if cluster:  # the training episodes on that cluster, at the training load per node
+        (load,) = per_node([TRAINING_ENV["arrival_prob"]], cluster)
+        given["env"] = {**TRAINING_ENV, **cluster, "arrival_prob": load}
     try:
         args.config = config_type(work=work, **{**settings, **given})
     except ValueError as e:  # the config names the field and the value

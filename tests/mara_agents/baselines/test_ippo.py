@@ -73,7 +73,7 @@ def test_bad_settings_and_missing_policies_are_refused(tmp_path):
         IPPOScheduler.load(tmp_path / "missing.pt")
 
 
-@pytest.mark.parametrize("policy", ["mlp", "slot_set"])
+@pytest.mark.parametrize("policy", ["mlp", "slot_set", "slot_sets"])
 def test_a_live_run_never_collides_and_plays_in_its_decision_form(tmp_path, policy):
     """Nodes choosing in turn under live masks make matchings; the policy plays as it trained."""
     torch.set_num_threads(1)
@@ -93,8 +93,27 @@ def test_a_live_run_never_collides_and_plays_in_its_decision_form(tmp_path, poli
 def test_the_slot_set_network_needs_live_views_and_a_known_name(tmp_path):
     with pytest.raises(ValueError, match="'slot_set' reads the slots taken before each node"):
         config(tmp_path, policy="slot_set")
-    with pytest.raises(ValueError, match=r"IPPOConfig.policy must be one of \('mlp', 'slot_set'\)"):
+    with pytest.raises(ValueError, match=r"IPPOConfig.policy must be one of \('mlp', 'slot_set', 'slot_sets'\)"):
         config(tmp_path, policy="gnn")
+
+
+def test_a_sets_policy_plays_a_cluster_twice_as_big_and_one_by_id_is_refused(tmp_path):
+    """The same weights read 2 M nodes and 2 K slots, under live masks: matchings, no conflict;
+    a policy reading nodes by id (or an MLP) says it was trained on another layout."""
+    torch.set_num_threads(1)
+    big = {**ENV, "num_nodes": 2 * ENV["num_nodes"], "num_slots": 2 * ENV["num_slots"]}
+    for policy in ("slot_sets", "slot_set", "mlp"):
+        run = config(tmp_path / policy, max_steps=256, live=True, policy=policy, hidden=16)
+        train_ippo(run, log=quiet)
+        scheduler = IPPOScheduler.load(tmp_path / policy / "best.pt")
+        episodes = [(make_config(None, **big), 900_000 + i) for i in range(2)]
+        if policy != "slot_sets":
+            with pytest.raises(ValueError, match="it was trained on another layout"):
+                run_episodes(scheduler, episodes)
+            continue
+        rows = run_episodes(scheduler, episodes)
+        assert all(row["conflicts"] == 0 and row["completion_rate"] > 0 for row in rows)
+        assert rows == run_episodes(OneByOne(scheduler), episodes)
 
 
 def test_a_slot_set_run_resumes_only_as_a_slot_set_run(tmp_path):

@@ -89,7 +89,13 @@ SEQUENTIAL = {"form": "sequential", "decisions": "events", "hold": 6}
 
 @pytest.mark.parametrize(
     "policy, order",
-    [("mlp", "table"), ("symlog_mlp", "table"), ("slot_set", "table"), ("mlp", "deadline")],
+    [
+        ("mlp", "table"),
+        ("symlog_mlp", "table"),
+        ("slot_set", "table"),
+        ("slot_sets", "table"),
+        ("mlp", "deadline"),
+    ],
 )
 def test_a_sequential_run_declares_its_decision_form_and_plays_as_it_trained(
     tmp_path, policy, order
@@ -106,7 +112,7 @@ def test_a_sequential_run_declares_its_decision_form_and_plays_as_it_trained(
         for m in scheduler.model.policy.mlp_extractor.modules()
         if isinstance(m, torch.nn.Linear)
     }
-    assert (widths == {16}) == (policy != "slot_set")  # the MLP's two layers of ``hidden`` units
+    assert (widths == {16}) == (policy not in ("slot_set", "slot_sets"))  # the MLP's two layers of ``hidden`` units
     if policy == "symlog_mlp":  # it reads sign(x)·log(1 + |x|) of the observations
         obs = torch.tensor([[-1000.0, -1.0, 0.0, 0.5, 1000.0]])
         features = scheduler.model.policy.features_extractor(obs)
@@ -155,7 +161,8 @@ def test_a_run_continues_only_in_its_own_form_and_the_joint_loader_points_to_the
     train_maskable_ppo(config(tmp_path, max_steps=128, **SEQUENTIAL), log=lambda _: None)
     with pytest.raises(ValueError, match="give the new run another work folder"):
         train_maskable_ppo(config(tmp_path, max_steps=256, **{**SEQUENTIAL, "hold": 3}))
-    for other in ({"policy": "slot_set"}, {"policy": "symlog_mlp"}, {"slot_order": "deadline"}):
+    others = ({"policy": "slot_set"}, {"policy": "slot_sets"}, {"policy": "symlog_mlp"})
+    for other in (*others, {"slot_order": "deadline"}):
         with pytest.raises(ValueError, match="give the new run another work folder"):
             train_maskable_ppo(config(tmp_path, max_steps=256, **other, **SEQUENTIAL))
     with pytest.raises(ValueError, match="load it with .*load_scheduler"):

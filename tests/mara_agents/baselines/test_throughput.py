@@ -34,8 +34,8 @@ def test_a_timeline_times_every_evaluation_after_the_start(tmp_path):
 
 
 def test_recipes_are_named_and_an_unknown_one_is_refused(tmp_path):
-    assert set(RECIPES) == {"ppo_slots", "ppo_mlp", "ippo_live"}
-    with pytest.raises(ValueError, match=r"recipe must be one of \['ippo_live', 'ppo_mlp', "):
+    assert set(RECIPES) == {"ppo_slots", "ppo_sets", "ppo_mlp", "ippo_live", "ippo_sets"}
+    with pytest.raises(ValueError, match=r"recipe must be one of \['ippo_live', 'ippo_sets', "):
         make_recipe("dqn", tmp_path)
 
 

@@ -6,7 +6,9 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from coreenv import CLUSTERS  # noqa: E402
 from mara_agents.cli import train_baseline  # noqa: E402
+from mara_agents.training import TRAINING_ENV  # noqa: E402
 
 TINY = ["--envs", "2", "--n-steps", "32", "--eval-every", "64"]
 
@@ -30,6 +32,24 @@ def test_a_recipe_sets_its_algorithm_and_settings_and_options_beside_it_win():
     assert (slots.envs, slots.n_steps, slots.epochs) == (8, 64, 10)
 
 
+def test_a_cluster_trains_at_its_size_and_the_training_load_per_node():
+    sets = train_baseline.parse_args(["--recipe", "ppo_sets", "--nodes", "8"]).config
+    assert sets.policy == "slot_sets"
+    assert dict(sets.env) == {
+        "task_set": "id_train",
+        "arrival_prob": 0.08,
+        "num_nodes": 8,
+        "num_slots": 16,
+    }
+    costly = train_baseline.parse_args(["--recipe", "ppo_sets", "--cluster", "mixed_costly"])
+    assert dict(costly.config.env) == {
+        "task_set": "id_train",
+        "arrival_prob": 0.04,
+        **CLUSTERS["mixed_costly"],
+    }
+    assert dict(train_baseline.parse_args([]).config.env) == dict(TRAINING_ENV)
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -43,6 +63,8 @@ def test_a_recipe_sets_its_algorithm_and_settings_and_options_beside_it_win():
         (["--recipe", "ppo_slots", "--live"], "--algorithm maskable_ppo does not read --live"),
         (["--recipe", "ppo_slots", "--algorithm", "ippo"], "trains maskable_ppo, not --algorithm"),
         (["--recipe", "dqn"], "argument --recipe: invalid choice: 'dqn'"),
+        (["--nodes", "0"], "--nodes must be an int >= 1, got 0"),
+        (["--cluster", "fast"], "argument --cluster: invalid choice: 'fast'"),
     ],
 )
 def test_bad_values_exit_2_with_one_line_naming_them(argv, message, capsys):
