@@ -78,9 +78,10 @@ _DECISIONS = "coreenv_decisions"
 _SLOT_ORDER = "coreenv_slot_order"
 """The saved sequential model's attribute naming how its observations list the slots."""
 
-SHIPPED = {"ppo_slots": CHECKPOINTS / "ppo_slots.zip", "ppo_mlp": CHECKPOINTS / "ppo_mlp.zip"}
-"""The shipped models by sweep method: the slot-set policy and the MLP, both trained on the
-sequential event form (their choice: docs/rl.md, *Shipped policies*)."""
+SHIPPED = {name: CHECKPOINTS / f"{name}.zip" for name in ("ppo_slots", "ppo_sets", "ppo_mlp")}
+"""The shipped models by sweep method: the slot-set policy, the same reading the nodes as a set
+(any cluster size) and the MLP, all trained on the sequential event form at 4 nodes and 8 slots
+(their choice: docs/rl.md, *Shipped policies* and *Any cluster size*)."""
 
 
 @dataclass(frozen=True)

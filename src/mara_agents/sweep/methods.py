@@ -122,6 +122,7 @@ METHODS: dict[str, Callable[[], Scheduler]] = {
     **{variant: _mara(variant) for variant in VARIANTS},
     "mara_analog": _mara_analog,
     "ppo_slots": _ppo("ppo_slots"),
+    "ppo_sets": _ppo("ppo_sets"),
     "ppo_mlp": _ppo("ppo_mlp"),
     "ippo_live": _ippo_live,
     "oracle": Oracle,

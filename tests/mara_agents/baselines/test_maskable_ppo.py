@@ -167,3 +167,22 @@ def test_a_run_continues_only_in_its_own_form_and_the_joint_loader_points_to_the
             train_maskable_ppo(config(tmp_path, max_steps=256, **other, **SEQUENTIAL))
     with pytest.raises(ValueError, match="load it with .*load_scheduler"):
         MaskablePPOScheduler.load(tmp_path / "model.zip")
+
+
+def test_a_sets_policy_plays_a_bigger_cluster_and_others_name_the_one_that_does(tmp_path):
+    """Trained at 2 nodes and 3 slots, ``slot_sets`` plays 4 and 6 (alone as in lockstep); the
+    MLP and the slot-set policy reading node ids refuse it, naming ``ppo_sets``."""
+    torch.set_num_threads(1)
+    big = {**ENV, "num_nodes": 4, "num_slots": 6}
+    episodes = [(make_config(None, **big), 900_000 + i) for i in range(2)]
+    for policy in ("slot_sets", "slot_set", "mlp"):
+        run = config(tmp_path / policy, max_steps=128, policy=policy, hidden=16, **SEQUENTIAL)
+        train_maskable_ppo(run, lambda _: None)
+        scheduler = load_scheduler(tmp_path / policy / "model.zip")
+        if policy != "slot_sets":
+            with pytest.raises(ValueError, match="trained at 2 nodes and 3 slots|another layout.*is .ppo_sets."):
+                run_episodes(scheduler, episodes)
+            continue
+        rows = run_episodes(scheduler, episodes)
+        assert rows == run_episodes(OneByOne(scheduler), episodes)
+        assert all(row["conflicts"] == 0 and row["completion_rate"] > 0 for row in rows)

@@ -49,6 +49,7 @@ def test_a_policy_file_loads_as_its_scheduler_by_format(tmp_path):
     ("method", "module", "kind"),
     [
         ("ppo_slots", "mara_agents.baselines.maskable_ppo", "SequentialPPOScheduler"),
+        ("ppo_sets", "mara_agents.baselines.maskable_ppo", "SequentialPPOScheduler"),
         ("ppo_mlp", "mara_agents.baselines.maskable_ppo", "SequentialPPOScheduler"),
         ("ippo_live", "mara_agents.baselines.ippo", "IPPOScheduler"),
     ],
@@ -74,3 +75,14 @@ def test_the_shipped_rl_baselines_are_sweep_methods_that_play_the_benchmark_epis
     again = completion_rates(make_scheduler(method), 2, 1_000_000, **env)
     np.testing.assert_array_equal(rates, again)  # deterministic
     assert rates.mean() > 0.0
+
+
+def test_the_sets_baseline_plays_a_bigger_cluster_and_the_fixed_one_is_refused_up_front():
+    pytest.importorskip("sb3_contrib")
+    from mara_agents.evaluation import completion_rates
+    from mara_agents.sweep import make_scheduler
+
+    big = {"task_set": "id", "arrival_prob": 0.08, "num_nodes": 8, "num_slots": 16}
+    assert completion_rates(make_scheduler("ppo_sets"), 1, 1_000_000, **big).mean() > 0.0
+    with pytest.raises(SweepInputError, match="method 'ppo_slots': .*trained at 4 nodes"):
+        validate(["ppo_slots"], ["id"], [0.08], {"num_nodes": 8, "num_slots": 16})
