@@ -40,6 +40,7 @@ RUN = {
     ("docs/rl.md", 0, "from sb3_contrib import MaskablePPO"),
     ("docs/rl.md", 1, "import gymnasium"),
     ("docs/rl.md", 2, "from mara_agents.evaluation import compl"),
+    ("docs/rl.md", 3, "from mara_agents.evaluation import compl"),
     ("docs/schedulers.md", 0, "class Scheduler:"),
     ("docs/schedulers.md", 3, "import numpy as np"),
     ("docs/tutorial.md", 1, "from mara_agents import evaluate"),
