@@ -45,6 +45,7 @@ from mara_agents.training.returns import gae
 
 __all__ = [
     "SHIPPED",
+    "SHIPPED_SETS",
     "Choices",
     "IPPOConfig",
     "IPPOLearner",
@@ -59,6 +60,9 @@ __all__ = [
 SHIPPED = CHECKPOINTS / "ippo_live.pt"
 """The shipped policy, trained over live masks at events: the sweep's ``ippo_live`` (its choice:
 docs/rl.md, *Shipped policies*)."""
+SHIPPED_SETS = CHECKPOINTS / "ippo_sets.pt"
+"""The same reading the nodes as a set, which plays any cluster size: the sweep's ``ippo_sets``
+(docs/rl.md, *Any cluster size*)."""
 
 POLICIES = ("mlp", "slot_set", "slot_sets")
 """`IPPOConfig.policy`: an MLP over a node's observation, or the slot-set network reading the

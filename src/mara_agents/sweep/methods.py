@@ -102,11 +102,16 @@ def _ppo(method: str) -> Callable[[], Scheduler]:
     return load
 
 
-def _ippo_live() -> Scheduler:
-    """The shipped IPPO over live masks at events (needs torch: imported on use)."""
-    from mara_agents.baselines.ippo import IPPOScheduler
+def _ippo(sets: bool) -> Callable[[], Scheduler]:
+    """The shipped IPPO over live masks at events, reading node ids or, with ``sets``, the nodes
+    as a set (needs torch: imported on use)."""
 
-    return IPPOScheduler.load()
+    def load() -> Scheduler:
+        from mara_agents.baselines.ippo import SHIPPED, SHIPPED_SETS, IPPOScheduler
+
+        return IPPOScheduler.load(SHIPPED_SETS if sets else SHIPPED)
+
+    return load
 
 
 METHODS: dict[str, Callable[[], Scheduler]] = {
@@ -124,7 +129,8 @@ METHODS: dict[str, Callable[[], Scheduler]] = {
     "ppo_slots": _ppo("ppo_slots"),
     "ppo_sets": _ppo("ppo_sets"),
     "ppo_mlp": _ppo("ppo_mlp"),
-    "ippo_live": _ippo_live,
+    "ippo_live": _ippo(sets=False),
+    "ippo_sets": _ippo(sets=True),
     "oracle": Oracle,
 }
 """Schedulers by name, each a factory taking no arguments; MARA's come from `VARIANTS`."""

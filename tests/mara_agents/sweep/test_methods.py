@@ -52,6 +52,7 @@ def test_a_policy_file_loads_as_its_scheduler_by_format(tmp_path):
         ("ppo_sets", "mara_agents.baselines.maskable_ppo", "SequentialPPOScheduler"),
         ("ppo_mlp", "mara_agents.baselines.maskable_ppo", "SequentialPPOScheduler"),
         ("ippo_live", "mara_agents.baselines.ippo", "IPPOScheduler"),
+        ("ippo_sets", "mara_agents.baselines.ippo", "IPPOScheduler"),
     ],
 )
 def test_the_shipped_rl_baselines_are_sweep_methods_that_play_the_benchmark_episodes(
@@ -77,12 +78,14 @@ def test_the_shipped_rl_baselines_are_sweep_methods_that_play_the_benchmark_epis
     assert rates.mean() > 0.0
 
 
-def test_the_sets_baseline_plays_a_bigger_cluster_and_the_fixed_one_is_refused_up_front():
+def test_the_sets_baselines_play_a_bigger_cluster_and_the_fixed_ones_are_refused_up_front():
     pytest.importorskip("sb3_contrib")
     from mara_agents.evaluation import completion_rates
     from mara_agents.sweep import make_scheduler
 
     big = {"task_set": "id", "arrival_prob": 0.08, "num_nodes": 8, "num_slots": 16}
-    assert completion_rates(make_scheduler("ppo_sets"), 1, 1_000_000, **big).mean() > 0.0
-    with pytest.raises(SweepInputError, match="method 'ppo_slots': .*trained at 4 nodes"):
-        validate(["ppo_slots"], ["id"], [0.08], {"num_nodes": 8, "num_slots": 16})
+    for method in ("ppo_sets", "ippo_sets"):
+        assert completion_rates(make_scheduler(method), 1, 1_000_000, **big).mean() > 0.0
+    for method, reason in (("ppo_slots", "trained at 4 nodes"), ("ippo_live", "another layout")):
+        with pytest.raises(SweepInputError, match=f"method '{method}': .*{reason}"):
+            validate([method], ["id"], [0.08], {"num_nodes": 8, "num_slots": 16})
