@@ -186,9 +186,11 @@ def slot_set_shape(config: EnvConfig, hidden: int, sets: bool) -> dict[str, Any]
 
 
 def resized(model: Network, shape: dict[str, Any], config: EnvConfig) -> Network:
-    """``model`` (built from ``shape``) reading ``config``'s nodes: itself at its own layout, a
-    ``sets`` network's copy acting with the same weights at another (its value starts afresh);
-    ValueError otherwise."""
+    """``model`` (built from ``shape``) reading ``config``'s nodes; ValueError if it cannot.
+
+    Itself at its own layout, else (``sets`` only) a copy acting with the same weights (its
+    value starts afresh).
+    """
     if not isinstance(model, SlotSetActorCritic):
         k = config.num_slots
         width = table_start(config.num_nodes, speed_columns(config)) + k * slot_width(config)

@@ -261,7 +261,6 @@ class SequentialPPOScheduler(Scheduler):
             actions[:, node] = np.where(chosen < k, listed, k)  # k idles
         return actions
 
-
     def _policy(self, config: EnvConfig) -> Any:
         """The network reading ``config``'s observations (a slot-set one resized to it)."""
         policy = self.model.policy

@@ -57,8 +57,10 @@ after it, (M − 1 − i) / M, and its speed (1 where the cluster is not shown).
 
 
 def sequential_size(num_slots: int, slot_width: int, num_nodes: int, speeds: int = 0) -> int:
-    """Length of a sequential observation: the globals, ``speeds`` node speeds, K slot blocks, K
-    taken flags, the node's one-hot id."""
+    """Length of a sequential observation.
+
+    The globals, ``speeds`` node speeds, K slot blocks, K taken flags, the node's one-hot id.
+    """
     return _GLOBALS + speeds + num_slots * (slot_width + 1) + num_nodes
 
 
@@ -122,8 +124,11 @@ class SlotSetExtractor(BaseFeaturesExtractor):
     def _as_sets(
         self, speeds: torch.Tensor, slots: torch.Tensor, one_hot: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """The slot blocks with "last trained on the choosing node" for the last node's column,
-        and the choosing node's `NODE_FEATURES`, from its one-hot id."""
+        """The slot blocks and the choosing node as a set reads them.
+
+        The last node's column becomes "last trained on the choosing node", and the node its
+        `NODE_FEATURES`, from its one-hot id.
+        """
         m = self.num_nodes
         index = one_hot.argmax(1)  # (B,)
         after = (m - 1 - index).to(slots.dtype) / m
@@ -209,8 +214,10 @@ class SlotSetPolicy(MaskableActorCriticPolicy):
 def slot_set_kwargs(
     config: EnvConfig, width: int = 64, value: tuple[int, ...] = (64,), sets: bool = False
 ) -> dict:
-    """``policy_kwargs`` of a `SlotSetPolicy` for ``config``'s sequential observations; ``sets``:
-    one that plays any cluster size."""
+    """``policy_kwargs`` of a `SlotSetPolicy` for ``config``'s sequential observations.
+
+    ``sets``: a policy that reads the nodes as a set and plays any cluster size.
+    """
     return {
         "features_extractor_class": SlotSetExtractor,
         "features_extractor_kwargs": {
@@ -228,14 +235,27 @@ def slot_set_kwargs(
 
 
 def resized(policy: SlotSetPolicy, config: EnvConfig) -> SlotSetPolicy:
-    """``policy`` reading ``config``'s cluster: itself at its own size, else (``sets`` only) a
-    copy that acts with the same weights (its value MLP, which reads K encodings, starts afresh);
-    ValueError if it cannot read that cluster's observations."""
+    """``policy`` reading ``config``'s cluster; ValueError if it cannot read it.
+
+    Itself at its own layout, else (``sets`` only) a copy that acts with the same weights (its
+    value MLP, which reads K encodings, starts afresh).
+    """
     extractor = policy.features_extractor
-    kwargs = {"speeds": 0, "cluster_column": -1, **policy.features_extractor_kwargs}
-    asked = slot_set_kwargs(config, extractor.width)["features_extractor_kwargs"]
-    if all(kwargs[name] == asked[name] for name in ("num_slots", "num_nodes", "speeds")):
+    kwargs = {"sets": False, "speeds": 0, "cluster_column": -1, **policy.features_extractor_kwargs}
+    asked = slot_set_kwargs(config, extractor.width, sets=extractor.sets)
+    asked = asked["features_extractor_kwargs"]
+    if kwargs == asked:
         return policy
+    if (kwargs["slot_width"], kwargs["cluster_column"]) != (
+        asked["slot_width"],
+        asked["cluster_column"],
+    ):
+        raise ValueError(
+            f"this policy reads slot blocks of {kwargs['slot_width']} columns (the last node's at "
+            f"{kwargs['cluster_column']}), this cluster's have {asked['slot_width']} (at "
+            f"{asked['cluster_column']}): it was trained on episodes with other slot columns "
+            "(estimate quantiles, category columns, or a cluster that shows its speeds)."
+        )
     if not extractor.sets:
         raise ValueError(
             f"this slot-set policy was trained at {kwargs['num_nodes']} nodes and "
@@ -243,18 +263,11 @@ def resized(policy: SlotSetPolicy, config: EnvConfig) -> SlotSetPolicy:
             f"nodes and {config.num_slots} slots: the policy that plays any cluster size is "
             "'ppo_sets'."
         )
-    for name in ("slot_width", "cluster_column"):
-        if kwargs[name] != asked[name]:
-            raise ValueError(
-                f"this policy reads slot blocks with {name}={kwargs[name]}, this cluster's have "
-                f"{asked[name]}: it was trained on a cluster that "
-                f"{'shows' if kwargs['speeds'] else 'does not show'} its speeds and switch cost."
-            )
     built = policy._get_constructor_parameters()  # what SB3 saves to build the policy again
     built |= {
         "observation_space": gym.spaces.Box(-np.inf, np.inf, (sequential_layout(config)[2],)),
         "action_space": gym.spaces.Discrete(config.num_slots + 1),
-        "features_extractor_kwargs": {**kwargs, **asked, "sets": True},
+        "features_extractor_kwargs": asked,
     }
     copy = type(policy)(**built)
     acting = {n: w for n, w in policy.state_dict().items() if not n.startswith(CRITIC)}

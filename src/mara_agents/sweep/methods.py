@@ -103,8 +103,10 @@ def _ppo(method: str) -> Callable[[], Scheduler]:
 
 
 def _ippo(sets: bool) -> Callable[[], Scheduler]:
-    """The shipped IPPO over live masks at events, reading node ids or, with ``sets``, the nodes
-    as a set (needs torch: imported on use)."""
+    """The shipped IPPO over live masks at events (needs torch: imported on use).
+
+    It reads the node ids or, with ``sets``, the nodes as a set.
+    """
 
     def load() -> Scheduler:
         from mara_agents.baselines.ippo import SHIPPED, SHIPPED_SETS, IPPOScheduler

@@ -93,7 +93,8 @@ def test_a_live_run_never_collides_and_plays_in_its_decision_form(tmp_path, poli
 def test_the_slot_set_network_needs_live_views_and_a_known_name(tmp_path):
     with pytest.raises(ValueError, match="'slot_set' reads the slots taken before each node"):
         config(tmp_path, policy="slot_set")
-    with pytest.raises(ValueError, match=r"IPPOConfig.policy must be one of \('mlp', 'slot_set', 'slot_sets'\)"):
+    choices = r"\('mlp', 'slot_set', 'slot_sets'\)"
+    with pytest.raises(ValueError, match=f"IPPOConfig.policy must be one of {choices}"):
         config(tmp_path, policy="gnn")
 
 

@@ -149,5 +149,5 @@ def test_a_policy_of_one_size_at_another_is_refused_naming_the_one_that_plays_an
         resized(ppo.policy, big)
     sets, _ = model(sets=True)
     shown = make_config(None, **{**ENV, "switch_cost": 2})
-    with pytest.raises(ValueError, match="slot_width=9, this cluster's have 11"):
+    with pytest.raises(ValueError, match="slot blocks of 9 columns .*, this cluster.s have 11"):
         resized(sets.policy, shown)
