@@ -229,7 +229,8 @@ class IPPOScheduler(Scheduler):
     """A trained network as a scheduler: each node's most likely allowed slot.
 
     A policy trained ``live`` decodes node after node under live masks and plays in the decision
-    form it was trained in (``decisions``).
+    form it was trained in (``decisions``). Given its ``shape`` (`load` passes it), a network
+    that reads sets plays any cluster size (`resized`); others refuse another layout.
     """
 
     observation_kind_fields: tuple[str, ...] = ()  # trained without category columns
