@@ -33,6 +33,9 @@ from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.baselines.slot_set import (
     PointerHead,
     SlotSetExtractor,
+    acting_weights,
+    extractor_for,
+    layout_key,
     orthogonal,
     sequential_size,
     slot_set_kwargs,
@@ -188,8 +191,8 @@ def slot_set_shape(config: EnvConfig, hidden: int, sets: bool) -> dict[str, Any]
 def resized(model: Network, shape: dict[str, Any], config: EnvConfig) -> Network:
     """``model`` (built from ``shape``) reading ``config``'s nodes; ValueError if it cannot.
 
-    Itself at its own layout, else (``sets`` only) a copy acting with the same weights (its
-    value starts afresh).
+    Itself at its own layout, else (``sets`` only, `slot_set.extractor_for`) a copy acting with
+    the same weights (its value starts afresh).
     """
     if not isinstance(model, SlotSetActorCritic):
         k = config.num_slots
@@ -202,21 +205,11 @@ def resized(model: Network, shape: dict[str, Any], config: EnvConfig) -> Network
             f"nodes, {k} slots): it was trained on another layout (a policy trained with policy "
             "'slot_sets' plays any size)."
         )
-    asked = slot_set_shape(config, shape["hidden"], model.sets)
-    known = {"speeds": 0, "cluster_column": -1, "sets": False, **shape}
-    if known == asked:
+    asked = extractor_for(model.extract, config)
+    if asked == model.extract.arguments:
         return model
-    if not model.sets or known["slot_width"] != asked["slot_width"]:
-        raise ValueError(
-            f"this IPPO policy reads {known['num_nodes']} nodes, {known['num_slots']} slots of "
-            f"{known['slot_width']} columns{'' if model.sets else ' by node id'}; this cluster has "
-            f"{config.num_nodes} nodes, {config.num_slots} slots of {asked['slot_width']} "
-            "columns: it was trained on another layout (a policy trained with policy 'slot_sets' "
-            "on a cluster like this one's columns plays any size)."
-        )
-    copy = SlotSetActorCritic(**asked)
-    acting = {n: w for n, w in model.state_dict().items() if not n.startswith("critic.")}
-    copy.load_state_dict(acting, strict=False)  # the value (training only) reads K encodings
+    copy = SlotSetActorCritic(**slot_set_shape(config, asked["width"], sets=True))
+    copy.load_state_dict(acting_weights(model, ("critic.",)), strict=False)
     return copy.eval()
 
 
@@ -268,7 +261,7 @@ class IPPOScheduler(Scheduler):
         model = self.model
         if self.shape is not None:
             config = view.configs[0]
-            layout = (config.num_nodes, config.num_slots, config.cluster_shown)
+            layout = layout_key(config)
             if layout not in self._sized:  # one layout in play at a time
                 self._sized = {layout: resized(self.model, self.shape, config)}
             model = self._sized[layout]

@@ -46,7 +46,7 @@ from coreenv import (
 from coreenv.layout import SLOT_ORDERS, listed_state, live_mask, sequential_layout, slot_listing
 from mara_agents.baselines.runs import LOG, OBSERVED, BaselineRun, judge, record
 from mara_agents.baselines.sb3_env import SB3VecEnv
-from mara_agents.baselines.slot_set import SlotSetPolicy, resized, slot_set_kwargs
+from mara_agents.baselines.slot_set import SlotSetPolicy, layout_key, resized, slot_set_kwargs
 from mara_agents.checks import require
 from mara_agents.policy.mat import symlog
 from mara_agents.predictors import make_predictor
@@ -262,13 +262,17 @@ class SequentialPPOScheduler(Scheduler):
         return actions
 
     def _policy(self, config: EnvConfig) -> Any:
-        """The network reading ``config``'s observations (a slot-set one resized to it)."""
+        """The network reading ``config``'s observations, made once per layout."""
+        layout = layout_key(config)
+        if layout not in self._sized:  # one layout in play at a time
+            self._sized = {layout: self._network_for(config)}
+        return self._sized[layout]
+
+    def _network_for(self, config: EnvConfig) -> Any:
+        """The model's network, resized to ``config`` if it reads sets; ValueError if it cannot."""
         policy = self.model.policy
         if isinstance(policy, SlotSetPolicy):
-            layout = (config.num_nodes, config.num_slots, config.cluster_shown)
-            if layout not in self._sized:
-                self._sized = {layout: resized(policy, config)}  # one layout in play at a time
-            return self._sized[layout]
+            return resized(policy, config)
         size = sequential_layout(config)[2]
         if policy.observation_space.shape != (size,):
             raise ValueError(

@@ -38,6 +38,9 @@ from coreenv.layout import (
 
 __all__ = [
     "NODE_FEATURES",
+    "acting_weights",
+    "extractor_for",
+    "layout_key",
     "PointerHead",
     "SlotSetExtractor",
     "SlotSetPolicy",
@@ -103,6 +106,19 @@ class SlotSetExtractor(BaseFeaturesExtractor):
         )
         node = len(NODE_FEATURES) if sets else speeds + num_nodes
         self.context = nn.Sequential(nn.Linear(width + _GLOBALS + node, width), nn.ReLU())
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """What it was built with, but the observation space (`slot_set_kwargs`' keys)."""
+        return {
+            "num_slots": self.num_slots,
+            "slot_width": self.slot_width,
+            "num_nodes": self.num_nodes,
+            "width": self.width,
+            "sets": self.sets,
+            "speeds": self.speeds,
+            "cluster_column": self.cluster_column,
+        }
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """(B, size) observations -> (B, (K + 1) · width): K slot encodings, then the context."""
@@ -234,35 +250,55 @@ def slot_set_kwargs(
     }
 
 
-def resized(policy: SlotSetPolicy, config: EnvConfig) -> SlotSetPolicy:
-    """``policy`` reading ``config``'s cluster; ValueError if it cannot read it.
+def layout_key(config: EnvConfig) -> tuple:
+    """What decides which copy of a network reads ``config``'s observations (a cache key)."""
+    return config.num_nodes, config.num_slots, slot_width(config), config.cluster_shown
 
-    Itself at its own layout, else (``sets`` only) a copy that acts with the same weights (its
-    value MLP, which reads K encodings, starts afresh).
+
+def extractor_for(trained: SlotSetExtractor, config: EnvConfig) -> dict[str, Any]:
+    """The arguments of a `SlotSetExtractor` like ``trained`` reading ``config``.
+
+    ValueError if no copy of its network can read it: the slot blocks must have the trained
+    columns, and the sizes may differ only for a ``sets`` network.
     """
-    extractor = policy.features_extractor
-    kwargs = {"sets": False, "speeds": 0, "cluster_column": -1, **policy.features_extractor_kwargs}
-    asked = slot_set_kwargs(config, extractor.width, sets=extractor.sets)
+    known = trained.arguments
+    asked = slot_set_kwargs(config, trained.width, sets=trained.sets)
     asked = asked["features_extractor_kwargs"]
-    if kwargs == asked:
-        return policy
-    if (kwargs["slot_width"], kwargs["cluster_column"]) != (
-        asked["slot_width"],
-        asked["cluster_column"],
-    ):
+    columns = ("slot_width", "cluster_column")
+    if any(known[name] != asked[name] for name in columns):
         raise ValueError(
-            f"this policy reads slot blocks of {kwargs['slot_width']} columns (the last node's at "
-            f"{kwargs['cluster_column']}), this cluster's have {asked['slot_width']} (at "
+            f"this policy reads slot blocks of {known['slot_width']} columns (the last node's "
+            f"at {known['cluster_column']}), this cluster's have {asked['slot_width']} (at "
             f"{asked['cluster_column']}): it was trained on episodes with other slot columns "
             "(estimate quantiles, category columns, or a cluster that shows its speeds)."
         )
-    if not extractor.sets:
+    if not trained.sets and known != asked:
         raise ValueError(
-            f"this slot-set policy was trained at {kwargs['num_nodes']} nodes and "
-            f"{kwargs['num_slots']} slots and reads that layout only, got {config.num_nodes} "
-            f"nodes and {config.num_slots} slots: the policy that plays any cluster size is "
-            "'ppo_sets'."
+            f"this slot-set policy was trained at {known['num_nodes']} nodes and "
+            f"{known['num_slots']} slots and reads that layout only, got {config.num_nodes} "
+            f"nodes and {config.num_slots} slots: it was trained on another layout; the policies "
+            "that play any cluster size are 'ppo_sets' and 'ippo_sets'."
         )
+    return asked
+
+
+def acting_weights(network: nn.Module, critic: tuple[str, ...]) -> dict[str, torch.Tensor]:
+    """``network``'s weights but its value's (names starting with ``critic``).
+
+    The value reads the K slot encodings of the training size, so it does not carry to another.
+    """
+    return {n: w for n, w in network.state_dict().items() if not n.startswith(critic)}
+
+
+def resized(policy: SlotSetPolicy, config: EnvConfig) -> SlotSetPolicy:
+    """``policy`` reading ``config``'s cluster (`extractor_for` says when it cannot).
+
+    Itself at its own layout, else (``sets`` only) a copy that acts with the same weights (its
+    value MLP starts afresh).
+    """
+    asked = extractor_for(policy.features_extractor, config)
+    if asked == policy.features_extractor.arguments:
+        return policy
     built = policy._get_constructor_parameters()  # what SB3 saves to build the policy again
     built |= {
         "observation_space": gym.spaces.Box(-np.inf, np.inf, (sequential_layout(config)[2],)),
@@ -270,7 +306,6 @@ def resized(policy: SlotSetPolicy, config: EnvConfig) -> SlotSetPolicy:
         "features_extractor_kwargs": asked,
     }
     copy = type(policy)(**built)
-    acting = {n: w for n, w in policy.state_dict().items() if not n.startswith(CRITIC)}
-    copy.load_state_dict(acting, strict=False)
+    copy.load_state_dict(acting_weights(policy, CRITIC), strict=False)
     copy.set_training_mode(False)
     return copy
