@@ -74,3 +74,28 @@ def test_distill_fm_refuses_a_bad_setting_before_any_work(argv, message, tmp_pat
         load_script("distill_fm").main([*argv, "--out", str(tmp_path / "student.pt")])
     assert message in capsys.readouterr().err
     assert not (tmp_path / "student.pt").exists()
+
+
+def test_train_weigher_writes_a_weigher_and_its_table(tmp_path, capsys):
+    from mara_agents.predictors.analog_weigher import AnalogWeigher
+
+    argv = ["--epochs", "1", "--runs", "40", "--out", str(tmp_path / "weigher.pt")]
+    load_script("train_weigher").main(argv)
+    out = capsys.readouterr().out
+    assert "kept epoch 1" in out and "reference   k    base    rule weigher" in out
+    assert AnalogWeigher.load(tmp_path / "weigher.pt").neighbours == 8
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--validation-share", "1.5"], "WeigherTrainConfig.validation_share must be in (0, 1)"),
+        (["--epochs", "0"], "WeigherTrainConfig.epochs must be an int >= 1"),
+        (["--base", "nope"], "argument --base: invalid choice: 'nope'"),
+        (["--out", "no/such/folder/w.pt"], "--out: no folder no/such/folder"),
+    ],
+)
+def test_train_weigher_refuses_a_bad_setting_before_any_work(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        load_script("train_weigher").main(argv)
+    assert message in capsys.readouterr().err

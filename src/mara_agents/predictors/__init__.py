@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from coreenv import Predictor
@@ -23,6 +24,7 @@ __all__ = [
     "HORIZON",
     "PREDICTORS",
     "RENAMED_PREDICTORS",
+    "WEIGHER",
     "FMPredictor",
     "WLSConfig",
     "WLSFit",
@@ -61,6 +63,30 @@ def _analog(base: Callable[..., Predictor]) -> Callable[..., Predictor]:
     return make
 
 
+WEIGHER = Path(__file__).resolve().parent.parent / "checkpoints" / "analog_weigher.pt"
+"""The shipped `AnalogWeigher` for ``fm_mara_student`` (``benchmarks/train_weigher.py``)."""
+
+
+def _learned(base: Callable[..., Predictor]) -> Callable[..., Predictor]:
+    """``base`` moved towards analogs of each task's kind by the shipped weigher (needs torch).
+
+    The analogs are those of `_analog`; the weigher, not a fixed rule, weighs them.
+    """
+
+    def make(**sampler: Any) -> Predictor:
+        from coreenv.curves import named_task_set
+        from mara_agents.predictors.analog_weigher import AnalogWeigher
+        from mara_agents.predictors.in_context import AnalogPredictor
+
+        return AnalogPredictor(
+            base(**sampler),
+            reference=named_task_set("id_train"),
+            weigher=AnalogWeigher.load(WEIGHER),
+        )
+
+    return make
+
+
 def _mara_student(**sampler: Any) -> Predictor:
     """The one-step network the shipped MARA policies read, raw (needs torch)."""
     from mara_agents.predictors.flow import MARA_NETWORK, FMPredictor
@@ -83,6 +109,7 @@ PREDICTORS: dict[str, Callable[..., Predictor]] = {
     "fm_mara_student": _mara_student,
     "fm_mara_teacher": _mara_teacher,
     "fm_mara_analog": _analog(_mara_student),
+    "fm_mara_learned": _learned(_mara_student),
 }
 """Realisable predictors by name:
 
@@ -95,7 +122,9 @@ PREDICTORS: dict[str, Callable[..., Predictor]] = {
 - ``"fm_mara_student"``: what the shipped MARA policies read, raw: their teacher distilled to
   sample in one step instead of four;
 - ``"fm_mara_teacher"``: the network the policies were trained on (recipe ``id_only``), raw;
-- ``"fm_mara_analog"``: ``"fm_mara_student"`` blended with analogs as ``"fm_analog"`` is.
+- ``"fm_mara_analog"``: ``"fm_mara_student"`` blended with analogs as ``"fm_analog"`` is;
+- ``"fm_mara_learned"``: ``"fm_mara_student"`` moved towards the same analogs by learned weights
+  (`AnalogWeigher`, trained on corpus kinds that student never saw) instead of the fixed rule.
 """
 
 RENAMED_PREDICTORS: dict[str, str] = {"fm_raw": "fm_uncalibrated", "fm_mara": "fm_mara_student"}

@@ -108,14 +108,15 @@ class Analogs:
         matches = []
         for j in np.argsort(distance, kind="stable")[: config.neighbours].tolist():
             row = rows[j]
+            revealed = bool(self.revealed[row])
             later = self.log[row, n + 1 : self.lengths[row]] + shift[j]
             hits = np.flatnonzero(later <= math.log(target))
             if hits.size:
-                matches.append(Match(float(distance[j]), float(hits[0] + 1), False))
-            elif self.revealed[row]:
-                matches.append(Match(float(distance[j]), float(later.size + 1), True))
+                matches.append(Match(float(distance[j]), float(hits[0] + 1), False, revealed))
+            elif revealed:
+                matches.append(Match(float(distance[j]), float(later.size + 1), True, revealed))
             else:
-                matches.append(Match(float(distance[j]), math.inf, False))
+                matches.append(Match(float(distance[j]), math.inf, False, revealed))
         return matches
 
 
@@ -125,6 +126,8 @@ class Match(NamedTuple):
     distance: float
     batches: float
     at_least: bool
+    revealed: bool = False
+    """Whether the analog is a finished task (revealed so far), not a recorded run."""
 
 
 def answer(matches: Sequence[Match], neighbours: int) -> Answer | None:

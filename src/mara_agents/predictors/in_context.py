@@ -12,6 +12,8 @@ kind is long enough, by fewer of them (the last dropped first), down to the firs
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,12 +22,14 @@ from coreenv.curves import CurveBank
 from mara_agents.predictors.analogs import (
     AnalogConfig,
     Analogs,
-    Answer,
     Match,
     answer,
     blend,
     futures,
 )
+
+if TYPE_CHECKING:
+    from mara_agents.predictors.analog_weigher import AnalogWeigher
 
 __all__ = ["AnalogPredictor"]
 
@@ -36,7 +40,7 @@ through their three nearest analogs (chosen on the ID training runs:
 
 
 class AnalogPredictor:
-    """``base``'s answers blended with the nearest analogs of each task's kind (reads context).
+    """``base``'s answers moved towards the nearest analogs of each task's kind (reads context).
 
     Args:
         base: the predictor blended with; it answers alone where no analog is found.
@@ -44,6 +48,8 @@ class AnalogPredictor:
             (`CurveBank.description`), except a run whose losses start exactly as the task's
             (its own run, where the episodes replay the reference); None: the history alone.
         config: the kind's fields, the windows compared and the neighbours read.
+        weigher: a learned weighing of the base and each analog (`AnalogWeigher`, trained by
+            `mara_agents.fm_training.weigher`); None: the fixed rule of `analogs.blend`.
 
     ``p_success`` is the base's. ``queries`` counts the answers given, ``fallbacks`` those the
     base gave alone, ``from_history`` those whose nearest analog was a finished task.
@@ -56,9 +62,11 @@ class AnalogPredictor:
         base: Predictor,
         reference: CurveBank | None = None,
         config: AnalogConfig = IN_CONTEXT,
+        weigher: AnalogWeigher | None = None,
     ) -> None:
         self.base = base
         self.config = config
+        self.weigher = weigher
         self._reference_rows: dict[tuple, list[int]] = {}
         curves = []
         if reference is not None:
@@ -111,34 +119,64 @@ class AnalogPredictor:
         targets: np.ndarray,
         contexts: Sequence[TaskContext],
     ) -> None:
-        """Move each task's samples towards its analog's answer (`analogs.blend`), in place."""
+        """Move each task's samples towards what its analogs say, in place.
+
+        By the rule of `analogs.answer` and `analogs.blend`, or, given a weigher, by its learned
+        weights (`AnalogWeigher.reweigh`).
+        """
+        found = self.matches(prefixes, targets, contexts)
+        if self.weigher is not None:
+            self.fallbacks += sum(not matches for matches in found)
+            self.weigher.reweigh(samples, prefixes, targets, found)
+            return
+        for i, matches in enumerate(found):
+            if not blend(samples[i], answer(matches, self.config.neighbours)):
+                self.fallbacks += 1
+
+    def matches(
+        self,
+        prefixes: list[np.ndarray],
+        targets: np.ndarray,
+        contexts: Sequence[TaskContext],
+    ) -> list[list[Match]]:
+        """Each task's nearest analogs of the most specific kind that has any, nearest first.
+
+        As many as the weigher reads (`AnalogWeigher.neighbours`), else ``config.neighbours``;
+        none where no run of any of the task's kinds is long enough.
+        """
+        config = self.config
+        if self.weigher is not None:
+            config = replace(config, neighbours=self.weigher.neighbours)
         histories: dict[int, _History] = {}
-        for i, (prefix, target, context) in enumerate(zip(prefixes, targets, contexts)):
+        found = []
+        for prefix, target, context in zip(prefixes, targets, contexts):
             self.queries += 1
             key = id(context.history)
             if key not in histories:
-                histories[key] = _History(context.history, self.config.kind_fields)
-            found = self._answer(
-                np.asarray(prefix, np.float64), float(target), context, histories[key]
-            )
-            if not blend(samples[i], found):
-                self.fallbacks += 1
+                histories[key] = _History(context.history, config.kind_fields)
+            prefix = np.asarray(prefix, np.float64)
+            found.append(self._matches(prefix, float(target), context, histories[key], config))
+        return found
 
-    def _answer(
-        self, prefix: np.ndarray, target: float, context: TaskContext, history: _History
-    ) -> Answer | None:
-        """What the nearest analogs of the most specific kind that has any say; None if none."""
-        for key in _keys(context.description, self.config.kind_fields):
+    def _matches(
+        self,
+        prefix: np.ndarray,
+        target: float,
+        context: TaskContext,
+        history: _History,
+        config: AnalogConfig,
+    ) -> list[Match]:
+        """The nearest analogs of the most specific of the task's kinds that has any."""
+        for key in _keys(context.description, config.kind_fields):
             rows = self._not_replaying(prefix, self._reference_rows.get(key, []))
-            mine = self._reference.nearest(prefix, target, self.config, rows)
-            theirs = history.nearest(key, prefix, target, self.config)
-            found = answer(mine + theirs, self.config.neighbours)
-            if found is not None:
+            mine = self._reference.nearest(prefix, target, config, rows)
+            theirs = history.nearest(key, prefix, target, config)
+            if mine or theirs:
                 self.from_history += bool(theirs) and (
                     not mine or theirs[0].distance < mine[0].distance
                 )
-                return found
-        return None
+                return sorted(mine + theirs, key=lambda m: m.distance)[: config.neighbours]
+        return []
 
     def _not_replaying(self, prefix: np.ndarray, rows: list[int]) -> np.ndarray:
         """``rows`` but the reference runs whose losses start exactly as ``prefix`` does.

@@ -13,8 +13,8 @@ from typing import Any
 
 from coreenv import CoreEnv, EnvConfig, check_arrival_prob
 from coreenv.curves import TASK_SETS, resolve_task_set
-from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, RandomScheduler, Scheduler
 from mara_agents.evaluation import decisions_of
+from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, RandomScheduler, Scheduler
 from mara_agents.schedulers.base import observed_config, predictor_for
 from mara_agents.schedulers.hop import HOP_TUNED
 from mara_agents.schedulers.variants import VARIANTS
@@ -31,32 +31,26 @@ __all__ = [
 ]
 
 
-def _lara_fm() -> Scheduler:
-    """LARA with the flow-matching predictor (needs torch: imported on use)."""
-    from mara_agents.predictors import make_predictor
+def _lara(predictor: str) -> Callable[[], Scheduler]:
+    """LARA on a named predictor (`PREDICTORS`; the FM ones need torch: imported on use)."""
 
-    return LARA(predictor=make_predictor("fm"))
+    def load() -> Scheduler:
+        from mara_agents.predictors import make_predictor
 
+        return LARA(predictor=make_predictor(predictor))
 
-def _hop_fm() -> Scheduler:
-    """HOP on the flow-matching predictor's sampled futures (needs torch: imported on use)."""
-    from mara_agents.predictors import make_predictor
-
-    return HOP(make_predictor("fm"), HOP_TUNED)
+    return load
 
 
-def _lara_analog() -> Scheduler:
-    """LARA on FM moved towards analogs of each task's kind (reads context; needs torch)."""
-    from mara_agents.predictors import make_predictor
+def _hop(predictor: str) -> Callable[[], Scheduler]:
+    """HOP on a named predictor's sampled futures, with its tuned settings."""
 
-    return LARA(predictor=make_predictor("fm_analog"))
+    def load() -> Scheduler:
+        from mara_agents.predictors import make_predictor
 
+        return HOP(make_predictor(predictor), HOP_TUNED)
 
-def _hop_analog() -> Scheduler:
-    """HOP on FM's futures moved towards analogs of each task's kind (reads context)."""
-    from mara_agents.predictors import make_predictor
-
-    return HOP(make_predictor("fm_analog"), HOP_TUNED)
+    return load
 
 
 def _hop_wls() -> Scheduler:
@@ -77,18 +71,22 @@ def _mara(variant: str) -> Callable[[], Scheduler]:
     return load
 
 
-def _mara_analog() -> Scheduler:
-    """The shipped MARA, not retrained, reading ``"fm_mara_analog"`` (it reads context).
+def _mara_reading(predictor: str, name: str) -> Callable[[], Scheduler]:
+    """The shipped MARA, not retrained, reading ``predictor`` for its network's estimates.
 
-    Its network blended with analogs of each task's kind, from what the information model gives.
+    A predictor that reads context moves them towards analogs of each task's kind, from what
+    the information model gives.
     """
-    from mara_agents.predictors import make_predictor
-    from mara_agents.schedulers.mara import MARA
 
-    analog = make_predictor("fm_mara_analog")
-    policy = MARA.pretrained("mara", predictors={"fm_mara_student": analog})
-    policy.name = "mara_analog"
-    return policy
+    def load() -> Scheduler:
+        from mara_agents.predictors import make_predictor
+        from mara_agents.schedulers.mara import MARA
+
+        policy = MARA.pretrained("mara", predictors={"fm_mara_student": make_predictor(predictor)})
+        policy.name = name
+        return policy
+
+    return load
 
 
 def _ppo(method: str) -> Callable[[], Scheduler]:
@@ -121,13 +119,16 @@ METHODS: dict[str, Callable[[], Scheduler]] = {
     "edf": EDF,
     "random": RandomScheduler,
     "lara": LARA,
-    "lara_fm": _lara_fm,
-    "hop_fm": _hop_fm,
-    "lara_analog": _lara_analog,
-    "hop_analog": _hop_analog,
+    "lara_fm": _lara("fm"),
+    "hop_fm": _hop("fm"),
+    "lara_analog": _lara("fm_analog"),
+    "hop_analog": _hop("fm_analog"),
+    "lara_learned": _lara("fm_mara_learned"),
+    "hop_learned": _hop("fm_mara_learned"),
     "hop_wls": _hop_wls,
     **{variant: _mara(variant) for variant in VARIANTS},
-    "mara_analog": _mara_analog,
+    "mara_analog": _mara_reading("fm_mara_analog", "mara_analog"),
+    "mara_learned": _mara_reading("fm_mara_learned", "mara_learned"),
     "ppo_slots": _ppo("ppo_slots"),
     "ppo_sets": _ppo("ppo_sets"),
     "ppo_mlp": _ppo("ppo_mlp"),

@@ -77,7 +77,7 @@ def test_bad_input_exits_2_with_one_line_naming_the_command(capsys, argv, messag
             "eval-predictors",
             [
                 "recommendation",
-                "{fm,fm_analog,fm_mara_analog,fm_mara_student,fm_mara_teacher,fm_uncalibrated,wls}",
+                "{fm,fm_analog,fm_mara_analog,fm_mara_learned,fm_mara_student,fm_mara_teacher,fm_uncalibrated,wls}",
                 "--no-calibrate",
                 "--kind-fields FIELD [FIELD ...]",
                 "--finished K [K ...]",
