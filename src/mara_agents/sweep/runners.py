@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import pickle
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
@@ -21,6 +22,7 @@ from mara_agents.schedulers.base import acts_in_batches, observes_estimates
 from mara_agents.sweep.config import SweepConfig
 from mara_agents.sweep.fingerprint import job_fingerprint, method_fingerprint
 from mara_agents.sweep.jobs import Job, episode_seed, row_key, run_jobs_together
+from mara_agents.sweep.methods import SweepInputError
 from mara_agents.sweep.progress import Progress
 
 __all__ = ["BATCH_LANES", "plan", "read_rows", "run_jobs", "run_sweep", "work_units"]
@@ -173,6 +175,7 @@ def _run_local(
         for unit in units:
             yield from run_jobs_together(unit, factories[unit[0].method])
         return
+    _check_sendable(units, factories)
     pool = ProcessPoolExecutor(workers)
     try:
         with _one_torch_thread():  # the workers are forked as the jobs are submitted
@@ -183,6 +186,23 @@ def _run_local(
             yield from future.result()
     finally:  # on an error or Ctrl-C, stop at once instead of finishing the queue
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _check_sendable(units: list[list[Job]], factories: Mapping[str, Callable[[], Any]]) -> None:
+    """Raise SweepInputError naming a method whose factory cannot reach a worker process.
+
+    A factory is pickled to be sent; one that cannot be (a function defined inside another, a
+    lambda) would otherwise leave the pool waiting for ever.
+    """
+    for method in dict.fromkeys(unit[0].method for unit in units):
+        try:
+            pickle.dumps(factories[method])
+        except Exception as error:
+            raise SweepInputError(
+                f"method {method!r} cannot be sent to a worker process ({error}); define its "
+                "factory at a module's top level (or as a functools.partial of one), or run "
+                "with workers=1."
+            ) from error
 
 
 @contextlib.contextmanager

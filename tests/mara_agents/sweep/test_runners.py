@@ -4,9 +4,11 @@ import io
 import json
 from dataclasses import replace
 
+import pytest
+
 from helpers import run_python
 from mara_agents.schedulers import FIFO
-from mara_agents.sweep import SweepConfig, report, run_sweep
+from mara_agents.sweep import SweepConfig, SweepInputError, report, run_sweep
 
 
 class Idle:
@@ -71,3 +73,22 @@ def test_a_row_written_before_the_arrival_probability_had_one_name_reads_as_toda
     path.write_text(json.dumps(old) + "\n" + json.dumps(today) + "\n")
     first, second = read_rows(path)
     assert first == second == today
+
+
+def test_a_factory_that_cannot_reach_a_worker_is_refused_by_name():
+    def nested():  # defined inside a function: it does not pickle
+        return FIFO()
+
+    nested.name = "nested_fifo"
+    config = SweepConfig(
+        methods=[nested],
+        task_sets=["synthetic"],
+        arrival_prob=[0.04],
+        episodes=1,
+        workers=2,
+        env={"num_nodes": 2, "num_slots": 4},
+    )
+    with pytest.raises(SweepInputError, match="method 'nested_fifo' cannot be sent to a worker"):
+        run_sweep(config, stream=io.StringIO())
+    rows = run_sweep(replace(config, workers=1), stream=io.StringIO())
+    assert [r["method"] for r in rows] == ["nested_fifo"]
