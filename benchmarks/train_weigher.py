@@ -29,6 +29,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--base", default=defaults.base, choices=sorted(PREDICTORS), help="the predictor weighed"
     )
+    parser.add_argument(
+        "--sources", nargs="+", default=list(defaults.sources), help="who asks the queries"
+    )
+    parser.add_argument("--episodes", type=int, default=defaults.episodes, help="per group")
     parser.add_argument("--epochs", type=int, default=defaults.epochs)
     parser.add_argument("--batch", type=int, default=defaults.batch)
     parser.add_argument("--lr", type=float, default=defaults.lr)
@@ -39,9 +43,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     fields = [field.name for field in dataclasses.fields(WeigherTrainConfig)]
     try:
-        args.config = WeigherTrainConfig(
-            **{name: getattr(args, name) for name in fields if hasattr(args, name)}
-        )
+        given = {name: getattr(args, name) for name in fields if hasattr(args, name)}
+        args.config = WeigherTrainConfig(**{**given, "sources": tuple(args.sources)})
     except ValueError as error:  # WeigherTrainConfig names the field and the value
         parser.error(str(error))
     if not args.out.parent.is_dir():
@@ -55,10 +58,13 @@ def main(argv: list[str] | None = None) -> None:
     run = train_weigher(args.config)
     print(f"kept epoch {run.epoch}; held-out families: {', '.join(run.validation_families)}")
     print("capped MAE (batches) on the held-out families")
-    print(f"{'reference':>9} {'k':>3} {'base':>7} {'rule':>7} {'weigher':>7}")
-    for (reference, k), scores in run.report.items():
+    columns = ("asked by", "reference", "k", "queries", "base", "rule", "weigher")
+    widths = (9, 9, 3, 7, 7, 7, 7)
+    print(" ".join(f"{name:>{width}}" for name, width in zip(columns, widths)))
+    for (source, reference, k), scores in run.report.items():
         cells = " ".join(f"{scores[name]:7.1f}" for name in ("base", "rule", "weigher"))
-        print(f"{'yes' if reference else 'no':>9} {k:>3} {cells}")
+        counts = f"{scores['queries']:7.0f}"
+        print(f"{source:>9} {'yes' if reference else 'no':>9} {k:>3} {counts} {cells}")
     run.weigher.save(args.out)
     print(f"wrote {args.out}")
 

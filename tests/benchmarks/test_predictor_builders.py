@@ -79,11 +79,12 @@ def test_distill_fm_refuses_a_bad_setting_before_any_work(argv, message, tmp_pat
 def test_train_weigher_writes_a_weigher_and_its_table(tmp_path, capsys):
     from mara_agents.predictors.analog_weigher import AnalogWeigher
 
-    argv = ["--epochs", "1", "--runs", "40", "--out", str(tmp_path / "weigher.pt")]
+    argv = ["--epochs", "1", "--runs", "40", "--episodes", "1", "--out", str(tmp_path / "w.pt")]
     load_script("train_weigher").main(argv)
     out = capsys.readouterr().out
-    assert "kept epoch 1" in out and "reference   k    base    rule weigher" in out
-    assert AnalogWeigher.load(tmp_path / "weigher.pt").neighbours == 8
+    assert "kept epoch 1" in out and "reference   k queries    base    rule weigher" in out
+    assert " protocol " in out and " episodes " in out
+    assert AnalogWeigher.load(tmp_path / "w.pt").neighbours == 8
 
 
 @pytest.mark.parametrize(
@@ -91,6 +92,7 @@ def test_train_weigher_writes_a_weigher_and_its_table(tmp_path, capsys):
     [
         (["--validation-share", "1.5"], "WeigherTrainConfig.validation_share must be in (0, 1)"),
         (["--epochs", "0"], "WeigherTrainConfig.epochs must be an int >= 1"),
+        (["--sources", "survey"], "WeigherTrainConfig.sources must be one or more of"),
         (["--base", "nope"], "argument --base: invalid choice: 'nope'"),
         (["--out", "no/such/folder/w.pt"], "--out: no folder no/such/folder"),
     ],
