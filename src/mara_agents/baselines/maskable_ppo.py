@@ -49,7 +49,7 @@ from mara_agents.baselines.sb3_env import SB3VecEnv
 from mara_agents.baselines.slot_set import SlotSetPolicy, layout_key, resized, slot_set_kwargs
 from mara_agents.checks import require
 from mara_agents.policy.mat import symlog
-from mara_agents.predictors import make_predictor
+from mara_agents.predictors import PREDICTORS, make_predictor
 from mara_agents.schedulers.base import Scheduler
 from mara_agents.schedulers.variants import CHECKPOINTS
 
@@ -77,6 +77,9 @@ _DECISIONS = "coreenv_decisions"
 """The saved model's attribute naming the decision form it was trained in."""
 _SLOT_ORDER = "coreenv_slot_order"
 """The saved sequential model's attribute naming how its observations list the slots."""
+_OBSERVES = "coreenv_observes"
+"""The saved model's attribute naming the predictor whose estimates it observes and the
+description fields of its category columns (none: a model saved before it observed WLS alone)."""
 
 SHIPPED = {name: CHECKPOINTS / f"{name}.zip" for name in ("ppo_slots", "ppo_sets", "ppo_mlp")}
 """The shipped models by sweep method: the slot-set policy, the same reading the nodes as a set
@@ -101,10 +104,18 @@ class MaskablePPOConfig(BaselineRun):
     """The most steps a joint action is held (``decisions="events"``)."""
     slot_order: str = "table"
     """How the sequential form lists the slots, one of `coreenv.layout.SLOT_ORDERS`."""
+    observe: str = OBSERVED
+    """The predictor whose estimates the policy observes, a name in `PREDICTORS` (one that reads
+    context sees what ``env["information"]`` gives)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         require(self, ">= 1", ("hold", "hidden"))
+        if self.observe not in PREDICTORS:
+            raise ValueError(
+                f"MaskablePPOConfig.observe must be one of {sorted(PREDICTORS)}, "
+                f"got {self.observe!r}."
+            )
         named = (("form", FORMS), ("policy", POLICIES), ("decisions", DECISION_FORMS))
         for name, choices in (*named, ("slot_order", SLOT_ORDERS)):
             if getattr(self, name) not in choices:
@@ -332,7 +343,7 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
 
 def training_envs(config: MaskablePPOConfig) -> VecEnv:
     """The run's SB3 lanes on the batched engine: the joint form, or the sequential form."""
-    predictor = make_predictor(OBSERVED)
+    predictor = make_predictor(config.observe)
     if config.form == "joint":
         return SB3VecEnv(CoreVectorEnv(config.envs, predictor=predictor, **config.env))
     return SB3VecEnv(
@@ -376,33 +387,56 @@ def new_model(config: MaskablePPOConfig, envs: VecEnv) -> MaskablePPO:
     if config.form == "sequential":
         setattr(model, _DECISIONS, dataclasses.asdict(config.decision_form))
         setattr(model, _SLOT_ORDER, config.slot_order)
+    env = make_config(None, **config.env)
+    kind_fields = list(env.kind_fields) if env.information != "prefix" else []
+    setattr(model, _OBSERVES, {"predictor": config.observe, "kind_fields": kind_fields})
     return model
 
 
 def _check_resumed(model: MaskablePPO, config: MaskablePPOConfig, saved: Path) -> None:
-    """Refuse to continue a saved run in another form, decision form, policy or slot order."""
+    """Refuse to continue a saved run in another form, decisions, policy, order or observation."""
     trained = getattr(model, _DECISIONS, None)
     asked = dataclasses.asdict(config.decision_form) if config.form == "sequential" else None
     policy, order = policy_name(model), getattr(model, _SLOT_ORDER, "table")
-    if trained != asked or policy != config.policy or order != config.slot_order:
+    observes = _observes(model)["predictor"]
+    if (trained, policy, order, observes) != (
+        asked,
+        config.policy,
+        config.slot_order,
+        config.observe,
+    ):
         raise ValueError(
             f"{saved} holds a run of form {'joint' if trained is None else 'sequential'}, policy "
-            f"{policy!r}, decisions {trained}, slot_order {order!r}; this config asks for form "
-            f"{config.form!r}, policy {config.policy!r}, decisions {asked}, slot_order "
-            f"{config.slot_order!r}: give the new run another work folder."
+            f"{policy!r}, decisions {trained}, slot_order {order!r}, observing {observes!r}; this "
+            f"config asks for form {config.form!r}, policy {config.policy!r}, decisions {asked}, "
+            f"slot_order {config.slot_order!r}, observing {config.observe!r}: give the new run "
+            "another work folder."
         )
 
 
 def _saved(model: MaskablePPO) -> list[str]:
-    """What a save adds to SB3's own data: a sequential-form model's decision form and order."""
-    return [name for name in (_DECISIONS, _SLOT_ORDER) if hasattr(model, name)]
+    """What a save adds to SB3's own data: the decision form, slot order and what it observes."""
+    return [name for name in (_DECISIONS, _SLOT_ORDER, _OBSERVES) if hasattr(model, name)]
+
+
+def _observes(model: MaskablePPO) -> dict:
+    """The predictor ``model`` observes and the fields of its category columns."""
+    return getattr(model, _OBSERVES, {"predictor": OBSERVED, "kind_fields": []})
 
 
 def _scheduler(model: MaskablePPO) -> MaskablePPOScheduler | SequentialPPOScheduler:
-    """The scheduler of ``model`` in the form it was trained in (joint: the every-step baseline)."""
+    """The scheduler of ``model`` in the form and on the observation it was trained in.
+
+    A joint-form model plays as the every-step baseline.
+    """
     decisions = getattr(model, _DECISIONS, None)
     if decisions is None:
-        return MaskablePPOScheduler(model)
-    return SequentialPPOScheduler(
-        model, Decisions(**decisions), getattr(model, _SLOT_ORDER, "table")
-    )
+        scheduler = MaskablePPOScheduler(model)
+    else:
+        scheduler = SequentialPPOScheduler(
+            model, Decisions(**decisions), getattr(model, _SLOT_ORDER, "table")
+        )
+    observes = _observes(model)
+    scheduler.observation_predictor = observes["predictor"]
+    scheduler.observation_kind_fields = tuple(observes["kind_fields"])
+    return scheduler

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import torch
 
+from coreenv import INFORMATION_MODELS
 from mara_agents.baselines.ippo import IPPOConfig, train_ippo
 from mara_agents.baselines.maskable_ppo import MaskablePPOConfig, train_maskable_ppo
 from mara_agents.baselines.recipes import RECIPES
@@ -62,6 +63,7 @@ OPTIONS = {
     "live": "ippo: nodes choose in turn under live masks, seeing the slots taken before them",
     "slot_order": "maskable_ppo, sequential form: how observations list the slots, table or "
     "deadline",
+    "observe": "maskable_ppo: the predictor whose estimates the policy observes",
 }
 """The config fields the command sets, each as ``--field-name``, with its help."""
 
@@ -85,6 +87,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--work", type=Path, default=None, help="default results/baselines/...")
     parser.add_argument("--threads", type=count, default=1, help="torch threads")
     add_cluster(parser)
+    parser.add_argument(
+        "--information",
+        choices=INFORMATION_MODELS,
+        default=None,
+        help="what the policy may read of a task (EnvConfig.information; default: prefix)",
+    )
     args = parser.parse_args(argv)
     cluster = cluster_fields(parser, args)
     algorithm, settings = RECIPES[args.recipe] if args.recipe else ("maskable_ppo", {})
@@ -102,6 +110,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if cluster:  # the training episodes on that cluster, at the training load per node
         (load,) = per_node([TRAINING_ENV["arrival_prob"]], cluster)
         given["env"] = {**TRAINING_ENV, **cluster, "arrival_prob": load}
+    if args.information is not None:
+        given["env"] = {**given.get("env", TRAINING_ENV), "information": args.information}
     try:
         args.config = config_type(work=work, **{**settings, **given})
     except ValueError as e:  # the config names the field and the value

@@ -50,9 +50,28 @@ def test_a_cluster_trains_at_its_size_and_the_training_load_per_node():
     assert dict(train_baseline.parse_args([]).config.env) == dict(TRAINING_ENV)
 
 
+def test_a_policy_trained_on_the_information_model_plays_on_what_it_observed(tmp_path, capsys):
+    from mara_agents.baselines.maskable_ppo import load_scheduler
+    from mara_agents.evaluation import completion_rates
+
+    argv = ["--recipe", "ppo_sets", *TINY, "--max-steps", "64", "--eval-episodes", "1"]
+    argv += ["--observe", "fm_mara_analog", "--information", "history", "--work", str(tmp_path)]
+    train_baseline.main(argv)
+    scheduler = load_scheduler(tmp_path / "best.zip")
+    assert scheduler.observation_predictor == "fm_mara_analog"
+    assert scheduler.observation_kind_fields == ("family", "optimizer")
+    rates = completion_rates(scheduler, 1, 1_000_000, task_set="id", information="history")
+    assert 0.0 <= rates[0] <= 1.0
+    with pytest.raises(ValueError, match="observing 'fm_mara_analog'; this config asks .*'wls'"):
+        train_baseline.main([*argv[:-6], "--information", "history", "--work", str(tmp_path)])
+    capsys.readouterr()
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
+        (["--observe", "nope"], "MaskablePPOConfig.observe must be one of"),
+        (["--information", "gossip"], "argument --information: invalid choice: 'gossip'"),
         (["--gamma", "1.5"], r"MaskablePPOConfig.gamma must be in \(0, 1\], got 1.5"),
         (["--envs", "0"], "MaskablePPOConfig.envs must be >= 1, got 0"),
         (["--threads", "0"], "argument --threads: a count must be an int >= 1, got 0"),
