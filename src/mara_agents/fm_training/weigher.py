@@ -255,6 +255,7 @@ class _Recorder:
         self.asked: list[tuple[np.ndarray, float, TaskContext]] = []
 
     def estimate(self, prefix: np.ndarray, target: float, budget: int) -> Estimate:
+        """The base's answer (a query without context is not recorded)."""
         return self.base.estimate(prefix, target, budget)
 
     def estimate_batch(
@@ -264,6 +265,7 @@ class _Recorder:
         budgets: np.ndarray,
         contexts: Sequence[TaskContext],
     ) -> tuple[np.ndarray, np.ndarray]:
+        """The base's answers; a share of the queries recorded with their contexts."""
         for i in np.flatnonzero(self.rng.random(len(prefixes)) < self.share).tolist():
             self.asked.append((np.array(prefixes[i], np.float64), float(targets[i]), contexts[i]))
         return estimate_many(self.base, prefixes, targets, budgets)
@@ -398,7 +400,7 @@ def fit_weigher(
     held_out = np.isin(examples.families, validation)
     train, check = examples.subset(~held_out), examples.subset(held_out)
     torch.manual_seed(config.seed)
-    weigher = AnalogWeigher(config.weigher)
+    weigher = AnalogWeigher(config.weigher, trained_for=config.base)
     optimiser = torch.optim.Adam(weigher.parameters(), lr=config.lr)
     cap = config.weigher.horizon
     train_x = [torch.from_numpy(getattr(train.inputs, name)) for name in _INPUTS]

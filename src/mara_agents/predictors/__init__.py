@@ -67,10 +67,11 @@ WEIGHER = Path(__file__).resolve().parent.parent / "checkpoints" / "analog_weigh
 """The shipped `AnalogWeigher` for ``fm_mara_student`` (``benchmarks/train_weigher.py``)."""
 
 
-def _learned(base: Callable[..., Predictor]) -> Callable[..., Predictor]:
-    """``base`` moved towards analogs of each task's kind by the shipped weigher (needs torch).
+def _learned(base: str) -> Callable[..., Predictor]:
+    """Predictor ``base`` moved towards analogs of each task's kind by the shipped weigher.
 
-    The analogs are those of `_analog`; the weigher, not a fixed rule, weighs them.
+    The analogs are those of `_analog`; the weigher, trained for ``base``, weighs them (needs
+    torch).
     """
 
     def make(**sampler: Any) -> Predictor:
@@ -79,9 +80,9 @@ def _learned(base: Callable[..., Predictor]) -> Callable[..., Predictor]:
         from mara_agents.predictors.in_context import AnalogPredictor
 
         return AnalogPredictor(
-            base(**sampler),
+            PREDICTORS[base](**sampler),
             reference=named_task_set("id_train"),
-            weigher=AnalogWeigher.load(WEIGHER),
+            weigher=AnalogWeigher.load(WEIGHER, base=base),
         )
 
     return make
@@ -109,7 +110,7 @@ PREDICTORS: dict[str, Callable[..., Predictor]] = {
     "fm_mara_student": _mara_student,
     "fm_mara_teacher": _mara_teacher,
     "fm_mara_analog": _analog(_mara_student),
-    "fm_mara_learned": _learned(_mara_student),
+    "fm_mara_learned": _learned("fm_mara_student"),
 }
 """Realisable predictors by name:
 

@@ -114,9 +114,11 @@ def weigher_inputs(
 class AnalogWeigher(nn.Module):
     """Log remaining batches = the base's + Σ weight × shift over the base and its analogs."""
 
-    def __init__(self, config: WeigherConfig = WeigherConfig()) -> None:
+    def __init__(self, config: WeigherConfig = WeigherConfig(), trained_for: str = "") -> None:
         super().__init__()
         self.config = config
+        self.trained_for = trained_for
+        """The name of the predictor whose answers it was trained to weigh ("" if none yet)."""
         width = config.hidden
         self.query_net = nn.Sequential(nn.Linear(QUERY_FEATURES, width), nn.GELU())
         self.token_net = nn.Sequential(
@@ -186,13 +188,20 @@ class AnalogWeigher(nn.Module):
 
     def save(self, path: str | Path) -> None:
         """Its config and weights, for `load`."""
-        torch.save({"config": asdict(self.config), "state": self.state_dict()}, path)
+        state = {"config": asdict(self.config), "state": self.state_dict()}
+        torch.save({**state, "trained_for": self.trained_for}, path)
 
     @classmethod
-    def load(cls, path: str | Path) -> AnalogWeigher:
-        """A weigher `save` wrote."""
+    def load(cls, path: str | Path, base: str | None = None) -> AnalogWeigher:
+        """A weigher `save` wrote; ValueError if trained for a predictor other than ``base``."""
         saved = torch.load(path, map_location="cpu", weights_only=True)
-        weigher = cls(WeigherConfig(**saved["config"]))
+        trained_for = saved.get("trained_for", "")
+        if base is not None and trained_for != base:
+            raise ValueError(
+                f"the weigher at {path} was trained for predictor {trained_for!r}, not {base!r}: "
+                f"train one for it (benchmarks/train_weigher.py --base {base} --out PATH)."
+            )
+        weigher = cls(WeigherConfig(**saved["config"]), trained_for)
         weigher.load_state_dict(saved["state"])
         return weigher.eval()
 

@@ -69,7 +69,7 @@ def test_an_untrained_weigher_answers_between_the_base_and_its_analogs():
 
 
 def test_a_saved_weigher_loads_with_the_same_answers(tmp_path):
-    weigher = AnalogWeigher(WeigherConfig(neighbours=4, hidden=8))
+    weigher = AnalogWeigher(WeigherConfig(neighbours=4, hidden=8), trained_for="wls")
     inputs = weigher_inputs(
         np.array([[10.0, 30.0]]),
         [CURVE[:60]],
@@ -78,9 +78,11 @@ def test_a_saved_weigher_loads_with_the_same_answers(tmp_path):
         weigher.config,
     )
     weigher.save(tmp_path / "w.pt")
-    loaded = AnalogWeigher.load(tmp_path / "w.pt")
-    assert loaded.config == weigher.config
+    loaded = AnalogWeigher.load(tmp_path / "w.pt", base="wls")
+    assert (loaded.config, loaded.trained_for) == (weigher.config, "wls")
     assert loaded.answer(inputs).tolist() == weigher.answer(inputs).tolist()
+    with pytest.raises(ValueError, match="trained for predictor 'wls', not 'fm'"):
+        AnalogWeigher.load(tmp_path / "w.pt", base="fm")
 
 
 def finished(scale: float) -> FinishedTask:
