@@ -33,8 +33,7 @@ import numpy as np
 import torch
 
 from coreenv import EnvConfig, Estimate, Predictor, TaskContext, estimate_many
-from coreenv.curves import CurveBank, named_task_set
-from coreenv.curves.bundled import NAMED_SPLITS
+from coreenv.curves import NAMED_SPLITS, CurveBank, named_task_set
 from mara_agents.checks import require
 from mara_agents.evaluation import run_episodes
 from mara_agents.fm_training.corpus import BUNDLED_CORPUS, corpus_rows, load_corpus
