@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 from coreenv import EnvConfig, Estimate, Predictor, TaskContext, estimate_many
-from coreenv.curves import NAMED_SPLITS, CurveBank, named_task_set
+from coreenv.curves import NAMED_SPLITS, CurveBank, demand_of, named_task_set
 from mara_agents.checks import require
 from mara_agents.evaluation import run_episodes
 from mara_agents.fm_training.corpus import BUNDLED_CORPUS, corpus_rows, load_corpus
@@ -46,7 +46,7 @@ from mara_agents.predictors.analog_weigher import (
     WeigherInputs,
     weigher_inputs,
 )
-from mara_agents.predictors.analogs import answer, blend, futures
+from mara_agents.predictors.analogs import blend_each, futures
 from mara_agents.predictors.in_context import IN_CONTEXT, AnalogPredictor
 from mara_agents.schedulers import LARA
 
@@ -200,8 +200,7 @@ def weigher_examples(
                 samples, queries.prefixes, queries.targets, found, config.weigher
             )
             rule = samples.copy()
-            for i, matches in enumerate(found):
-                blend(rule[i], answer(matches, IN_CONTEXT.neighbours))
+            blend_each(rule, found, IN_CONTEXT.neighbours)
             n = len(queries.prefixes)
             parts.append(
                 WeigherExamples(
@@ -286,8 +285,15 @@ def _episode_queries(bank: CurveBank, base: Predictor, config: WeigherTrainConfi
         run_episodes(scheduler, [(env, config.seed + i) for i in range(config.episodes)])
         asked_in += [group] * (len(recorder.asked) - before)
     prefixes, targets, contexts = (list(column) for column in zip(*recorder.asked))
-    remaining = np.array([_remaining(g, p, t) for g, p, t in zip(asked_in, prefixes, targets)])
-    own = [_family_of(g, p) for g, p in zip(asked_in, prefixes)]
+    runs = [_replayed(g, p) for g, p in zip(asked_in, prefixes)]
+    remaining = np.array(
+        [
+            demand_of(g.curve(run).losses, t) - (len(p) - 1)
+            for g, run, p, t in zip(asked_in, runs, prefixes, targets)
+        ],
+        np.float64,
+    )
+    own = [str(g.family[run]) for g, run in zip(asked_in, runs)]
     finished = [
         sum(task.description.fields.get("family") == family for task in context.history)
         for family, context in zip(own, contexts)
@@ -311,17 +317,6 @@ def _replayed(group: CurveBank, prefix: np.ndarray) -> int:
     if rows.size == 0:
         raise ValueError("a recorded prefix matches no run of its episode's bank")
     return int(rows[0])
-
-
-def _remaining(group: CurveBank, prefix: np.ndarray, target: float) -> float:
-    """Batches after the prefix until the replayed run first reaches ``target`` (inf: never)."""
-    losses = group.curve(_replayed(group, prefix)).losses
-    hits = np.flatnonzero(losses[len(prefix) :] <= target)
-    return float(hits[0] + 1) if hits.size else math.inf
-
-
-def _family_of(group: CurveBank, prefix: np.ndarray) -> str:
-    return str(group.family[_replayed(group, prefix)])
 
 
 def _concatenate(parts: list[WeigherExamples]) -> WeigherExamples:

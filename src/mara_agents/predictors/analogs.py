@@ -20,7 +20,7 @@ import numpy as np
 from coreenv import Predictor, estimate_many
 from mara_agents.checks import require
 
-__all__ = ["Analogs", "AnalogConfig", "Answer", "Match", "answer", "blend", "futures"]
+__all__ = ["Analogs", "AnalogConfig", "Answer", "Match", "answer", "blend", "blend_each", "futures"]
 
 
 @dataclass(frozen=True)
@@ -152,6 +152,15 @@ def futures(base: Predictor, prefixes: list[np.ndarray], targets: np.ndarray) ->
         budgets = np.zeros(len(prefixes), np.int64)
         return np.array(estimate_many(base, prefixes, targets, budgets)[0], np.float64)[:, None]
     return np.array(sampler(prefixes, targets), np.float64)
+
+
+def blend_each(samples: np.ndarray, found: Sequence[Sequence[Match]], neighbours: int) -> int:
+    """`blend` each task's row of (B, S) samples, in place, towards its analogs' `answer`.
+
+    ``found``: each task's analogs, nearest first; ``neighbours`` of them are read. Returns the
+    number of tasks left unchanged.
+    """
+    return sum(not blend(row, answer(matches, neighbours)) for row, matches in zip(samples, found))
 
 
 def blend(samples: np.ndarray, answer: Answer | None) -> bool:

@@ -23,8 +23,7 @@ from mara_agents.predictors.analogs import (
     AnalogConfig,
     Analogs,
     Match,
-    answer,
-    blend,
+    blend_each,
     futures,
 )
 
@@ -129,9 +128,7 @@ class AnalogPredictor:
             self.fallbacks += sum(not matches for matches in found)
             self.weigher.reweigh(samples, prefixes, targets, found)
             return
-        for i, matches in enumerate(found):
-            if not blend(samples[i], answer(matches, self.config.neighbours)):
-                self.fallbacks += 1
+        self.fallbacks += blend_each(samples, found, self.config.neighbours)
 
     def matches(
         self,
