@@ -24,7 +24,6 @@ from coreenv import (
     make_config,
     make_decisions,
 )
-from coreenv.layout import slot_tables, slot_width, speed_columns
 from mara_agents.checks import check
 from mara_agents.schedulers.base import (
     Scheduler,
@@ -34,7 +33,6 @@ from mara_agents.schedulers.base import (
 )
 
 __all__ = [
-    "HeldDecisions",
     "completion_rates",
     "decisions_of",
     "evaluate",
@@ -75,7 +73,7 @@ def run_episodes(scheduler: Scheduler, episodes: Sequence[tuple[EnvConfig, int]]
     if acts_in_batches(scheduler):
         cores = []
         for config, members in _by_config(episodes):
-            core = BatchedCore(config, len(members), predictor)
+            core = BatchedCore(config, len(members), predictor, decisions)
             core.reset([episodes[i][1] for i in members])
             cores.append((core, members))
         _run_lockstep(scheduler, cores, rows)
@@ -108,15 +106,15 @@ def _run_lockstep(
 ) -> None:
     """Play every core's lanes to the end; ``rows[members[lane]]`` gets each lane's metrics.
 
-    One `act_view` per step, on one view of the running episodes of every core.
+    One `act_view` per step of the cores, on one view of the running episodes of every core (in
+    the event form a core's step holds each lane's action until its own event).
     """
     clairvoyant = getattr(scheduler, "clairvoyant", False)
-    decide = HeldDecisions(decisions_of(scheduler)).actions
     while running := [(core, members) for core, members in cores if core.active.any()]:
         active = [core.active.copy() for core, _ in running]
         views = [core.view(clairvoyant) for core, _ in running]
         views = [view if on.all() else view.take(on) for view, on in zip(views, active)]
-        chosen = decide(scheduler, SchedulerView.concat(views))
+        chosen = scheduler.act_view(SchedulerView.concat(views))
         start = 0
         for (core, members), on in zip(running, active):
             config, count = core.config, int(on.sum())
@@ -130,43 +128,6 @@ def _run_lockstep(
 def decisions_of(scheduler: Any) -> Decisions:
     """The decision form ``scheduler`` plays in: its ``decisions`` (a form's name too)."""
     return make_decisions(getattr(scheduler, "decisions", None))
-
-
-class HeldDecisions:
-    """Lockstep play in a decision form: each episode's joint action is held until an event.
-
-    The rule is `coreenv.Decisions`' (the one `CoreEnv(decisions=...)` follows), applied to each
-    running episode of a view by its episode number, so episodes may come and go between calls.
-    """
-
-    def __init__(self, decisions: Decisions) -> None:
-        self.decisions = decisions
-        self._held: dict[int, tuple[np.ndarray, int, np.ndarray]] = {}  # table, since, actions
-
-    def actions(self, scheduler: Any, view: SchedulerView) -> np.ndarray:
-        """(E, M) actions: the scheduler's for the episodes that decide now, else the held ones."""
-        if not self.decisions.held:
-            return scheduler.act_view(view)
-        tables = slot_tables(
-            view.obs, view.num_nodes, slot_width(view.configs[0]), speed_columns(view.configs[0])
-        )
-        known = [self._held.get(e) for e in view.episode.tolist()]
-        due = np.ones(view.num_episodes, bool)
-        seen = [i for i, held in enumerate(known) if held is not None]
-        if seen:
-            last = np.stack([known[i][0] for i in seen])
-            since = np.array([known[i][1] for i in seen])
-            due[seen] = self.decisions.due(tables[seen], last, since)
-        chosen = np.empty((view.num_episodes, view.num_nodes), np.int64)
-        if due.any():
-            chosen[due] = scheduler.act_view(view if due.all() else view.take(due))
-        for i in np.flatnonzero(~due).tolist():
-            chosen[i] = known[i][2]
-        self._held = {
-            e: (tables[i].copy(), 0 if due[i] else known[i][1] + 1, chosen[i])
-            for i, e in enumerate(view.episode.tolist())
-        }
-        return chosen
 
 
 def evaluate(scheduler: Scheduler, episodes: int = 10, seed: int = 0, **env_overrides: Any) -> dict:

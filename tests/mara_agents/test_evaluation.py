@@ -117,7 +117,7 @@ class HeldEDF(CountingEDF):
 
 
 def test_a_scheduler_declaring_events_plays_them_alone_and_in_lockstep_alike():
-    """Lockstep holding (`HeldDecisions`) gives the rows of `CoreEnv`'s own event form."""
+    """Lockstep play in the event form gives the rows of `CoreEnv`'s own event form."""
     episodes = [(EnvConfig(arrival_prob=0.06), 7 + i) for i in range(3)]
     lockstep_edf = HeldEDF()
     lockstep = run_episodes(lockstep_edf, episodes)

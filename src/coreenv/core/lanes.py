@@ -18,6 +18,7 @@ from coreenv.config import EnvConfig
 from coreenv.context import Description, FinishedTask, TaskContext, reads_context
 from coreenv.core import engine as e
 from coreenv.core.episodes import EpisodeTasks
+from coreenv.core.events import Decisions
 from coreenv.core.features import (
     NO_PREDICTOR,
     SlotFeature,
@@ -34,11 +35,27 @@ from coreenv.core.wls_fit import estimate_slots
 from coreenv.predictor import Predictor, observed_estimates
 from coreenv.wls import in_engine
 
-__all__ = ["Lanes"]
+__all__ = ["Lanes", "defers_estimates"]
 
 _ROW = e.RECORD_INTS + e.RECORD_FLOATS  # where a task record's feature row starts
 _RECORD_INTS = ("crossing", "last", "offset", "arrival", "deadline")  # then the task's index
 _OCCUPIED = int(SlotFeature.OCCUPIED)
+
+
+def defers_estimates(decisions: Decisions, predictor: Predictor | None) -> bool:
+    """Whether held steps put their estimates off until the lane decides (`Lanes.defer`).
+
+    In the event form, unless a decision waits on them (``feasibility``), they are computed in
+    the engine (WLS: cheap) or the predictor reads context, which may change while a task waits
+    for its estimate (a queued task dropped is no event).
+    """
+    return (
+        decisions.held
+        and not decisions.feasibility
+        and predictor is not None
+        and in_engine(predictor) is None
+        and not reads_context(predictor)
+    )
 
 
 class Lanes:
@@ -75,6 +92,8 @@ class Lanes:
         self.obs_shape = (b, config.num_nodes, observation_size(config))
         self.state_shape = (b, 1, observation_size(config) - config.num_nodes)
         self.ready = np.empty(b * config.num_nodes, np.int64)  # the slots a step re-estimates
+        # per flat slot, an estimate put off (`defer`): the step it was due at (-1: none), its task
+        self.deferred = np.full((2, b * k), -1, np.int64)
         self.lane = np.zeros((b, e.LANE_COLUMNS), np.int64)
         self.lane[:, [e.NEXT_ARRIVAL, e.WAITING_DEADLINE]] = e.NEVER
         self.returns = np.zeros((b, 2))
@@ -135,6 +154,7 @@ class Lanes:
         state.setdefault("remembers", False)
         state.setdefault("warm", [()] * b)
         state.setdefault("_histories", [()] * b)
+        state.setdefault("deferred", np.full((2, len(state["table"])), -1, np.int64))
         self.__dict__.update(state)
 
     @property
@@ -273,13 +293,19 @@ class Lanes:
         self.records[tasks, _ROW + columns.start : _ROW + columns.stop] = self.new_estimate
 
     def estimate(
-        self, ready: np.ndarray, predictor: Predictor, config: EnvConfig, logs: np.ndarray
+        self,
+        ready: np.ndarray,
+        predictor: Predictor,
+        config: EnvConfig,
+        logs: np.ndarray,
+        due: np.ndarray | None = None,
     ) -> None:
         """Re-estimate the tasks in flat slots ``ready`` with one predictor call.
 
-        A task's prefix is its revealed losses; its budget the batches its deadline still allows.
-        A predictor with a `coreenv.wls.WLSEstimates` ``in_engine`` is one compiled call over
-        ``logs``, the curve store's log-losses, instead (`wls_fit.estimate_slots`).
+        A task's prefix is its revealed losses; its budget the batches its deadline still allows
+        at step ``due`` (one per slot; None: each lane's clock now). A predictor with a
+        `coreenv.wls.WLSEstimates` ``in_engine`` is one compiled call over ``logs``, the curve
+        store's log-losses, instead (`wls_fit.estimate_slots`; never deferred).
         """
         wls = in_engine(predictor)
         if wls is not None:
@@ -293,12 +319,43 @@ class Lanes:
             self.curves[b][task][: cursor + 1]
             for b, task, cursor in zip(which.tolist(), tasks, cursors)
         ]
-        budgets = config.fastest_batches * (ints[e.DEADLINE] - self.lane[which, e.T])
+        now = self.lane[which, e.T] if due is None else due
+        budgets = config.fastest_batches * (ints[e.DEADLINE] - now)
         targets = self.slot_floats[e.TARGET, ready]
         levels = config.estimate_quantiles
         contexts = self.contexts(ready) if reads_context(predictor) else None
         estimates = observed_estimates(predictor, prefixes, targets, budgets, levels, contexts)
         self.record_estimates(ready, *estimates)
+
+    def defer(self, ready: np.ndarray) -> None:
+        """Put off the estimates slots ``ready`` are due now until their lane next decides.
+
+        In the event form no one sees a held step's estimates; each is made later exactly as it
+        would have been now (`estimate_deferred`), so only the predictor's calls change.
+        """
+        self.deferred[0, ready] = self.lane[ready // self.num_slots, e.T]
+        self.deferred[1, ready] = self.slot_ints[e.INDEX, ready]
+
+    def estimate_deferred(
+        self, lanes: np.ndarray, predictor: Predictor, config: EnvConfig, logs: np.ndarray
+    ) -> np.ndarray:
+        """Make the estimates lanes ``lanes`` put off (`defer`) in one call; the lanes that had any.
+
+        A slot's task is estimated on its prefix now (it is the one it had when due: a prefix
+        grows only when its task trains, and then it is due again) with the budget of the step
+        it was due at. A task that has left its slot since is not estimated.
+        """
+        flat = (lanes[:, None] * self.num_slots + np.arange(self.num_slots)).ravel()
+        flat = flat[self.deferred[0, flat] >= 0]
+        if not flat.size:
+            return flat
+        due, task = self.deferred[:, flat]
+        self.deferred[:, flat] = -1
+        there = (self.occupied.ravel()[flat]) & (self.slot_ints[e.INDEX, flat] == task)
+        flat, due = flat[there], due[there]
+        if flat.size:
+            self.estimate(flat, predictor, config, logs, due)
+        return np.unique(flat // self.num_slots)
 
     # -- what a cluster that remembers knows (EnvConfig.information) ------------------------------
 
@@ -365,9 +422,7 @@ class Lanes:
 
     def observe_states(self, which: np.ndarray) -> np.ndarray:
         """(len(which), S) float32 states of lanes ``which`` (`engine.observe_states`)."""
-        return e.observe_states(
-            which, self.lane, self.table, self.settings, self.scales[e.HORIZON]
-        )
+        return e.observe_states(which, self.lane, self.table, self.settings, self.scales[e.HORIZON])
 
     def view(
         self,
@@ -442,9 +497,7 @@ class Lanes:
         return np.flatnonzero(self.task_ints[e.TASK_WAITING, lane])
 
 
-def _records(
-    episode: EpisodeTasks, estimates: slice, estimate: float, size: int
-) -> np.ndarray:
+def _records(episode: EpisodeTasks, estimates: slice, estimate: float, size: int) -> np.ndarray:
     """(n, R = ``size``) the records of ``episode``'s tasks (`engine`'s layout), their
     ``estimates`` columns at ``estimate``."""
     n = len(episode.arrival)

@@ -24,7 +24,7 @@ from coreenv.core import engine
 from coreenv.core.episodes import EpisodeDrawer
 from coreenv.core.events import DecisionEvents, Decisions, make_decisions
 from coreenv.core.features import observation_size, slot_width, speed_columns
-from coreenv.core.lanes import Lanes
+from coreenv.core.lanes import Lanes, defers_estimates
 from coreenv.core.masks import idle_reasons
 from coreenv.core.metrics import metrics
 from coreenv.core.observation import node_observations
@@ -202,15 +202,22 @@ class BatchedCore(PredictorHook):
         waiting = None if lanes is None else np.flatnonzero(~lanes & self.active)
         if waiting is not None:
             lane[waiting, engine.ACTIVE] = 0
+        defer = defers_estimates(self.decisions, self.predictor)
         try:
-            obs = self._advance(chosen, actions)
+            obs = self._advance(chosen, actions, defer)
             ended = lane[:, engine.ENDED].copy()
             successes = lane[:, engine.STEP_SUCCESSES].copy()
             conflicts = lane[:, engine.STEP_CONFLICTS].copy()
             rewards = self.lanes.returns[:, engine.REWARD].copy()
             elapsed = None
             if self.decisions.held:
-                elapsed = self._hold(chosen, actions, obs, ended, successes, rewards)
+                elapsed = self._hold(chosen, actions, obs, ended, successes, rewards, defer)
+            if defer:
+                logs = self.drawer.store.logs
+                estimated = self.lanes.estimate_deferred(
+                    np.arange(self.num_envs), self.predictor, self.config, logs
+                )
+                obs[estimated] = self._observe(estimated)
         finally:
             if waiting is not None:
                 lane[waiting, engine.ACTIVE] = 1
@@ -291,8 +298,11 @@ class BatchedCore(PredictorHook):
     def _metrics(self, lane: int) -> dict[str, float]:
         return metrics(self.lanes.counters(lane), self.config.num_nodes)
 
-    def _advance(self, chosen: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """One step of every active lane: its observations (`_observe`), estimates updated."""
+    def _advance(self, chosen: np.ndarray, actions: np.ndarray, defer: bool = False) -> np.ndarray:
+        """One step of every active lane: its observations (`_observe`), estimates updated.
+
+        ``defer``: put the estimates off until the lanes decide (`Lanes.defer`) instead.
+        """
         lanes, takes = self.lanes, self._takes
         claim = self.config.invalid_action != "raise" and not self.drawer.live
         if not claim:  # claims first: nothing may change before an error, live runs train
@@ -303,9 +313,11 @@ class BatchedCore(PredictorHook):
         states = self.observation == "state"
         obs, ready = lanes.step(chosen, takes, claim, self.drawer.store.logs, states)
         if self.predictor is not None and ready.size:
-            # lanes in order, then nodes: the order `CoreEnv`'s single lane gives
-            lanes.estimate(ready, self.predictor, self.config, self.drawer.store.logs)
-            obs = self._observe()
+            if defer:
+                lanes.defer(ready)
+            else:  # lanes in order, then nodes: the order `CoreEnv`'s single lane gives
+                lanes.estimate(ready, self.predictor, self.config, self.drawer.store.logs)
+                obs = self._observe()
         return obs
 
     def _hold(
@@ -316,6 +328,7 @@ class BatchedCore(PredictorHook):
         ended: np.ndarray,
         successes: np.ndarray,
         rewards: np.ndarray,
+        defer: bool,
     ) -> np.ndarray:
         """The event form after a step's first step: (B,) steps each lane played, in all.
 
@@ -337,7 +350,7 @@ class BatchedCore(PredictorHook):
             waiting = active[~holding[active]]
             lane[waiting, engine.ACTIVE] = 0
             try:
-                played = self._advance(chosen, actions)
+                played = self._advance(chosen, actions, defer)
             finally:
                 lane[waiting, engine.ACTIVE] = 1
             obs[playing] = played[playing]

@@ -19,7 +19,7 @@ from coreenv.core import engine
 from coreenv.core.episodes import EpisodeDrawer
 from coreenv.core.events import DecisionEvents, Decisions, make_decisions
 from coreenv.core.features import slot_width, speed_columns
-from coreenv.core.lanes import Lanes
+from coreenv.core.lanes import Lanes, defers_estimates
 from coreenv.core.masks import action_indices, idle_reasons
 from coreenv.core.metrics import metrics
 from coreenv.core.observation import observation_space, state_space
@@ -155,7 +155,10 @@ class CoreEnv(PredictorHook, ParallelEnv):
         self._masks = np.empty((m, k + 1), np.int8)
         self._masks_version = -1
         self._events = DecisionEvents(
-            m, slot_width(cfg), self._decisions.hold, self._decisions.feasibility,
+            m,
+            slot_width(cfg),
+            self._decisions.hold,
+            self._decisions.feasibility,
             speed_columns(cfg),
         )
         self.np_random: np.random.Generator | None = None
@@ -223,13 +226,17 @@ class CoreEnv(PredictorHook, ParallelEnv):
         action_indices(actions, agents, k, chosen[0])
         claim = not self._claims_first
         reward, successes, elapsed, invalid = 0.0, 0, 0, {}
+        defer = defers_estimates(self._decisions, self._predictor)
         while True:
             if not claim:
                 self._claim_and_train(actions, logs)
             obs, ready = lanes.step(chosen, takes, claim, logs)
             if ready.size and self._predictor is not None:
-                lanes.estimate(ready, self._predictor, self.config, logs)
-                obs = None
+                if defer:
+                    lanes.defer(ready)
+                else:
+                    lanes.estimate(ready, self._predictor, self.config, logs)
+                    obs = None
             won, conflicts, ended = lanes.lane[_OUTCOME].tolist()
             if conflicts and not elapsed:
                 invalid = idle_reasons(actions, agents, k, chosen[0], takes[0])
@@ -242,6 +249,8 @@ class CoreEnv(PredictorHook, ParallelEnv):
                     print(self.render_ansi(), end="\n\n")
             if not held or ended or self._events.due_tables(self._slot_table())[0]:
                 break
+        if defer and lanes.estimate_deferred(_LANE, self._predictor, self.config, logs).size:
+            obs = None
 
         agents = self.agents
         if obs is None:

@@ -89,6 +89,24 @@ def _mara_reading(predictor: str, name: str) -> Callable[[], Scheduler]:
     return load
 
 
+EVENT_HOLD = 8
+"""The most steps `mara_events` holds an action (chosen on training episodes: docs/mara.md)."""
+
+
+def _mara_events() -> Scheduler:
+    """The shipped MARA deciding at events of the slot table or every `EVENT_HOLD` steps.
+
+    Its estimates are drawn only when it decides (`coreenv.core.lanes.defers_estimates`).
+    """
+    from coreenv import Decisions
+    from mara_agents.schedulers.mara import MARA
+
+    policy = MARA.pretrained("mara")
+    policy.decisions = Decisions("events", hold=EVENT_HOLD)
+    policy.name = "mara_events"
+    return policy
+
+
 def _ppo(method: str) -> Callable[[], Scheduler]:
     """A shipped MaskablePPO policy, played in its form (needs sb3-contrib: imported on use)."""
 
@@ -129,6 +147,7 @@ METHODS: dict[str, Callable[[], Scheduler]] = {
     **{variant: _mara(variant) for variant in VARIANTS},
     "mara_analog": _mara_reading("fm_mara_analog", "mara_analog"),
     "mara_learned": _mara_reading("fm_mara_learned", "mara_learned"),
+    "mara_events": _mara_events,
     "ppo_slots": _ppo("ppo_slots"),
     "ppo_sets": _ppo("ppo_sets"),
     "ppo_mlp": _ppo("ppo_mlp"),

@@ -1,0 +1,36 @@
+"""MARA trained on estimates as good as on an unseen kind: the weigher reads the history alone.
+
+The `mara_history` recipe on ``fm_mara_learned`` with no reference runs (registered here as
+``fm_mara_learned_history_only``): a training task's analogs are only the tasks of its kind the
+episode has finished, as for a kind no run was recorded of. On RL OOD and ViT OOD that predictor
+and ``fm_mara_learned`` answer alike (the reference holds no run of those kinds).
+
+    python studies/cluster_memory/train_history_only.py --minutes 30 \
+        --work results/history_only/work --out results/history_only/mara.pt
+
+Any other option is `coreenv train-mara`'s. Play the result reading ``fm_mara_learned``:
+``MARA.pretrained(path=OUT, predictors={HISTORY_ONLY: make_predictor("fm_mara_learned")})``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from mara_agents.cli import train_mara
+from mara_agents.predictors import PREDICTORS, WEIGHER, make_predictor
+
+HISTORY_ONLY = "fm_mara_learned_history_only"
+
+
+def history_only(**sampler):
+    """``fm_mara_learned`` without its reference runs (needs torch)."""
+    from mara_agents.predictors.analog_weigher import AnalogWeigher
+    from mara_agents.predictors.in_context import AnalogPredictor
+
+    base = make_predictor("fm_mara_student", **sampler)
+    return AnalogPredictor(base, None, weigher=AnalogWeigher.load(WEIGHER, base="fm_mara_student"))
+
+
+if __name__ == "__main__":
+    PREDICTORS[HISTORY_ONLY] = history_only
+    train_mara.main(["--variant", "mara_history", "--predictor", HISTORY_ONLY, *sys.argv[1:]])
