@@ -45,16 +45,14 @@ _OCCUPIED = int(SlotFeature.OCCUPIED)
 def defers_estimates(decisions: Decisions, predictor: Predictor | None) -> bool:
     """Whether held steps put their estimates off until the lane decides (`Lanes.defer`).
 
-    In the event form, unless a decision waits on them (``feasibility``), they are computed in
-    the engine (WLS: cheap) or the predictor reads context, which may change while a task waits
-    for its estimate (a queued task dropped is no event).
+    In the event form, unless a decision waits on them (``feasibility``) or they are computed in
+    the engine (WLS: cheap).
     """
     return (
         decisions.held
         and not decisions.feasibility
         and predictor is not None
         and in_engine(predictor) is None
-        and not reads_context(predictor)
     )
 
 
@@ -92,8 +90,7 @@ class Lanes:
         self.obs_shape = (b, config.num_nodes, observation_size(config))
         self.state_shape = (b, 1, observation_size(config) - config.num_nodes)
         self.ready = np.empty(b * config.num_nodes, np.int64)  # the slots a step re-estimates
-        # per flat slot, an estimate put off (`defer`): the step it was due at (-1: none), its task
-        self.deferred = np.full((2, b * k), -1, np.int64)
+        self.deferred = np.full(b * k, -1, np.int64)  # per flat slot, the task `defer` put off
         self.lane = np.zeros((b, e.LANE_COLUMNS), np.int64)
         self.lane[:, [e.NEXT_ARRIVAL, e.WAITING_DEADLINE]] = e.NEVER
         self.returns = np.zeros((b, 2))
@@ -154,7 +151,7 @@ class Lanes:
         state.setdefault("remembers", False)
         state.setdefault("warm", [()] * b)
         state.setdefault("_histories", [()] * b)
-        state.setdefault("deferred", np.full((2, len(state["table"])), -1, np.int64))
+        state.setdefault("deferred", np.full(len(state["table"]), -1, np.int64))
         self.__dict__.update(state)
 
     @property
@@ -298,14 +295,12 @@ class Lanes:
         predictor: Predictor,
         config: EnvConfig,
         logs: np.ndarray,
-        due: np.ndarray | None = None,
     ) -> None:
         """Re-estimate the tasks in flat slots ``ready`` with one predictor call.
 
-        A task's prefix is its revealed losses; its budget the batches its deadline still allows
-        at step ``due`` (one per slot; None: each lane's clock now). A predictor with a
-        `coreenv.wls.WLSEstimates` ``in_engine`` is one compiled call over ``logs``, the curve
-        store's log-losses, instead (`wls_fit.estimate_slots`; never deferred).
+        A task's prefix is its revealed losses; its budget the batches its deadline still allows.
+        A predictor with a `coreenv.wls.WLSEstimates` ``in_engine`` is one compiled call over
+        ``logs``, the curve store's log-losses, instead (`wls_fit.estimate_slots`).
         """
         wls = in_engine(predictor)
         if wls is not None:
@@ -319,8 +314,7 @@ class Lanes:
             self.curves[b][task][: cursor + 1]
             for b, task, cursor in zip(which.tolist(), tasks, cursors)
         ]
-        now = self.lane[which, e.T] if due is None else due
-        budgets = config.fastest_batches * (ints[e.DEADLINE] - now)
+        budgets = config.fastest_batches * (ints[e.DEADLINE] - self.lane[which, e.T])
         targets = self.slot_floats[e.TARGET, ready]
         levels = config.estimate_quantiles
         contexts = self.contexts(ready) if reads_context(predictor) else None
@@ -328,33 +322,28 @@ class Lanes:
         self.record_estimates(ready, *estimates)
 
     def defer(self, ready: np.ndarray) -> None:
-        """Put off the estimates slots ``ready`` are due now until their lane next decides.
+        """Put off the estimates slots ``ready`` are due now until their lane decides.
 
-        In the event form no one sees a held step's estimates; each is made later exactly as it
-        would have been now (`estimate_deferred`), so only the predictor's calls change.
+        No one sees a held step's estimates. A held action trains the same tasks every step
+        until an event, so a task due in a hold is due again at its last step, where the lane
+        decides: `estimate_deferred` then makes the estimates that step gives.
         """
-        self.deferred[0, ready] = self.lane[ready // self.num_slots, e.T]
-        self.deferred[1, ready] = self.slot_ints[e.INDEX, ready]
+        self.deferred[ready] = self.slot_ints[e.INDEX, ready]
 
     def estimate_deferred(
         self, lanes: np.ndarray, predictor: Predictor, config: EnvConfig, logs: np.ndarray
     ) -> np.ndarray:
         """Make the estimates lanes ``lanes`` put off (`defer`) in one call; the lanes that had any.
 
-        A slot's task is estimated on its prefix now (it is the one it had when due: a prefix
-        grows only when its task trains, and then it is due again) with the budget of the step
-        it was due at. A task that has left its slot since is not estimated.
+        A task that has left its slot since is not estimated.
         """
         flat = (lanes[:, None] * self.num_slots + np.arange(self.num_slots)).ravel()
-        flat = flat[self.deferred[0, flat] >= 0]
-        if not flat.size:
-            return flat
-        due, task = self.deferred[:, flat]
-        self.deferred[:, flat] = -1
-        there = (self.occupied.ravel()[flat]) & (self.slot_ints[e.INDEX, flat] == task)
-        flat, due = flat[there], due[there]
+        flat = flat[self.deferred[flat] >= 0]
+        there = self.occupied.ravel()[flat] & (self.slot_ints[e.INDEX, flat] == self.deferred[flat])
+        self.deferred[flat] = -1
+        flat = flat[there]
         if flat.size:
-            self.estimate(flat, predictor, config, logs, due)
+            self.estimate(flat, predictor, config, logs)
         return np.unique(flat // self.num_slots)
 
     # -- what a cluster that remembers knows (EnvConfig.information) ------------------------------
@@ -498,8 +487,10 @@ class Lanes:
 
 
 def _records(episode: EpisodeTasks, estimates: slice, estimate: float, size: int) -> np.ndarray:
-    """(n, R = ``size``) the records of ``episode``'s tasks (`engine`'s layout), their
-    ``estimates`` columns at ``estimate``."""
+    """(n, R = ``size``) the records of ``episode``'s tasks (`engine`'s layout).
+
+    Their ``estimates`` columns are ``estimate``.
+    """
     n = len(episode.arrival)
     records = np.zeros((n, size))
     for i, name in enumerate(_RECORD_INTS):

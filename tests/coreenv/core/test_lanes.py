@@ -26,11 +26,15 @@ class Counted:
 
 
 class InContext(Counted):
+    """`Counted` moved by how many tasks of the episode have finished (it reads context)."""
+
     reads_context = True
 
     def estimate_batch(self, prefixes, targets, budgets, contexts):
         answers = [self.estimate(p, t, b) for p, t, b in zip(prefixes, targets, budgets)]
-        return np.array([a.remaining for a in answers]), np.array([a.p_success for a in answers])
+        shift = np.array([len(context.history) for context in contexts], np.float64)
+        remaining = np.array([a.remaining for a in answers]) + shift
+        return remaining, np.array([a.p_success for a in answers])
 
 
 CONFIG = EnvConfig(
@@ -42,7 +46,9 @@ CONFIG = EnvConfig(
     deadline_window=(10, 40),
     min_prefix=2,
 )
+HISTORY = CONFIG.replace(task_set="id_train", information="history", arrival_prob=0.2)
 HELD = Decisions("events", hold=6)
+PREDICTORS = [(Counted, CONFIG), (InContext, HISTORY)]
 
 
 @pytest.fixture
@@ -52,26 +58,26 @@ def every_step(monkeypatch):
         monkeypatch.setattr(shell, "defers_estimates", lambda decisions, predictor: False)
 
 
-def play_batched(predictor, seeds=range(6), lanes=3):
-    core = BatchedCore(CONFIG, lanes, predictor, HELD)
+def play_batched(predictor, config, seeds=range(6), lanes=3):
+    core = BatchedCore(config, lanes, predictor, HELD)
     shown = core.reset(seeds)
     rng = np.random.default_rng(3)
     seen = []
     for _ in range(80):
-        actions = rng.integers(0, CONFIG.num_slots + 1, (lanes, CONFIG.num_nodes))
+        actions = rng.integers(0, config.num_slots + 1, (lanes, config.num_nodes))
         step = core.step(actions)
         seen.append((step.obs.copy(), step.final_obs.copy(), step.rewards, step.elapsed))
         seen.append(core.view().estimates.copy())
     return [shown.obs, *seen]
 
 
-def play_single(predictor, seed=4):
-    env = CoreEnv(CONFIG, predictor=predictor, decisions=HELD)
+def play_single(predictor, config, seed=4):
+    env = CoreEnv(config, predictor=predictor, decisions=HELD)
     observations, _ = env.reset(seed=seed)
     rng = np.random.default_rng(3)
     seen = [observations["node_0"]["observation"]]
     while env.agents:
-        actions = {a: int(rng.integers(0, CONFIG.num_slots + 1)) for a in env.agents}
+        actions = {a: int(rng.integers(0, config.num_slots + 1)) for a in env.agents}
         observations, rewards, *_, infos = env.step(actions)
         seen += [observations["node_0"]["observation"], infos["node_0"]["elapsed"]]
         if env.agents:
@@ -88,24 +94,25 @@ def assert_same(a, b):
             np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 
 
+@pytest.mark.parametrize("predictor, config", PREDICTORS)
 @pytest.mark.parametrize("play", [play_batched, play_single])
-def test_deferred_estimates_show_what_every_step_shows(play, request):
-    deferred = Counted()
-    shown = play(deferred)
+def test_deferred_estimates_show_what_every_step_shows(play, predictor, config, request):
+    deferred = predictor()
+    shown = play(deferred, config)
     request.getfixturevalue("every_step")
-    reference = Counted()
-    assert_same(shown, play(reference))
+    reference = predictor()
+    assert_same(shown, play(reference, config))
     assert 0 < deferred.asked < reference.asked  # held steps asked nothing
 
 
-def test_only_the_event_form_defers_and_not_where_a_decision_or_context_needs_estimates():
+def test_only_the_event_form_defers_and_not_where_a_decision_needs_estimates():
     predictor = Counted()
     assert defers_estimates(HELD, predictor)
     assert not defers_estimates(Decisions(), predictor)  # every step decides
     assert not defers_estimates(HELD, None)
     assert not defers_estimates(Decisions("events", feasibility=True), predictor)
     assert not defers_estimates(HELD, WLSEstimates())  # computed in the engine
-    assert not defers_estimates(HELD, InContext())  # a dropped queued task changes the context
+    assert defers_estimates(HELD, InContext())
 
 
 def test_a_task_that_left_its_slot_while_due_is_not_estimated():
