@@ -290,11 +290,7 @@ class Lanes:
         self.records[tasks, _ROW + columns.start : _ROW + columns.stop] = self.new_estimate
 
     def estimate(
-        self,
-        ready: np.ndarray,
-        predictor: Predictor,
-        config: EnvConfig,
-        logs: np.ndarray,
+        self, ready: np.ndarray, predictor: Predictor, config: EnvConfig, logs: np.ndarray
     ) -> None:
         """Re-estimate the tasks in flat slots ``ready`` with one predictor call.
 
@@ -331,14 +327,14 @@ class Lanes:
         self.deferred[ready] = self.slot_ints[e.INDEX, ready]
 
     def estimate_deferred(
-        self, lanes: np.ndarray, predictor: Predictor, config: EnvConfig, logs: np.ndarray
+        self, predictor: Predictor, config: EnvConfig, logs: np.ndarray
     ) -> np.ndarray:
-        """Make the estimates lanes ``lanes`` put off (`defer`) in one call; the lanes that had any.
+        """Make the estimates put off (`defer`) in one call; the lanes that had any.
 
-        A task that has left its slot since is not estimated.
+        Every lane has decided when this is called. A task that has left its slot since is not
+        estimated.
         """
-        flat = (lanes[:, None] * self.num_slots + np.arange(self.num_slots)).ravel()
-        flat = flat[self.deferred[flat] >= 0]
+        flat = np.flatnonzero(self.deferred >= 0)
         there = self.occupied.ravel()[flat] & (self.slot_ints[e.INDEX, flat] == self.deferred[flat])
         self.deferred[flat] = -1
         flat = flat[there]

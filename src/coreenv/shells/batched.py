@@ -214,9 +214,7 @@ class BatchedCore(PredictorHook):
                 elapsed = self._hold(chosen, actions, obs, ended, successes, rewards, defer)
             if defer:
                 logs = self.drawer.store.logs
-                estimated = self.lanes.estimate_deferred(
-                    np.arange(self.num_envs), self.predictor, self.config, logs
-                )
+                estimated = self.lanes.estimate_deferred(self.predictor, self.config, logs)
                 obs[estimated] = self._observe(estimated)
         finally:
             if waiting is not None:
@@ -298,7 +296,7 @@ class BatchedCore(PredictorHook):
     def _metrics(self, lane: int) -> dict[str, float]:
         return metrics(self.lanes.counters(lane), self.config.num_nodes)
 
-    def _advance(self, chosen: np.ndarray, actions: np.ndarray, defer: bool = False) -> np.ndarray:
+    def _advance(self, chosen: np.ndarray, actions: np.ndarray, defer: bool) -> np.ndarray:
         """One step of every active lane: its observations (`_observe`), estimates updated.
 
         ``defer``: put the estimates off until the lanes decide (`Lanes.defer`) instead.

@@ -249,7 +249,7 @@ class CoreEnv(PredictorHook, ParallelEnv):
                     print(self.render_ansi(), end="\n\n")
             if not held or ended or self._events.due_tables(self._slot_table())[0]:
                 break
-        if defer and lanes.estimate_deferred(_LANE, self._predictor, self.config, logs).size:
+        if defer and lanes.estimate_deferred(self._predictor, self.config, logs).size:
             obs = None
 
         agents = self.agents
