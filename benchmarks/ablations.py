@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mara_agents.cli.parser import CommandParser, add_arrival_prob
 from mara_agents.sweep import ABLATIONS, METHODS, SweepConfig, SweepInputError, run_sweep
-from mara_agents.sweep.ablations import ablation_table
+from coreenv_lab.ablations import ablation_table
 
 
 def parse_args(argv: list[str] | None = None) -> SweepConfig:

@@ -31,7 +31,7 @@ import numpy as np
 import coreenv
 from mara_agents.cli.parser import count
 from mara_agents.schedulers import FIFO
-from mara_agents.training.throughput import cartpole_steps_per_second
+from coreenv_lab.training.throughput import cartpole_steps_per_second
 
 TARGETS = {
     "env.step alone": 1.5,

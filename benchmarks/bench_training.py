@@ -6,7 +6,7 @@
 
 Each recipe trains from scratch for ``--updates`` updates, timed from making its lanes and
 network (start-up and PPO updates included): the RL baselines' recipes
-(`mara_agents.baselines.recipes`: the slot-set MaskablePPO and its MLP on the sequential event
+(`mara_agents.training.recipes`: the slot-set MaskablePPO and its MLP on the sequential event
 form, a step one node's choice; IPPO over live masks, a step one joint decision) and MARA's two
 RL recipes on a fresh MAT (`MARA_PPO`, a step one environment step; `MARA_SCRATCH`, PPO over held
 decisions, its steps the episodes' environment steps, one untimed update first). CartPole-v1's
@@ -27,8 +27,8 @@ from pathlib import Path
 import torch
 
 from coreenv import Predictor
-from mara_agents.baselines.recipes import RECIPES, make_recipe
-from mara_agents.baselines.throughput import (
+from mara_agents.training.recipes import RECIPES, make_recipe
+from coreenv_lab.baselines.throughput import (
     ippo_throughput,
     maskable_ppo_throughput,
     timeline,
@@ -39,7 +39,7 @@ from mara_agents.evaluation import completion_rates
 from mara_agents.schedulers import LARA
 from mara_agents.training import MARA_PPO
 from mara_agents.training.recipe import MARA_SCRATCH, warm_predictor
-from mara_agents.training.throughput import (
+from coreenv_lab.training.throughput import (
     Throughput,
     cartpole_steps_per_second,
     held_throughput,

@@ -3,7 +3,7 @@
     python benchmarks/distill_fm.py --out results/distill/fm_mara.pt   # the shipped one, ~6 min
     python benchmarks/distill_fm.py --recipe id_only --out results/distill/fm_mara_id.pt
 
-A command line over `mara_agents.fm_training.distill.distill_fm`. The teacher is package 0.2's
+A command line over `coreenv_lab.fm_training.distill.distill_fm`. The teacher is package 0.2's
 network (`checkpoints/fm_mara_teacher.pt`, on whose estimates the shipped MARA policies were
 trained) unless ``--teacher`` names another checkpoint; it is read with its own sampler and its
 calibration, which the student keeps. Prefixes come from the training runs of ``--recipe``
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from mara_agents.fm_training.distill import DistillConfig, distill_fm
+from coreenv_lab.fm_training.distill import DistillConfig, distill_fm
 from mara_agents.predictors.flow import MARA_TEACHER, FMPredictor
 
 

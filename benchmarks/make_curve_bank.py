@@ -25,7 +25,7 @@ import numpy as np
 
 from coreenv.curves import BUNDLED_BANK, TEST_EVERY, CurveBank, curve_problem, pad_curves, save_bank
 from curvegen import FAMILIES, LOSS_DEFINITIONS, RunSpec, plan_runs
-from curvegen.cache import is_cached, load_cached, record
+from coreenv_lab.corpus.cache import is_cached, load_cached, record
 from curvegen.specs import RUNS_PER_FAMILY
 
 

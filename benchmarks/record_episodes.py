@@ -4,7 +4,7 @@
     python benchmarks/record_episodes.py --check benchmarks/data/episodes.json
 
 Each case is an environment (task set, scenario, options, form) and a few seeds, played by
-`coreenv.recording`'s mask-reading random policy; the JSON holds each case's per-block digests
+`coreenv_lab.recording`'s mask-reading random policy; the JSON holds each case's per-block digests
 of observations, masks, rewards and infos. ``--check`` records the reference's cases again and
 exits 1, naming the first differing block of each stream, if any differ: a change of the engine
 must leave every case unchanged on one machine (issue 32).
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import coreenv
-from coreenv import Fingerprint, fingerprint, fingerprint_differences, fingerprint_vector
+from coreenv_lab.recording import Fingerprint, fingerprint, fingerprint_differences, fingerprint_vector
 from mara_agents.predictors import WLSPredictor
 
 LEVELS = (0.1, 0.5, 0.9)

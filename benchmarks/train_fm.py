@@ -4,7 +4,7 @@
     python benchmarks/train_fm.py --no-calibrate  # one model, its raw sampled shares
     python benchmarks/train_fm.py --device cuda
 
-A command line over `mara_agents.fm_training.folds.train_calibrated` (``--recipe`` picks a named
+A command line over `coreenv_lab.fm_training.folds.train_calibrated` (``--recipe`` picks a named
 recipe of `FM_RECIPES`; the other options override its fields). It trains one model per fold —
 per kind of the curve corpus for a recipe with a corpus (``loko_folds``), per ID family otherwise
 (``lofo_folds``) — in ``--work/<fold>``, fits the `Calibration` on each fold's predictions for
@@ -22,7 +22,7 @@ import dataclasses
 from pathlib import Path
 
 from mara_agents.fm_training.calibration_fit import REACH_EDGES
-from mara_agents.fm_training.folds import lofo_folds, loko_folds, train_calibrated
+from coreenv_lab.fm_training.folds import lofo_folds, loko_folds, train_calibrated
 from mara_agents.fm_training.training import FM_RECIPES, train_fm
 from mara_agents.predictors.flow import PRETRAINED
 

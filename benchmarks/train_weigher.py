@@ -3,7 +3,7 @@
     python benchmarks/train_weigher.py                       # the shipped one, about 2 minutes
     python benchmarks/train_weigher.py --epochs 5 --runs 60 --out /tmp/weigher.pt   # a smoke run
 
-A command line over `mara_agents.fm_training.weigher.train_weigher`. Examples come from the
+A command line over `coreenv_lab.fm_training.weigher.train_weigher`. Examples come from the
 curve corpus's runs of kinds no task set plays, asked with 0-16 finished tasks of their family,
 with and without reference runs; whole families are held out to keep the best epoch, and the
 table compares the base alone, the fixed rule of ``fm_mara_analog`` and the weigher on them.
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from mara_agents.fm_training.weigher import WeigherTrainConfig, train_weigher
+from coreenv_lab.fm_training.weigher import WeigherTrainConfig, train_weigher
 from mara_agents.predictors import PREDICTORS, WEIGHER
 
 

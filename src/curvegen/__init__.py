@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 CORPUS = Path(__file__).resolve().parent / "data" / "corpus.npz"
-"""The recorded curve corpus (`curvegen.corpus`; ``benchmarks/make_corpus.py`` writes it here),
+"""The recorded curve corpus (`coreenv_lab.corpus`; ``benchmarks/make_corpus.py`` writes it here),
 with its manifest ``corpus.json`` beside it."""
 
 LOSS_DEFINITIONS = {

@@ -18,7 +18,7 @@ from coreenv import EnvConfig
 from coreenv.curves import named_task_set
 from mara_agents.evaluation import paired_difference, run_episodes
 from mara_agents.predictors import AnalogPredictor, make_predictor
-from mara_agents.predictors.analogs import AnalogConfig
+from coreenv_lab.predictors.analogs import AnalogConfig
 from mara_agents.schedulers import LARA
 
 CANDIDATES = {

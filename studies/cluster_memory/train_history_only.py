@@ -24,8 +24,8 @@ HISTORY_ONLY = "fm_mara_learned_history_only"
 
 def history_only(**sampler):
     """``fm_mara_learned`` without its reference runs (needs torch)."""
-    from mara_agents.predictors.analog_weigher import AnalogWeigher
-    from mara_agents.predictors.in_context import AnalogPredictor
+    from coreenv_lab.predictors.analog_weigher import AnalogWeigher
+    from coreenv_lab.predictors.in_context import AnalogPredictor
 
     base = make_predictor("fm_mara_student", **sampler)
     return AnalogPredictor(base, None, weigher=AnalogWeigher.load(WEIGHER, base="fm_mara_student"))

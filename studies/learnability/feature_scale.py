@@ -5,7 +5,7 @@
 
 The method plays ``--episodes`` training-seed episodes (from ``--seed``) in the event form, with
 the predictor it declares; at each decision the global features and the features of the
-occupied slots are gathered (`mara_agents.training.observed.feature_scales`). The table gives
+occupied slots are gathered (`coreenv_lab.training.observed.feature_scales`). The table gives
 each one's range, median, 99th percentile and the share of its values at ±OBS_BOUND.
 """
 
@@ -18,7 +18,7 @@ from coreenv.curves import TASK_SETS
 from coreenv.layout import OBS_BOUND
 from mara_agents.cli.parser import CommandParser, add_arrival_prob, count
 from mara_agents.sweep import SweepInputError, make_scheduler, validate
-from mara_agents.training.observed import feature_scales
+from coreenv_lab.training.observed import feature_scales
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -5,7 +5,7 @@
 
 Each method plays ``--episodes`` training-seed episodes (from ``--seed``) in the event form with
 β = 1; every decision's reward is split into completions and the shaping term β·(Φ' − Φ)
-(`mara_agents.training.shaping`). The table gives both per decision and in GAE's λ-sums (γ = 1),
+(`coreenv_lab.training.shaping`). The table gives both per decision and in GAE's λ-sums (γ = 1),
 their correlation there, and what each sums to over an episode.
 """
 
@@ -17,7 +17,7 @@ from coreenv import Decisions, make_config
 from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import CommandParser, add_arrival_prob, count
 from mara_agents.sweep import SweepInputError, make_scheduler, validate
-from mara_agents.training.shaping import decision_rewards, shaping_scale
+from coreenv_lab.training.shaping import decision_rewards, shaping_scale
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

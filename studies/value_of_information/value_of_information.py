@@ -38,8 +38,8 @@ import torch
 
 from coreenv.curves import named_task_set
 from mara_agents.cli.parser import CommandParser, add_arrival_prob, count
-from mara_agents.diagnostics import ClairvoyantPredictor, ErrorLog, TruthHOP, TruthLARA
-from mara_agents.diagnostics.analog import AnalogConfig, KindAnalog, kind_of
+from coreenv_lab.diagnostics import ClairvoyantPredictor, ErrorLog, TruthHOP, TruthLARA
+from coreenv_lab.diagnostics.analog import AnalogConfig, KindAnalog, kind_of
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.predictors import WLSPredictor, make_predictor
 from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle

@@ -77,7 +77,7 @@ def test_distill_fm_refuses_a_bad_setting_before_any_work(argv, message, tmp_pat
 
 
 def test_train_weigher_writes_a_weigher_and_its_table(tmp_path, capsys):
-    from mara_agents.predictors.analog_weigher import AnalogWeigher
+    from coreenv_lab.predictors.analog_weigher import AnalogWeigher
 
     argv = ["--epochs", "1", "--runs", "40", "--episodes", "1", "--out", str(tmp_path / "w.pt")]
     load_script("train_weigher").main(argv)

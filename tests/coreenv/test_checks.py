@@ -3,15 +3,8 @@
 import numpy as np
 import pytest
 
-from coreenv import (
-    BatchedCore,
-    ConfigError,
-    CoreGymEnv,
-    CoreSequentialEnv,
-    DecisionEvents,
-    Decisions,
-    EnvConfig,
-)
+from coreenv import BatchedCore, ConfigError, CoreGymEnv, CoreSequentialEnv, Decisions, EnvConfig
+from coreenv.core.events import DecisionEvents
 from coreenv.checks import checked_count, is_int
 
 

@@ -2,9 +2,9 @@
 change of what a step gives back shows in its stream and block."""
 
 import coreenv
-from coreenv import fingerprint, fingerprint_vector
-from coreenv import fingerprint_differences as differences
-from coreenv.recording import BLOCK, STREAMS
+from coreenv_lab.recording import fingerprint, fingerprint_vector
+from coreenv_lab.recording import fingerprint_differences as differences
+from coreenv_lab.recording import BLOCK, STREAMS
 
 
 def test_the_same_episodes_give_the_same_fingerprint():

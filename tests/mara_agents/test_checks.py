@@ -31,7 +31,7 @@ def test_each_rule_keeps_its_values_and_names_the_bad_one(rule, good, bad):
 
 
 def test_the_truth_and_lara_and_hop_name_their_bad_counts():
-    from mara_agents.diagnostics import TruthHOP, TruthLARA
+    from coreenv_lab.diagnostics import TruthHOP, TruthLARA
     from mara_agents.schedulers import LARA, HOPConfig
 
     with pytest.raises(ValueError, match="the truth's seed must be an int >= 0, got True"):

@@ -1,7 +1,7 @@
 """The installed command line, ``coreenv <command> [options]``: one module per command.
 
     coreenv sweep --quick                 # the main job: a quick load sweep
-    coreenv train-mara --help             # every option of one command, with its valid choices
+    coreenv sweep --help                  # every option of one command, with its valid choices
     python -m mara_agents sweep --quick   # the same, without the installed executable
 
 A command's module is imported only when that command runs, so ``coreenv --help`` starts fast
@@ -22,11 +22,10 @@ __all__ = ["COMMANDS", "main"]
 COMMANDS = {
     "sweep": "sweep the arrival rate and tabulate every method's completion (the main job)",
     "stress": "the infeasible-task stress test: every method's completion rate",
-    "eval-predictors": "judge the loss predictors on runs they never saw",
-    "train-mara": "train MARA's allocator: expert iteration, then RL",
-    "compare": "compare MARA policies paired on the same episodes",
-    "learning-curves": "learning curves of MARA training runs, paired between two recipes",
-    "train-baseline": "train the plain-PPO baseline (MaskablePPO) from scratch",
+    "compare": "compare schedulers or trained policies paired on the same episodes",
+    "eval-predictors": "judge the loss predictors on runs they never saw, or on your curves",
+    "train-mara": "train MARA: the shipped networks' recipe (imitation of HOP, then RL)",
+    "train-baseline": "train the RL baseline from scratch: the slot-set MaskablePPO recipe",
 }
 """Each command and its one-line summary; its module is ``mara_agents.cli.<name, - as _>``."""
 
@@ -40,7 +39,7 @@ def _top_parser() -> CommandParser:
     listing = "\n".join(f"  {name:<{width}}  {summary}" for name, summary in COMMANDS.items())
     parser = CommandParser(
         prog="coreenv",
-        description="CoRE-Learning benchmarks and MARA's training, from the command line.",
+        description="CoRE-Learning benchmarks and the training of their shipped models.",
         epilog=f"commands:\n{listing}\n\n'coreenv COMMAND --help' lists a command's options.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

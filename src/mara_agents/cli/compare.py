@@ -3,8 +3,10 @@ r"""Compare schedulers paired on the same episodes: the choice of which policy t
     coreenv compare mara results/quantiles/imitation/mara.pt \
         --episodes 100 --seed 950000 --task-set id_train --arrival-prob 0.04
 
-Each policy is a sweep method's name (``lara``, ``mara``, ``ppo_slots``, …) or a trained policy's
-file (a MARA ``.pt`` from `MARA.save`, an IPPO run's ``best.pt``, a MaskablePPO ``.zip``). All play
+Each policy is anything the sweep plays (a method's name such as ``lara`` or ``mara``, or
+``module:Class``, with keyword arguments if any) or a trained policy's file (a MARA ``.pt`` from
+`MARA.save`, a MaskablePPO ``.zip`` from ``coreenv train-baseline``). ``--task-set`` is a name or a
+bank's path (a ``.npz`` bank or a CSV of training logs). All play
 the same ``--episodes`` episodes from ``--seed`` with their own predictor and quantile layout
 (MARA files share one predictor per name, so they reuse each other's futures); the table gives
 each one's completion (95% bootstrap interval, interquartile mean), its paired difference from the
@@ -18,33 +20,40 @@ from __future__ import annotations
 
 import argparse
 
-from coreenv.curves import TASK_SETS
+from pathlib import Path
+
+from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents import seeds
 from mara_agents.cli.parser import (
     CommandParser,
     add_arrival_prob,
     add_cluster,
     cluster_fields,
+    methods_listing,
     per_node,
 )
 from mara_agents.evaluation import completion_rates
 from mara_agents.intervals import improvement_probability, iqm, mean_interval, paired_interval
-from mara_agents.sweep.methods import METHODS, SweepInputError, load_checkpoint, make_scheduler
+from mara_agents.sweep.methods import SweepInputError, load_checkpoint, make_scheduler
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The options, each policy built (``args.schedulers``); bad input exits 2."""
-    parser = CommandParser(prog="coreenv compare", description=__doc__.splitlines()[0])
+    parser = CommandParser(
+        prog="coreenv compare", description=__doc__.splitlines()[0], epilog=methods_listing()
+    )
     parser.add_argument(
         "policies",
         nargs="+",
-        help=f"sweep methods {sorted(METHODS)} or policy files (MARA or IPPO .pt, MaskablePPO "
-        ".zip); the first is the reference",
+        help="the methods listed below, module:Class (with keyword arguments if any), or policy "
+        "files (MARA .pt, MaskablePPO .zip); the first is the reference",
     )
     parser.add_argument("--episodes", type=int, default=100, help="episodes played, >= 2")
     parser.add_argument("--seed", type=int, default=seeds.CHOICE, help="the first episode's seed")
     parser.add_argument(
-        "--task-set", choices=sorted(TASK_SETS), default="id_train", help="the episodes' tasks"
+        "--task-set",
+        default="id_train",
+        help=f"the episodes' tasks: a name {sorted(TASK_SETS)} or a bank's path (default id_train)",
     )
     add_arrival_prob(parser, None, old="--load", help="arrival probability p (default 0.04 × M / 4)")
     add_cluster(parser)
@@ -56,15 +65,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--episodes must be >= 2 (a paired standard error), got {args.episodes}")
     if args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
+    try:
+        resolve_task_set(args.task_set)
+    except ValueError as e:  # ConfigError, BankError: the message names the choices
+        parser.error(f"--task-set {args.task_set}: {e}")
     args.schedulers, predictors = [], {}
     for policy in args.policies:
         try:
-            if policy in METHODS:
-                args.schedulers.append(make_scheduler(policy))
-            else:
+            if Path(policy).suffix in (".pt", ".zip"):
                 args.schedulers.append(load_checkpoint(policy, predictors))
-        except SweepInputError as e:
-            parser.error(f"{policy}: neither a sweep method ({sorted(METHODS)}) nor {e}")
+            else:
+                args.schedulers.append(make_scheduler(policy))
+        except (SweepInputError, FileNotFoundError) as e:
+            parser.error(f"{policy}: {e}")
     return args
 
 

@@ -3,8 +3,8 @@
 argparse prints its usage before an error, and some of the commands' own messages span lines; a
 user (or a script reading stderr) then has to find the reason in a block of text. Here the whole
 error is one line, ``coreenv sweep: error: ...``. ``--help`` shows each option's default where it
-has one that its help does not already state. An option renamed before 0.3.0 keeps its old name
-as a hidden alias (`DeprecatedOption`); every `DeprecationWarning` raised while parsing (an old
+has one that its help does not already state. An option 0.1.0 had under another name keeps it as
+a hidden alias (`DeprecatedOption`); every `DeprecationWarning` raised while parsing (an old
 option or an old value) is printed as one ``PROG: warning: ...`` line on stderr.
 """
 
@@ -16,25 +16,44 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from coreenv import CLUSTERS, check_arrival_prob, per_node_load
+from coreenv import CLUSTERS
+from coreenv.config import check_arrival_prob, per_node_load
 from mara_agents.checks import check
 
 __all__ = [
     "CommandParser",
     "DefaultsFormatter",
     "DeprecatedOption",
+    "METHODS_HELP",
     "add_arrival_prob",
     "arrival_prob",
     "count",
+    "methods_listing",
     "whole",
 ]
 
-REMOVAL = "0.3.0"
-"""The release that removes the deprecated option names."""
+METHODS_HELP = (
+    "schedulers: the methods listed below, or module:Class from the current directory or the "
+    "path, with keyword arguments if any: module:Class(key=value, ...)"
+)
+"""The help of a command's ``--methods``."""
 
 
-class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """argparse's defaults formatter, minus ``(default: None)`` and defaults said twice."""
+def methods_listing() -> str:
+    """The sweep's methods, a line each with what it is: the epilog of the commands that play them."""
+    from mara_agents.sweep.methods import METHODS
+
+    width = max(map(len, METHODS))
+    lines = [f"  {name:<{width}}  {method.about}" for name, method in METHODS.items()]
+    return "methods:\n" + "\n".join(lines)
+
+REMOVAL = "0.4.0"
+"""The release that removes the deprecated option names (those of 0.1.0)."""
+
+
+class DefaultsFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """argparse's defaults formatter, minus ``(default: None)`` and defaults said twice; the
+    epilog (a command's list of methods) keeps its lines."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         # the hook ArgumentDefaultsHelpFormatter itself overrides to append the default

@@ -8,18 +8,20 @@ The scenario is the same in every episode; only a stochastic scheduler varies ac
 from __future__ import annotations
 
 from coreenv.curves import TASK_SETS
-from mara_agents.cli.parser import CommandParser, count
-from mara_agents.sweep import DEFAULT_METHODS, METHODS, SweepInputError, stress_table, validate
+from mara_agents.cli.parser import METHODS_HELP, CommandParser, count, methods_listing
+from mara_agents.sweep import DEFAULT_METHODS, SweepInputError, stress_table, validate
 
 
 def main(argv: list[str] | None = None) -> None:
     """Check the names, then print the stress table row by row as each method finishes."""
-    parser = CommandParser(prog="coreenv stress", description=__doc__.splitlines()[0])
+    parser = CommandParser(
+        prog="coreenv stress", description=__doc__.splitlines()[0], epilog=methods_listing()
+    )
     parser.add_argument(
         "--methods",
         nargs="+",
         default=list(DEFAULT_METHODS),
-        help=f"schedulers: names {sorted(METHODS)} or module:Class",
+        help=METHODS_HELP,
     )
     parser.add_argument("--episodes", type=count, default=10, help="episodes per method")
     parser.add_argument(

@@ -26,24 +26,28 @@ M / 4, so each node sees the same load); ``--cluster`` names its nodes' speeds a
 
 from __future__ import annotations
 
+import sys
 from dataclasses import fields, replace
 from pathlib import Path
 
 from coreenv import INFORMATION_MODELS, InvalidActionError
 from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import (
+    METHODS_HELP,
     CommandParser,
     add_arrival_prob,
     add_cluster,
     cluster_fields,
+    methods_listing,
     per_node,
 )
 from mara_agents.sweep import (
     BACKENDS,
-    METHODS,
+    DEFAULT_METHODS,
     QUICK_EPISODES,
     SweepConfig,
     SweepInputError,
+    playable,
     run_sweep,
     write_reports,
 )
@@ -53,7 +57,9 @@ DEFAULTS = {f.name: f.default for f in fields(SweepConfig)}
 
 def parse_args(argv: list[str] | None = None) -> SweepConfig:
     """Parse and validate every option; a bad one exits with status 2 and one line saying why."""
-    parser = CommandParser(prog="coreenv sweep", description=__doc__.splitlines()[0])
+    parser = CommandParser(
+        prog="coreenv sweep", description=__doc__.splitlines()[0], epilog=methods_listing()
+    )
     add = parser.add_argument
     add_arrival_prob(
         parser,
@@ -72,9 +78,8 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     add(
         "--methods",
         nargs="+",
-        default=list(DEFAULTS["methods"]),
-        help=f"schedulers: names {sorted(METHODS)} or module:Class (from the current directory "
-        "or the path)",
+        default=None,
+        help=f"{METHODS_HELP} (default: {' '.join(DEFAULT_METHODS)}, those that play the cluster)",
     )
     add(
         "--seeds",
@@ -117,11 +122,20 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     args = parser.parse_args(argv)
     cluster = cluster_fields(parser, args)
     loads = args.arrival_prob or per_node(DEFAULTS["arrival_prob"], cluster)
+    env = _information(parser, args.information, args.warm_history) | cluster
+    methods = args.methods
+    if methods is None:
+        try:
+            methods, left_out = playable(DEFAULT_METHODS, env)
+        except ValueError:  # the cluster itself is refused: SweepConfig says why, below
+            methods, left_out = list(DEFAULT_METHODS), {}
+        for method, reason in left_out.items():
+            print(f"coreenv sweep: leaving out {method}: {reason}", file=sys.stderr)
     try:
         config = SweepConfig.checked(
             arrival_prob=loads,
             task_sets=args.task_sets,
-            methods=args.methods,
+            methods=methods,
             seeds=args.seeds,
             episodes=QUICK_EPISODES if args.quick else args.episodes,
             workers=args.workers,
@@ -129,7 +143,7 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
             ray_address=args.ray_address,
             out=args.out,
             strict=args.strict,
-            env=_information(parser, args.information, args.warm_history) | cluster,
+            env=env,
         )
     except SweepInputError as e:
         parser.error(str(e))

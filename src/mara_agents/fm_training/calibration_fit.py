@@ -1,7 +1,7 @@
 """Fitting a `Calibration` on out-of-family predictions: the choices it makes and how.
 
 A fold model's predictions on the family (or kind) it never saw (`OutOfFamily`, gathered by
-`mara_agents.fm_training.folds`) show how the predictor errs on something new; `fit_calibration`
+`coreenv_lab.fm_training.folds`) show how the predictor errs on something new; `fit_calibration`
 chooses the reading of the samples, the quantile level and the WLS weight whose capped MAE over
 WLS's is lowest on the worst family, and maps the success share to ``p_success``.
 """

@@ -1,6 +1,6 @@
 """The curve corpus as predictors read it: rows chosen by kind, curve and split, and bank joins.
 
-The corpus (`curvegen.corpus`, recorded by ``benchmarks/make_corpus.py``) is a curve bank whose
+The corpus (`coreenv_lab.corpus`, recorded by ``benchmarks/make_corpus.py``) is a curve bank whose
 rows carry ``kind``, ``curve`` (``validation``, ``train`` or ``train_ema``) and ``split``
 (``train`` or ``test``) in their config. It ships with `curvegen` (`curvegen.CORPUS`, 5.5 MB); a
 recipe names it ``"bundled"``, or names the path of a corpus recorded elsewhere.

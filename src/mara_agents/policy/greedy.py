@@ -24,7 +24,8 @@ import math
 import numpy as np
 import torch
 
-from coreenv import SlotFeature, compiled
+from coreenv import SlotFeature
+from coreenv.core.engine import compiled
 from mara_agents.policy.mat import MAT
 
 __all__ = ["TOLERANCE", "GreedyMAT"]

@@ -47,18 +47,9 @@ def score_shipped(
     names: list[str],
     config: QueryConfig,
     horizon: int,
-    reference_fm: Path | None = None,
 ) -> Results:
-    """Predictors by their names in `PREDICTORS`, as shipped, on every group of runs.
-
-    ``reference_fm``: another FM checkpoint (e.g. an earlier release's), scored as
-    ``fm_reference`` so that latencies compare on one machine.
-    """
+    """Predictors by their names in `PREDICTORS`, as shipped, on every group of runs."""
     predictors = {name: make_predictor(name) for name in names}
-    if reference_fm is not None:
-        from mara_agents.predictors.flow import FMPredictor  # torch: only for a checkpoint
-
-        predictors["fm_reference"] = FMPredictor.pretrained(reference_fm)
     return score_banks(groups, predictors, config, horizon)
 
 

@@ -8,7 +8,7 @@ rescaled or not by the revealed-progress check), an isotonic (monotone, piecewis
 the success share, and, as remaining batches, a geometric blend of a quantile of the sampled
 crossings and the WLS estimate (where WLS has one). This module reads a calibration; it is fitted
 (`mara_agents.fm_training.calibration_fit`) by cross-fitting on held-out folds
-(`mara_agents.fm_training.folds`): each fold's model predicts the *training* runs of the family
+(`coreenv_lab.fm_training.folds`): each fold's model predicts the *training* runs of the family
 or kind it never saw, so the fit shows how the predictor errs on something new, and no test run
 is read.
 """
@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mara_agents import compat
 from mara_agents.predictors.horizon import HORIZON
 
 __all__ = [
@@ -223,7 +222,3 @@ def blend(fm: np.ndarray, wls: np.ndarray, wls_weight: float, horizon: int = HOR
     mixed = np.exp((1.0 - weight) * np.log(fm) + weight * np.log(np.where(weight > 0, wls, 1.0)))
     return np.where(mixed > horizon, np.inf, mixed)
 
-
-def __getattr__(name: str):
-    """The fitting's names, moved to `mara_agents.fm_training.calibration_fit`, warn and hand on."""
-    return compat.moved_name(__name__, name)

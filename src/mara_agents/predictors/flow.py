@@ -38,17 +38,14 @@ from mara_agents.predictors.flow_model import (
 )
 from mara_agents.predictors.wls import WLSPredictor
 
-__all__ = ["MARA_NETWORK", "MARA_TEACHER", "PRETRAINED", "FMPredictor"]
+__all__ = ["MARA_NETWORK", "PRETRAINED", "FMPredictor"]
 
 PRETRAINED = Path(__file__).resolve().parent.parent / "checkpoints" / "fm.pt"
 """The shipped flow-matching network with its calibration: predictor ``"fm"``."""
-MARA_TEACHER = PRETRAINED.with_name("fm_mara_teacher.pt")
-"""The network trained on the ID runs alone (recipe ``id_only``, 4 Heun steps), on whose
-estimates the shipped MARA policies were trained: predictor ``"fm_mara_teacher"``."""
 MARA_NETWORK = PRETRAINED.with_name("fm_mara_student.pt")
-"""What the shipped MARA policies read: `MARA_TEACHER` distilled to one Euler step
-(`mara_agents.fm_training.distill`; `benchmarks/distill_fm.py` writes it): predictor
-``"fm_mara_student"``."""
+"""What the shipped MARA policies read, raw: a network trained on the ID runs alone, distilled to
+one Euler step (``benchmarks/distill_fm.py``). Their checkpoints name it ``"fm_mara_student"``
+(`POLICY_PREDICTORS`); it is no public predictor."""
 
 BACKTEST_MIN_PREFIX = 10
 """The check looks back only to prefixes at least this long (W_min: what predictors read)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from coreenv import compiled
+from coreenv.core.engine import compiled
 
 __all__ = ["crossings", "decode"]
 

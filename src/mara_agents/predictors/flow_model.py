@@ -350,7 +350,7 @@ def integrate(
     """Integrate dz/du = v from ``z`` (N, G) at u = 0 to u = 1 in ``steps`` equal steps.
 
     ``encoded`` (N, context_dim) is each row's encoded context. Differentiable: `sample_futures`
-    calls it without gradients, distillation (`mara_agents.fm_training.distill`) through a
+    calls it without gradients, distillation (`coreenv_lab.fm_training.distill`) through a
     student's steps.
     """
     du = 1.0 / steps

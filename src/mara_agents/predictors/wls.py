@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from coreenv import Estimate, WLSEstimates, WLSFit
+from coreenv import Estimate
+from coreenv.wls import WLSEstimates, WLSFit
 
 __all__ = ["WLSConfig", "WLSFit", "WLSPredictor"]
 

@@ -4,7 +4,6 @@
 stays a numpy-only import.
 """
 
-from mara_agents import compat
 from mara_agents.schedulers.base import Scheduler, serve_in_order
 from mara_agents.schedulers.heuristics import EDF, FIFO, RandomScheduler
 from mara_agents.schedulers.hop import HOP, HOPConfig
@@ -26,9 +25,9 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """`MARA` is imported on first use (it needs torch); old names warn and hand on."""
+    """`MARA` is imported on first use (it needs torch)."""
     if name == "MARA":
         from mara_agents.schedulers.mara import MARA
 
         return MARA
-    return compat.moved_name(__name__, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from coreenv import CoreEnv, Decisions, EnvConfig, Predictor, SchedulerView
-from mara_agents.predictors import PREDICTORS, make_predictor, predictor_name
+from mara_agents.predictors import PREDICTORS, make_predictor
 
 __all__ = [
     "DEFAULT_OBSERVATION_PREDICTOR",
@@ -149,7 +149,7 @@ def predictor_for(scheduler: Any) -> Predictor | None:
     declared = getattr(scheduler, "observation_predictor", DEFAULT_OBSERVATION_PREDICTOR)
     if declared is None or isinstance(declared, Predictor):
         return declared
-    if isinstance(declared, str) and predictor_name(declared) in PREDICTORS:
+    if isinstance(declared, str) and declared in PREDICTORS:
         return make_predictor(declared)
     raise ValueError(
         f"{type(scheduler).__name__}.observation_predictor must be a Predictor, one of "

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coreenv import Predictor, SchedulerView, check_remaining, estimate_many, reads_context
+from coreenv import Predictor, SchedulerView, estimate_many, reads_context
+from coreenv.predictor import check_remaining
 from mara_agents.checks import require
 from mara_agents.schedulers.base import EpisodeMemo, Scheduler
 from mara_agents.schedulers.cluster import assign_nodes, plan_capacity, restore_steps

@@ -1,8 +1,8 @@
 """MARA: the MAT allocator acting on observations that carry a predictor's estimates.
 
-Each shipped variant is one entry of `VARIANTS`: ``MARA.pretrained("mara")`` is MAT + the
-flow-matching predictor; ``"mara_wls"`` MAT + WLS; ``"mara_noshape"`` MAT + FM trained without
-the potential shaping. Each loads a shipped checkpoint; no network access and no training.
+Each shipped network is one entry of `VARIANTS`: ``MARA.pretrained("mara")`` is MAT + the
+flow-matching estimates at four equal nodes, ``"mara_sets"`` the same reading nodes and slots as
+sets. Each loads a shipped checkpoint; no network access and no training.
 `MARA.save` writes the format `MARA.pretrained` reads (``mara_agents.training.train_mara`` uses
 it).
 """
@@ -20,16 +20,11 @@ from coreenv import Decisions, EnvConfig, Predictor, SchedulerView, SlotFeature
 from coreenv.layout import CLUSTER_FEATURES
 from mara_agents.policy.greedy import GreedyMAT
 from mara_agents.policy.mat import MAT, MATConfig
-from mara_agents.predictors import (
-    PREDICTORS,
-    RENAMED_PREDICTORS,
-    make_predictor,
-    predictor_name,
-)
+from mara_agents.predictors import POLICY_PREDICTORS, make_predictor
 from mara_agents.schedulers.base import Scheduler
 from mara_agents.schedulers.variants import CHECKPOINTS, VARIANTS, MARAVariant
 
-__all__ = ["CHECKPOINTS", "MARA", "MARAVariant", "VARIANTS", "load_policies"]
+__all__ = ["CHECKPOINTS", "MARA", "MARAVariant", "VARIANTS", "ShippedMARA", "load_policies"]
 
 
 class MARA(Scheduler):
@@ -123,8 +118,13 @@ class MARA(Scheduler):
         quantiles = tuple(state.get("estimate_quantiles", ()))  # absent before package 0.4
         decisions = state.get("decisions")  # absent in older checkpoints: every step
         kind_fields = tuple(state.get("kind_fields", ()))  # absent before the information model
-        name = RENAMED_PREDICTORS.get(state["predictor"], state["predictor"])  # a renamed predictor
+        name = state["predictor"]
         predictors = {} if predictors is None else predictors
+        if name not in predictors and name not in POLICY_PREDICTORS:
+            raise ValueError(
+                f"{path} reads the predictor {name!r}, which is not one of "
+                f"{sorted(POLICY_PREDICTORS)}: pass it in predictors={{{name!r}: ...}}."
+            )
         if name not in predictors:
             predictors[name] = make_predictor(name)
         return cls(
@@ -147,13 +147,11 @@ class MARA(Scheduler):
 
         Args:
             path: the checkpoint file (its folder is created).
-            predictor: the name in `predictors.PREDICTORS` of ``observation_predictor``.
+            predictor: the name of ``observation_predictor`` (`predictors.POLICY_PREDICTORS`, or
+                one a loader passes to `pretrained`).
             shaping_beta: β of the reward the policy was trained on (a record, not read back).
             history: the training history, kept with the weights as a record.
         """
-        predictor = predictor_name(predictor)
-        if predictor not in PREDICTORS:
-            raise ValueError(f"predictor must be one of {sorted(PREDICTORS)}, got {predictor!r}.")
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         state = {
@@ -181,7 +179,7 @@ class MARA(Scheduler):
         except ValueError as e:
             raise ValueError(
                 f"MARA: {e} It reads the quantile levels {self.observation_quantiles}. "
-                "MARA.pretrained('mara_sets') plays any cluster size."
+                "The sweep's method 'mara' plays the shipped network that fits the cluster."
             ) from None
         occupied = action_mask[:, :-1].astype(bool)  # (E, K)
         if self.deterministic and self.compiled and not self.policy.config.sets:
@@ -211,6 +209,50 @@ class MARA(Scheduler):
         greedy = GreedyMAT(self.policy)
         self._greedy = (self.policy, parameters, [p._version for p in parameters], greedy)
         return greedy
+
+
+
+class ShippedMARA(Scheduler):
+    """The shipped MARA on any cluster of equal nodes: the sweep's method ``mara``.
+
+    It plays the network trained at the episode's layout where there is one (``"mara"``: four
+    nodes, eight slots), else the one that reads nodes and slots as sets (``"mara_sets"``,
+    trained at four nodes). Both read the same estimates, so the environment is the same.
+    """
+
+    name = "mara"
+    observation_kind_fields = ()
+
+    def __init__(self) -> None:
+        shared: dict[str, Predictor] = {}
+        self.layout = MARA.pretrained("mara", predictors=shared)
+        self.sets = MARA.pretrained("mara_sets", predictors=shared)
+        self.observation_predictor = self.layout.observation_predictor
+
+    def act_view(self, view: SchedulerView) -> np.ndarray:
+        """The actions of the network that plays ``view``'s layout."""
+        return self.network_for(view).act_view(view)
+
+    def network_for(self, view: SchedulerView) -> MARA:
+        """The layout's own network if it reads ``view``, else the set-reading one.
+
+        A cluster whose nodes differ in speed or charge for moves is refused: no shipped network
+        reads those columns.
+        """
+        obs = view.obs  # (E, M, D)
+        try:
+            self.layout.policy.config.slots_of(obs.shape[1], obs.shape[-1])
+            return self.layout
+        except ValueError:
+            pass
+        try:
+            self.sets.policy.config.slots_of(obs.shape[1], obs.shape[-1])
+        except ValueError as e:
+            raise ValueError(
+                f"MARA plays clusters of equal nodes where moving a task is free; no shipped "
+                f"network reads node speeds or switch costs ({e})"
+            ) from None
+        return self.sets
 
 
 def load_policies(paths: Sequence[str | Path]) -> list[MARA]:

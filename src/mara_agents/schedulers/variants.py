@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mara_agents.predictors import PREDICTORS
+from mara_agents.predictors import POLICY_PREDICTORS
 
 __all__ = ["CHECKPOINTS", "VARIANTS", "MARAVariant"]
 
@@ -20,7 +20,7 @@ class MARAVariant:
     """A trained MARA: the predictor it reads, the reward it trained on and where it is stored."""
 
     predictor: str
-    """The predictor whose estimates the policy reads: a name in `predictors.PREDICTORS`."""
+    """The predictor whose estimates the policy reads: a name in `predictors.POLICY_PREDICTORS`."""
     shaping_beta: float
     """β of the potential-shaped training reward (`coreenv.EnvConfig.shaping_beta`); 0: unshaped."""
     checkpoint: str
@@ -33,9 +33,9 @@ class MARAVariant:
     every cluster size."""
 
     def __post_init__(self) -> None:
-        if self.predictor not in PREDICTORS:
+        if self.predictor not in POLICY_PREDICTORS:
             raise ValueError(
-                f"MARAVariant.predictor must be one of {sorted(PREDICTORS)}, "
+                f"MARAVariant.predictor must be one of {sorted(POLICY_PREDICTORS)}, "
                 f"got {self.predictor!r}."
             )
         if self.shaping_beta < 0:
@@ -49,25 +49,12 @@ class MARAVariant:
 
 VARIANTS: dict[str, MARAVariant] = {
     "mara": MARAVariant(predictor="fm_mara_student", shaping_beta=1.0, checkpoint="mara.pt"),
-    "mara_wls": MARAVariant(predictor="wls", shaping_beta=1.0, checkpoint="mara_wls.pt"),
-    "mara_noshape": MARAVariant(
-        predictor="fm_mara_student", shaping_beta=0.0, checkpoint="mara_noshape.pt"
-    ),
-    "mara_history": MARAVariant(
-        predictor="fm_mara_analog",
-        shaping_beta=1.0,
-        checkpoint="mara_history.pt",
-        information="history",
-    ),
     "mara_sets": MARAVariant(
         predictor="fm_mara_student", shaping_beta=1.0, checkpoint="mara_sets.pt", sets=True
     ),
 }
-"""The shipped variants by name: one entry each, read by `MARA.pretrained` and by training.
-
-The FM variants read ``fm_mara_student``: a one-step student (`mara_agents.fm_training.distill`)
-of the network they were trained on (``fm_mara_teacher``), read raw, as in training: a policy
-reads the estimates it learned on, and the shipped calibration maps the share differently.
-``mara_history`` was trained on the information model (``information="history"``): it reads
-``fm_mara_analog`` and the category columns, so it plays only where tasks are described.
-``mara_sets`` reads nodes and slots as sets: trained at 4 nodes and 8 slots, it plays any size."""
+"""The shipped MARA networks by name, read by `MARA.pretrained` and by training: ``mara`` plays
+four equal nodes and eight slots; ``mara_sets`` reads nodes and slots as sets (trained at 4 / 8,
+it plays any number of equal nodes). Both read the network `predictors.flow.MARA_NETWORK`, raw,
+as in training: a policy reads the estimates it learned on. The sweep's method ``mara`` plays
+the one that fits the cluster (`mara_agents.sweep.methods`)."""

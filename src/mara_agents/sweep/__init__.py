@@ -4,13 +4,11 @@
     rows = run_sweep(config)  # in memory; give ``out`` to write rows.jsonl and resume
     print(report(rows, config))
 
-`coreenv sweep` and `coreenv stress` (`mara_agents.cli`) and `benchmarks/ablations.py` are thin
-command lines over it. Modules: `methods` (names and validation), `jobs` (one episode),
+`coreenv sweep` and `coreenv stress` (`mara_agents.cli`) are thin command lines over it. Modules: `methods` (names and validation), `jobs` (one episode),
 `fingerprint` (what produced a row), `config` (`SweepConfig`), `runners` (plan, local and Ray
-runners, resume), `progress` (the bar), `report` (tables, CSV, plot), `ablations`, `stress`.
+runners, resume), `progress` (the bar), `report` (tables, CSV, plot), `stress`.
 """
 
-from mara_agents.sweep.ablations import ABLATIONS, ablation_table
 from mara_agents.sweep.config import BACKENDS, QUICK_EPISODES, SweepConfig
 from mara_agents.sweep.fingerprint import job_fingerprint, method_fingerprint
 from mara_agents.sweep.jobs import (
@@ -28,6 +26,7 @@ from mara_agents.sweep.methods import (
     SweepInputError,
     load_checkpoint,
     make_scheduler,
+    playable,
     validate,
 )
 from mara_agents.sweep.progress import Progress
@@ -43,7 +42,6 @@ from mara_agents.sweep.runners import (
 from mara_agents.sweep.stress import stress_table
 
 __all__ = [
-    "ABLATIONS",
     "BACKENDS",
     "BATCH_LANES",
     "DEFAULT_METHODS",
@@ -54,7 +52,6 @@ __all__ = [
     "Progress",
     "SweepConfig",
     "SweepInputError",
-    "ablation_table",
     "env_config",
     "episode_seed",
     "job_fingerprint",
@@ -62,6 +59,7 @@ __all__ = [
     "make_scheduler",
     "method_fingerprint",
     "plan",
+    "playable",
     "read_rows",
     "report",
     "row_key",

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coreenv import EnvConfig, check_arrival_prob
+from coreenv import EnvConfig
+from coreenv.config import check_arrival_prob
 from mara_agents.sweep.jobs import SEED_GROUP_SIZE
 from mara_agents.sweep.methods import DEFAULT_METHODS, SweepInputError, method_factory, validate
 
@@ -132,36 +133,3 @@ class SweepConfig:
             grid.append(sorted(self.env.items()))
         digest = hashlib.sha256(json.dumps(grid).encode()).hexdigest()[:8]
         return f"sweep_{len(self.methods)}m_{self.episodes}ep_{digest}"
-
-
-def _deprecated_arrival_probs(self: SweepConfig) -> tuple[float, ...]:
-    """Deprecated (removed in 0.3.0): `SweepConfig.arrival_prob` under its old name."""
-    _warn_arrival_probs()
-    return self.arrival_prob
-
-
-def _warn_arrival_probs() -> None:
-    warnings.warn(
-        "SweepConfig.arrival_probs is deprecated and will be removed in 0.3.0; use arrival_prob",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-
-
-def _accepting_arrival_probs(init: Callable[..., None]) -> Callable[..., None]:
-    """The dataclass ``__init__``, also taking the deprecated keyword ``arrival_probs``."""
-
-    @functools.wraps(init)
-    def __init__(self: SweepConfig, *args: Any, **kwargs: Any) -> None:
-        if "arrival_probs" in kwargs:
-            _warn_arrival_probs()
-            if "arrival_prob" in kwargs:
-                raise TypeError("SweepConfig got arrival_prob and its old name arrival_probs.")
-            kwargs["arrival_prob"] = kwargs.pop("arrival_probs")
-        init(self, *args, **kwargs)
-
-    return __init__
-
-
-SweepConfig.__init__ = _accepting_arrival_probs(SweepConfig.__init__)
-SweepConfig.arrival_probs = property(_deprecated_arrival_probs)

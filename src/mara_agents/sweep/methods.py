@@ -2,167 +2,105 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
 import importlib
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coreenv import CoreEnv, EnvConfig, check_arrival_prob
+from coreenv import CoreEnv, EnvConfig
+from coreenv.config import check_arrival_prob
 from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents.evaluation import decisions_of
 from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle, RandomScheduler, Scheduler
 from mara_agents.schedulers.base import observed_config, predictor_for
 from mara_agents.schedulers.hop import HOP_TUNED
-from mara_agents.schedulers.variants import VARIANTS
 
 __all__ = [
     "DEFAULT_METHODS",
     "METHODS",
-    "RETIRED",
+    "MOVED",
+    "RENAMED",
+    "Method",
     "SweepInputError",
     "load_checkpoint",
     "make_scheduler",
     "method_factory",
+    "playable",
     "validate",
 ]
 
 
-def _lara(predictor: str) -> Callable[[], Scheduler]:
-    """LARA on a named predictor (`PREDICTORS`; the FM ones need torch: imported on use)."""
+@dataclass(frozen=True)
+class Method:
+    """A sweep method: what builds a fresh scheduler, and what it is in a few words."""
 
-    def load() -> Scheduler:
-        from mara_agents.predictors import make_predictor
-
-        return LARA(predictor=make_predictor(predictor))
-
-    return load
+    make: Callable[[], Scheduler]
+    about: str
 
 
-def _hop(predictor: str) -> Callable[[], Scheduler]:
-    """HOP on a named predictor's sampled futures, with its tuned settings."""
+def _lara_fm() -> Scheduler:
+    """LARA on the flow-matching predictor (needs torch: imported on use)."""
+    from mara_agents.predictors import make_predictor
 
-    def load() -> Scheduler:
-        from mara_agents.predictors import make_predictor
-
-        return HOP(make_predictor(predictor), HOP_TUNED)
-
-    return load
+    return LARA(predictor=make_predictor("fm"))
 
 
-def _hop_wls() -> Scheduler:
-    """HOP on WLS: one sample per task, its point estimate (a LARA-like planner)."""
-    from mara_agents.predictors import WLSPredictor
+def _hop() -> Scheduler:
+    """HOP on the flow-matching predictor's sampled futures, with its tuned settings."""
+    from mara_agents.predictors import make_predictor
 
-    return HOP(WLSPredictor(), HOP_TUNED)
-
-
-def _mara(variant: str) -> Callable[[], Scheduler]:
-    """A shipped MARA variant (needs torch: imported on use)."""
-
-    def load() -> Scheduler:
-        from mara_agents.schedulers.mara import MARA
-
-        return MARA.pretrained(variant)
-
-    return load
+    return HOP(make_predictor("fm"), HOP_TUNED)
 
 
-def _mara_reading(predictor: str, name: str) -> Callable[[], Scheduler]:
-    """The shipped MARA, not retrained, reading ``predictor`` for its network's estimates.
+def _mara() -> Scheduler:
+    """The shipped MARA for the episode's cluster (needs torch: imported on use)."""
+    from mara_agents.schedulers.mara import ShippedMARA
 
-    A predictor that reads context moves them towards analogs of each task's kind, from what
-    the information model gives.
-    """
-
-    def load() -> Scheduler:
-        from mara_agents.predictors import make_predictor
-        from mara_agents.schedulers.mara import MARA
-
-        policy = MARA.pretrained("mara", predictors={"fm_mara_student": make_predictor(predictor)})
-        policy.name = name
-        return policy
-
-    return load
+    return ShippedMARA()
 
 
-EVENT_HOLD = 8
-"""The most steps `mara_events` holds an action (chosen on training episodes: docs/mara.md)."""
+def _ppo() -> Scheduler:
+    """The shipped slot-set MaskablePPO (needs sb3-contrib: imported on use)."""
+    from mara_agents.baselines.maskable_ppo import SHIPPED, load_scheduler
+
+    return load_scheduler(SHIPPED)
 
 
-def _mara_events() -> Scheduler:
-    """The shipped MARA deciding at events of the slot table or every `EVENT_HOLD` steps.
-
-    Its estimates are drawn only when it decides (`coreenv.core.lanes.defers_estimates`).
-    """
-    from coreenv import Decisions
-    from mara_agents.schedulers.mara import MARA
-
-    policy = MARA.pretrained("mara")
-    policy.decisions = Decisions("events", hold=EVENT_HOLD)
-    policy.name = "mara_events"
-    return policy
-
-
-def _ppo(method: str) -> Callable[[], Scheduler]:
-    """A shipped MaskablePPO policy, played in its form (needs sb3-contrib: imported on use)."""
-
-    def load() -> Scheduler:
-        from mara_agents.baselines.maskable_ppo import SHIPPED, load_scheduler
-
-        return load_scheduler(SHIPPED[method])
-
-    return load
-
-
-def _ippo(sets: bool) -> Callable[[], Scheduler]:
-    """The shipped IPPO over live masks at events (needs torch: imported on use).
-
-    It reads the node ids or, with ``sets``, the nodes as a set.
-    """
-
-    def load() -> Scheduler:
-        from mara_agents.baselines.ippo import SHIPPED, SHIPPED_SETS, IPPOScheduler
-
-        return IPPOScheduler.load(SHIPPED_SETS if sets else SHIPPED)
-
-    return load
-
-
-METHODS: dict[str, Callable[[], Scheduler]] = {
-    "fifo": FIFO,
-    "edf": EDF,
-    "random": RandomScheduler,
-    "lara": LARA,
-    "lara_fm": _lara("fm"),
-    "hop_fm": _hop("fm"),
-    "lara_analog": _lara("fm_analog"),
-    "hop_analog": _hop("fm_analog"),
-    "lara_learned": _lara("fm_mara_learned"),
-    "hop_learned": _hop("fm_mara_learned"),
-    "hop_wls": _hop_wls,
-    **{variant: _mara(variant) for variant in VARIANTS},
-    "mara_analog": _mara_reading("fm_mara_analog", "mara_analog"),
-    "mara_learned": _mara_reading("fm_mara_learned", "mara_learned"),
-    "mara_events": _mara_events,
-    "ppo_slots": _ppo("ppo_slots"),
-    "ppo_sets": _ppo("ppo_sets"),
-    "ppo_mlp": _ppo("ppo_mlp"),
-    "ippo_live": _ippo(sets=False),
-    "ippo_sets": _ippo(sets=True),
-    "oracle": Oracle,
+METHODS: dict[str, Method] = {
+    "fifo": Method(FIFO, "first come, first served"),
+    "edf": Method(EDF, "earliest deadline first"),
+    "random": Method(RandomScheduler, "a random matching of nodes to tasks"),
+    "lara": Method(LARA, "LARA, the paper's baseline, on WLS estimates"),
+    "lara_fm": Method(_lara_fm, "LARA on the flow-matching predictor's estimates"),
+    "hop": Method(_hop, "HOP: LARA's plan over the flow-matching predictor's sampled futures"),
+    "mara": Method(_mara, "MARA: the trained Multi-Agent Transformer on flow-matching estimates"),
+    "ppo": Method(_ppo, "MaskablePPO trained from scratch (the slot-set RL baseline)"),
+    "oracle": Method(Oracle, "the clairvoyant planner: an upper reference, not a scheduler"),
 }
-"""Schedulers by name, each a factory taking no arguments; MARA's come from `VARIANTS`."""
+"""The schedulers a sweep plays by name (``coreenv sweep --help`` lists them with ``about``)."""
 
-RETIRED = {
-    "ppo_sb3": "ppo_slots (or ppo_mlp)",
-    "ippo": "ippo_live",
+MOVED = {
+    **dict.fromkeys(
+        ("mara_wls", "mara_noshape", "mara_history", "mara_analog", "mara_learned", "mara_events"),
+        "a study's variant of MARA",
+    ),
+    **dict.fromkeys(
+        ("lara_analog", "lara_learned", "hop_analog", "hop_learned", "hop_wls"),
+        "a study's planner",
+    ),
+    **dict.fromkeys(("ppo_slots", "ppo_mlp", "ippo_live", "ippo_sets"), "a study's RL baseline"),
 }
-"""Names of the first RL baselines (joint form, deciding every step; below a random matching),
-retired, and the methods that replace them (docs/rl.md, *Shipped policies*)."""
+"""Method names of 0.1.0 and 0.2.0 that left the package for the lab (``lab/``, reached as
+``coreenv_lab.methods:Class``); asked for by name, they say so."""
+RENAMED = {"hop_fm": "hop", "mara_sets": "mara", "ppo_sets": "ppo"}
+"""Names whose scheduler plays under another name now."""
 
 DEFAULT_METHODS = ("fifo", "edf", "random", "lara", "mara", "oracle")
 """What the benchmark scripts compare unless told otherwise: the baselines, MARA and the oracle."""
@@ -173,22 +111,27 @@ class SweepInputError(ValueError):
 
 
 def make_scheduler(method: str) -> Scheduler:
-    """A scheduler from a method name or ``module:Class`` (constructed without arguments).
+    """A scheduler from a method name or ``module:Class``, with keyword arguments if given.
 
-    ``module`` is looked up as ``python -m`` would: the current directory first, then the path.
+    ``module:Class(key=value, ...)`` builds ``Class(key=value, ...)``: each value is a Python
+    literal (``3``, ``0.5``, ``'a'``, ``True``) or else text (``weights=w.npy``). ``module`` is
+    looked up as ``python -m`` would: the current directory first, then the path.
     """
     if method in METHODS:
-        return METHODS[method]()
-    if method in RETIRED:
+        return METHODS[method].make()
+    if method in MOVED:
         raise SweepInputError(
-            f"method {method!r} was retired (it decided every step in the joint form and "
-            f"lost to a random matching): use {RETIRED[method]}."
+            f"method {method!r} is {MOVED[method]}: it left the package in 0.3.0 for the lab "
+            "(lab/, coreenv_lab.methods in a clone); the methods are "
+            f"{sorted(METHODS)}."
         )
+    if method in RENAMED:
+        raise SweepInputError(f"method {method!r} is now called {RENAMED[method]!r}.")
     if ":" not in method:
         raise SweepInputError(
             f"unknown method {method!r}: use one of {sorted(METHODS)} or module:Class."
         )
-    module, name = method.split(":", 1)
+    module, name, kwargs = _parse_spec(method)
     cwd = os.getcwd()
     if cwd not in sys.path and "" not in sys.path:
         sys.path.insert(0, cwd)
@@ -200,12 +143,37 @@ def make_scheduler(method: str) -> Scheduler:
             "and on sys.path)."
         ) from e
     try:
-        scheduler = scheduler_class()
+        scheduler = scheduler_class(**kwargs)
     except TypeError as e:
-        raise SweepInputError(
-            f"scheduler {method!r} must be constructible without arguments: {e}"
-        ) from e
+        raise SweepInputError(f"cannot build scheduler {method!r}: {e}") from e
     return _checked(method, scheduler)
+
+
+_SPEC = re.compile(r"^(?P<module>[\w.]+):(?P<name>\w+)(?:\((?P<args>.*)\))?$", re.S)
+
+
+def _parse_spec(method: str) -> tuple[str, str, dict[str, Any]]:
+    """``module``, ``Class`` and the keyword arguments of ``module:Class(key=value, ...)``."""
+    match = _SPEC.match(method.strip())
+    call = None
+    if match is not None:
+        try:
+            call = ast.parse(f"f({match['args'] or ''})", mode="eval").body
+        except SyntaxError:
+            pass
+    if call is None or call.args or any(k.arg is None for k in call.keywords):
+        raise SweepInputError(
+            f"method {method!r} is not module:Class or module:Class(key=value, ...) "
+            "(arguments are given by name)."
+        )
+    source = f"f({match['args'] or ''})"
+    kwargs: dict[str, Any] = {}
+    for keyword in call.keywords:
+        try:
+            kwargs[keyword.arg] = ast.literal_eval(keyword.value)
+        except ValueError:  # not a literal: the text as written (a path, a name)
+            kwargs[keyword.arg] = ast.get_source_segment(source, keyword.value)
+    return match["module"], match["name"], kwargs
 
 
 def _checked(name: str, scheduler: Any) -> Any:
@@ -219,12 +187,13 @@ def _checked(name: str, scheduler: Any) -> Any:
 def method_factory(method: Any) -> tuple[str, Callable[[], Scheduler]]:
     """A sweep method's name and a factory of a fresh scheduler for each run of it.
 
-    ``method`` is a name (`make_scheduler`), a scheduler object (deep-copied for each run), or a
-    factory: a class or function returning one. Objects and factories are named by their
-    ``name`` attribute, else their class's or function's name.
+    ``method`` is a name or ``module:Class`` (`make_scheduler`), a scheduler object (deep-copied
+    for each run), or a factory: a class or function returning one. Objects, factories and
+    ``module:Class`` are named by their ``name`` attribute, else by their class's or function's
+    name (``module:Class``: by the text given).
     """
     if isinstance(method, str):
-        return method, functools.partial(make_scheduler, method)
+        return _label(method), functools.partial(make_scheduler, method)
     if callable(getattr(method, "act", None)) and not isinstance(method, type):
         name = getattr(method, "name", None) or type(method).__name__
         return str(name), functools.partial(copy.deepcopy, method)
@@ -235,13 +204,21 @@ def method_factory(method: Any) -> tuple[str, Callable[[], Scheduler]]:
     )
 
 
+@functools.cache
+def _label(method: str) -> str:
+    """A method's name in results: a built-in's name, else its scheduler's own ``name``."""
+    if method in METHODS or ":" not in method:
+        return method
+    name = getattr(make_scheduler(method), "name", None)
+    return name if isinstance(name, str) and name and name != Scheduler.name else method
+
+
 def load_checkpoint(path: str | os.PathLike, predictors: dict | None = None) -> Scheduler:
     """The scheduler of a trained policy's file, by its format (needs torch: imported on use).
 
     A ``.zip`` is a MaskablePPO model, played in the form it was trained in
     (`mara_agents.baselines.maskable_ppo.load_scheduler`); a ``.pt`` is a MARA policy
-    (`MARA.save`, named by the file's stem; ``predictors`` as `MARA.pretrained` shares them) or
-    an IPPO policy (a run's ``best.pt``).
+    (`MARA.save`, named by the file's stem; ``predictors`` as `MARA.pretrained` shares them).
     """
     path = Path(path)
     if not path.is_file():
@@ -252,7 +229,7 @@ def load_checkpoint(path: str | os.PathLike, predictors: dict | None = None) -> 
         return load_scheduler(path)
     if path.suffix != ".pt":
         raise SweepInputError(
-            f"{path}: a checkpoint is a MaskablePPO .zip or a MARA or IPPO .pt, "
+            f"{path}: a checkpoint is a MaskablePPO .zip or a MARA .pt, "
             f"not {path.suffix!r}."
         )
     import torch
@@ -262,13 +239,7 @@ def load_checkpoint(path: str | os.PathLike, predictors: dict | None = None) -> 
         from mara_agents.schedulers.mara import MARA
 
         return MARA.pretrained(path.stem, path=path, predictors=predictors)
-    if {"shape", "model"} <= keys:
-        from mara_agents.baselines.ippo import IPPOScheduler
-
-        return IPPOScheduler.load(path)
-    raise SweepInputError(
-        f"{path} is neither a MARA policy nor an IPPO policy (keys {sorted(keys)})."
-    )
+    raise SweepInputError(f"{path} is not a MARA policy (keys {sorted(keys)}).")
 
 
 def _first_decision(scheduler: Scheduler, config: EnvConfig) -> None:
@@ -277,6 +248,22 @@ def _first_decision(scheduler: Scheduler, config: EnvConfig) -> None:
     observations, infos = env.reset(seed=0)
     scheduler.reset(env)
     scheduler.act(observations, infos)
+
+
+def playable(methods: Iterable[str], env: Mapping[str, Any]) -> tuple[list[str], dict[str, str]]:
+    """The ``methods`` that play episodes of ``env`` (`EnvConfig` fields), and why the rest do not.
+
+    The default methods of a command are those that play its cluster: MARA, say, reads no node
+    speeds, so a mixed cluster leaves it out with its reason rather than stopping the run.
+    """
+    kept, left_out = [], {}
+    for method in methods:
+        try:
+            validate([method], [], [], env)
+            kept.append(method)
+        except SweepInputError as e:
+            left_out[method] = str(e)
+    return kept, left_out
 
 
 def validate(

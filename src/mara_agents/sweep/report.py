@@ -121,7 +121,7 @@ def completion_tables(data: dict, config: SweepConfig) -> str:
             cells_text = " | ".join(text)
             lines.append(f"| {method} | {cells_text} | {overall} | {margin} | {beats} |")
         n = min((len(v["completion_rate"]) for v in data.values()), default=0)
-        lines.append(f"\n(at least {n} episodes per cell)")
+        lines.append(f"\n(at least {n} episode{'' if n == 1 else 's'} per cell)")
         lines += ["", *_iqm_table(data, config, task_set)]
         parts.append("\n".join(lines))
     return "\n\n".join(parts)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from coreenv import BatchedCore, DecisionEvents
+from coreenv import BatchedCore
+from coreenv.core.events import DecisionEvents
 from coreenv.layout import slot_width, speed_columns
 from mara_agents.policy.mat import MAT
 

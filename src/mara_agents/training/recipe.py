@@ -26,14 +26,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from coreenv import CLUSTERS, EnvConfig, Predictor, per_node_load
+from coreenv import CLUSTERS, EnvConfig, Predictor
+from coreenv.config import per_node_load
 from coreenv.curves import TASK_SETS, resolve_task_set
 from coreenv.layout import cluster_columns, slot_width
 from mara_agents import seeds
 from mara_agents.checks import require
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.policy.mat import MAT, MATConfig
-from mara_agents.predictors import PREDICTORS, make_predictor, predictor_name
+from mara_agents.predictors import POLICY_PREDICTORS, make_predictor
 from mara_agents.schedulers.mara import MARA, VARIANTS
 from mara_agents.training.grouped import GroupedConfig, GroupedTrainer
 from mara_agents.training.held_ppo import HeldPPOConfig, HeldPPOTrainer
@@ -52,11 +53,18 @@ __all__ = [
     "make_trainer",
     "selection_rates",
     "train_mara",
+    "training_env",
     "warm_predictor",
 ]
 
 TRAINING_ENV = MappingProxyType({"task_set": "id_train", "arrival_prob": 0.04})
 """`EnvConfig` fields of every training episode: the ID training runs at the training load."""
+
+
+def training_env(cluster: Mapping[str, Any]) -> dict[str, Any]:
+    """`TRAINING_ENV` on the cluster of ``cluster`` (`EnvConfig` fields), at its default load."""
+    load = per_node_load(TRAINING_ENV["arrival_prob"], cluster.get("num_nodes", 4))
+    return {**TRAINING_ENV, **cluster, "arrival_prob": load}
 
 MARA_PPO = PPOConfig(lr=3e-5, clip=0.1, entropy=0.0)
 """PPO with small steps, a tight clip and no entropy bonus (the
@@ -95,7 +103,7 @@ class MARATrainConfig:
     shaping_beta: float | None = None
     """Overrides the variant's β when set."""
     predictor: str | None = None
-    """Overrides the variant's predictor when set (a name in `predictors.PREDICTORS`): what the
+    """Overrides the variant's predictor when set (a name in `predictors.POLICY_PREDICTORS`): what the
     policy reads, the teacher plans on, and its checkpoint records."""
     minutes: float = 60.0
     """RL wall-time budget, counted across resumed runs."""
@@ -170,11 +178,9 @@ class MARATrainConfig:
             raise ValueError(
                 f"MARATrainConfig.shaping_beta must be None or >= 0, got {self.shaping_beta!r}."
             )
-        if self.predictor is not None:
-            object.__setattr__(self, "predictor", predictor_name(self.predictor))
-        if self.predictor is not None and self.predictor not in PREDICTORS:
+        if self.predictor is not None and self.predictor not in POLICY_PREDICTORS:
             raise ValueError(
-                f"MARATrainConfig.predictor must be None or one of {sorted(PREDICTORS)}, "
+                f"MARATrainConfig.predictor must be None or one of {sorted(POLICY_PREDICTORS)}, "
                 f"got {self.predictor!r}."
             )
         if self.task_set not in TASK_SETS:

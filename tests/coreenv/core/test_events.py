@@ -5,7 +5,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coreenv import ConfigError, CoreEnv, DecisionEvents, Decisions
+from coreenv import ConfigError, CoreEnv, Decisions
+from coreenv.core.events import DecisionEvents
 from coreenv.core.events import make_decisions
 from coreenv.core.features import SlotFeature, slot_width
 from helpers import SMALL_CURVES, env_settings

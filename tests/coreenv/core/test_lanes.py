@@ -8,7 +8,8 @@ import pytest
 
 import coreenv.shells.batched
 import coreenv.shells.parallel
-from coreenv import BatchedCore, CoreEnv, Decisions, EnvConfig, Estimate, WLSEstimates
+from coreenv import BatchedCore, CoreEnv, Decisions, EnvConfig, Estimate
+from coreenv.wls import WLSEstimates
 from coreenv.core.lanes import defers_estimates
 from helpers import SMALL_CURVES
 

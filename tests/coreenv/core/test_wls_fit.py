@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import coreenv
-from coreenv import CoreEnv, EnvConfig, WLSEstimates
+from coreenv import CoreEnv, EnvConfig
+from coreenv.wls import WLSEstimates
 from coreenv.core.features import OBS_BOUND, SlotFeature
 
 CONFIG = EnvConfig(task_set="id_train", arrival_prob=0.2, num_slots=6, min_prefix=3)

@@ -8,16 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coreenv import (
-    BatchedCore,
-    ConfigError,
-    CoreEnv,
-    Decisions,
-    EnvConfig,
-    Estimate,
-    InvalidActionError,
-    WLSEstimates,
-)
+from coreenv import BatchedCore, ConfigError, CoreEnv, Decisions, EnvConfig, Estimate, InvalidActionError
+from coreenv.wls import WLSEstimates
 from coreenv.curves import Curve, CurveSource
 from helpers import SMALL_CURVES, env_settings
 

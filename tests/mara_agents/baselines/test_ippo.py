@@ -12,7 +12,7 @@ from coreenv import CoreEnv, Decisions, SlotFeature  # noqa: E402
 from coreenv.config import make_config  # noqa: E402
 from coreenv.layout import sequential_layout, slot_width  # noqa: E402
 from helpers import TINY_TRAINING_ENV, OneByOne  # noqa: E402
-from mara_agents.baselines.ippo import (  # noqa: E402
+from coreenv_lab.baselines.ippo import (  # noqa: E402
     IPPOConfig,
     IPPOScheduler,
     SlotSetActorCritic,

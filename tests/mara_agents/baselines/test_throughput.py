@@ -4,8 +4,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from mara_agents.baselines.recipes import RECIPES, make_recipe  # noqa: E402
-from mara_agents.baselines.throughput import (  # noqa: E402
+from mara_agents.training.recipes import RECIPES, make_recipe  # noqa: E402
+from coreenv_lab.baselines.throughput import (  # noqa: E402
     ippo_throughput,
     maskable_ppo_throughput,
     timeline,

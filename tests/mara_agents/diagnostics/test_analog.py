@@ -9,8 +9,8 @@ import pytest
 
 from coreenv import Estimate
 from coreenv.curves import CurveBank, named_task_set
-from mara_agents.diagnostics import ClairvoyantPredictor
-from mara_agents.diagnostics.analog import AnalogConfig, KindAnalog
+from coreenv_lab.diagnostics import ClairvoyantPredictor
+from coreenv_lab.diagnostics.analog import AnalogConfig, KindAnalog
 from mara_agents.predictors import WLSPredictor
 
 BANK = named_task_set("id_train")

@@ -8,7 +8,7 @@ import pytest
 
 from coreenv import Estimate
 from coreenv.curves import demand_of, named_task_set
-from mara_agents.diagnostics import ClairvoyantPredictor, ErrorLog
+from coreenv_lab.diagnostics import ClairvoyantPredictor, ErrorLog
 from mara_agents.predictors import WLSPredictor
 
 BANK = named_task_set("id_train")

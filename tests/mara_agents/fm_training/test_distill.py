@@ -9,7 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from coreenv.curves import bank_from_arrays  # noqa: E402
-from mara_agents.fm_training.distill import (  # noqa: E402
+from coreenv_lab.fm_training.distill import (  # noqa: E402
     DistillConfig,
     distill_fm,
     prefix_contexts,

@@ -16,7 +16,7 @@ from coreenv.curves import (  # noqa: E402
     save_bank,
 )
 from mara_agents.fm_training.calibration_fit import BACKTESTS  # noqa: E402
-from mara_agents.fm_training.folds import (  # noqa: E402
+from coreenv_lab.fm_training.folds import (  # noqa: E402
     cross_fitted_calibrations,
     fold_predictor,
     lofo_folds,

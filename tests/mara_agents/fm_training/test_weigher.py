@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("torch")
 
 from mara_agents.fm_training.corpus import corpus_rows, load_corpus  # noqa: E402
-from mara_agents.fm_training.weigher import (  # noqa: E402
+from coreenv_lab.fm_training.weigher import (  # noqa: E402
     WeigherTrainConfig,
     excluded_families,
     train_weigher,

@@ -7,7 +7,7 @@ import pytest
 from coreenv.context import TaskContext, describe
 from coreenv.curves import bank_from_arrays, named_task_set
 from coreenv.curves.targets import demand_of, target_at_fraction
-from mara_agents.predictor_eval.history import (
+from coreenv_lab.predictor_eval.history import (
     HistoryConfig,
     draw_histories,
     run_kinds,

@@ -5,8 +5,8 @@ import csv
 import numpy as np
 
 from coreenv.curves import named_task_set
-from mara_agents.predictor_eval.history import HistoryConfig, score_history
-from mara_agents.predictor_eval.history_report import HISTORY_COLUMNS, history_table, write_history
+from coreenv_lab.predictor_eval.history import HistoryConfig, score_history
+from coreenv_lab.predictor_eval.history_report import HISTORY_COLUMNS, history_table, write_history
 from mara_agents.predictor_eval.queries import QueryConfig
 from mara_agents.predictors import WLSPredictor
 

@@ -9,7 +9,7 @@ from coreenv import EnvConfig
 from coreenv.curves import bank_from_arrays, bank_to_csv, named_task_set, save_bank
 from coreenv.curves.targets import demand_of
 from coreenv.errors import BankError
-from mara_agents.diagnostics import ClairvoyantPredictor
+from coreenv_lab.diagnostics import ClairvoyantPredictor
 from mara_agents.predictor_eval.queries import (
     TARGETS,
     PredictorScore,

@@ -13,15 +13,15 @@ pytest.importorskip("torch")
 
 from coreenv import Description, FinishedTask, TaskContext, reads_context  # noqa: E402
 from mara_agents.predictors import make_predictor  # noqa: E402
-from mara_agents.predictors.analog_weigher import (  # noqa: E402
+from coreenv_lab.predictors.analog_weigher import (  # noqa: E402
     QUERY_FEATURES,
     TOKEN_FEATURES,
     AnalogWeigher,
     WeigherConfig,
     weigher_inputs,
 )
-from mara_agents.predictors.analogs import Match  # noqa: E402
-from mara_agents.predictors.in_context import AnalogPredictor  # noqa: E402
+from coreenv_lab.predictors.analogs import Match  # noqa: E402
+from coreenv_lab.predictors.in_context import AnalogPredictor  # noqa: E402
 
 CURVE = 2.0 * (1.0 + np.arange(600)) ** -0.5
 KIND = Description({"family": "never-seen", "optimizer": "adam"})

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import coreenv
 from coreenv.curves import named_task_set
 from helpers import idle, play_checking_matchings, power_curve, scripted_env, task
-from mara_agents.diagnostics import ClairvoyantPredictor
+from coreenv_lab.diagnostics import ClairvoyantPredictor
 from mara_agents.predictors import WLSPredictor
 from mara_agents.schedulers import HOP, LARA, HOPConfig
 from mara_agents.schedulers.planning import select_feasible, select_feasible_many

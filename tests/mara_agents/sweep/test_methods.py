@@ -23,8 +23,8 @@ def test_validate_names_the_bad_input(methods, task_sets, arrival_prob, message)
 def test_a_policy_file_loads_as_its_scheduler_by_format(tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("sb3_contrib")
-    from mara_agents.baselines.ippo import SHIPPED as IPPO_SHIPPED
-    from mara_agents.baselines.ippo import IPPOScheduler
+    from coreenv_lab.baselines.ippo import SHIPPED as IPPO_SHIPPED
+    from coreenv_lab.baselines.ippo import IPPOScheduler
     from mara_agents.baselines.maskable_ppo import SHIPPED as PPO_SHIPPED
     from mara_agents.baselines.maskable_ppo import SequentialPPOScheduler
     from mara_agents.schedulers.mara import MARA, VARIANTS
@@ -51,8 +51,8 @@ def test_a_policy_file_loads_as_its_scheduler_by_format(tmp_path):
         ("ppo_slots", "mara_agents.baselines.maskable_ppo", "SequentialPPOScheduler"),
         ("ppo_sets", "mara_agents.baselines.maskable_ppo", "SequentialPPOScheduler"),
         ("ppo_mlp", "mara_agents.baselines.maskable_ppo", "SequentialPPOScheduler"),
-        ("ippo_live", "mara_agents.baselines.ippo", "IPPOScheduler"),
-        ("ippo_sets", "mara_agents.baselines.ippo", "IPPOScheduler"),
+        ("ippo_live", "coreenv_lab.baselines.ippo", "IPPOScheduler"),
+        ("ippo_sets", "coreenv_lab.baselines.ippo", "IPPOScheduler"),
     ],
 )
 def test_the_shipped_rl_baselines_are_sweep_methods_that_play_the_benchmark_episodes(

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from mara_agents.training.curves import LearningCurve, paired_runs, read_curve  # noqa: E402
+from coreenv_lab.training.curves import LearningCurve, paired_runs, read_curve  # noqa: E402
 
 
 def write_run(folder, steps, rates):
@@ -57,7 +57,7 @@ def test_a_folder_without_history_or_rates_is_refused(tmp_path):
 
 
 def test_the_report_spreads_and_tables_the_curves():
-    from mara_agents.training.curves_report import curve_table, spread
+    from coreenv_lab.training.curves_report import curve_table, spread
 
     assert spread(np.array([0.5, 0.7])) == "60.0 ± 14.1 (50.0–70.0)"
     curves = [

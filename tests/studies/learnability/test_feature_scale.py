@@ -6,7 +6,7 @@ from coreenv import Decisions, SlotFeature, make_config
 from coreenv.layout import OBS_BOUND
 from helpers import STUDIES, load_script
 from mara_agents.schedulers import LARA
-from mara_agents.training.observed import feature_scales, play_decisions
+from coreenv_lab.training.observed import feature_scales, play_decisions
 
 feature_scale = load_script("feature_scale", STUDIES / "learnability")
 CONFIG = make_config(None, task_set="id_train", arrival_prob=0.04)

@@ -6,7 +6,7 @@ import pytest
 from coreenv import Decisions, make_config
 from helpers import STUDIES, load_script
 from mara_agents.schedulers import LARA
-from mara_agents.training.shaping import decision_rewards, lambda_sums
+from coreenv_lab.training.shaping import decision_rewards, lambda_sums
 
 shaping_scale = load_script("shaping_scale", STUDIES / "shaping")
 

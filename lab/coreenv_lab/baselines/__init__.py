@@ -1,0 +1,1 @@
+"""The lab's baselines: used by studies and builders, never by the coreenv wheel."""

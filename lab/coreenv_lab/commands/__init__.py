@@ -1,0 +1,1 @@
+"""The lab's commands: used by studies and builders, never by the coreenv wheel."""

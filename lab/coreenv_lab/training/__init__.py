@@ -1,0 +1,1 @@
+"""The lab's training: used by studies and builders, never by the coreenv wheel."""
