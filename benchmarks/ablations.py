@@ -2,17 +2,19 @@
 
     python benchmarks/ablations.py --episodes 100 --out results/ablations
 
-Rows: `mara_agents.sweep.ABLATIONS` (MARA, MARA-WLS, LARA-FM, LARA, MARA unshaped). Episodes are
-the sweep's (same rows file format, fingerprinted and resumable).
+Rows: `coreenv_lab.ablations.ABLATIONS` (MARA, MARA-WLS, LARA-FM, LARA, MARA unshaped), each
+played as `coreenv_lab.ablations.ABLATION_METHODS` names it: MARA-WLS and MARA unshaped are the
+lab's ``coreenv_lab.methods:mara_wls`` and ``coreenv_lab.methods:mara_noshape`` (``pip install -e
+lab``). Episodes are the sweep's (same rows file format, fingerprinted and resumable).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from coreenv_lab.ablations import ABLATION_METHODS, ablation_table
 from mara_agents.cli.parser import CommandParser, add_arrival_prob
-from mara_agents.sweep import ABLATIONS, METHODS, SweepConfig, SweepInputError, run_sweep
-from coreenv_lab.ablations import ablation_table
+from mara_agents.sweep import METHODS, SweepConfig, SweepInputError, run_sweep
 
 
 def parse_args(argv: list[str] | None = None) -> SweepConfig:
@@ -27,8 +29,8 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     parser.add_argument(
         "--methods",
         nargs="+",
-        default=list(ABLATIONS),
-        help=f"rows: names {sorted(METHODS)} or module:Class",
+        default=list(ABLATION_METHODS.values()),
+        help=f"rows: names {sorted(METHODS)} or module:Class (default: the ablation's)",
     )
     parser.add_argument("--out", type=Path, default=Path("results/ablations"), help="folder")
     args = parser.parse_args(argv)

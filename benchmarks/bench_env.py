@@ -29,9 +29,9 @@ from collections.abc import Callable
 import numpy as np
 
 import coreenv
+from coreenv_lab.training.throughput import cartpole_steps_per_second
 from mara_agents.cli.parser import count
 from mara_agents.schedulers import FIFO
-from coreenv_lab.training.throughput import cartpole_steps_per_second
 
 TARGETS = {
     "env.step alone": 1.5,

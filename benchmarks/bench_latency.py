@@ -2,6 +2,7 @@
 
     taskset -c 0 python benchmarks/bench_latency.py --episodes 32      # one CPU core
     taskset -c 1 python benchmarks/bench_latency.py --wall --lanes 1 8 --repeats 3
+    python benchmarks/bench_latency.py --methods lara coreenv_lab.methods:mara_wls
 
 A decision is everything a method spends to turn the state into node actions: its ``act`` (or
 ``act_view``) calls plus the calls to the predictor whose estimates it reads in its observation.
@@ -14,9 +15,13 @@ at a time.
 ``--wall`` times whole episodes instead, environment and predictor included: for each ``--lanes``
 count L, the wall time of playing the episodes of the first L seeds in lockstep (L = 1: one
 episode alone), from a freshly built scheduler (its predictor's cache empty), the median of
-``--repeats`` runs with the methods interleaved, as a ratio to LARA's. Each MARA variant is also
+``--repeats`` runs with the methods interleaved, as a ratio to LARA's. Each MARA is also
 timed acting through `MAT.act` alone (``MARA(compiled=False)``: the same actions), the cost
 before `mara_agents.policy.GreedyMAT`.
+
+``--methods`` takes the sweep's names and ``module:function`` methods such as the lab's
+``coreenv_lab.methods:mara_wls`` (the default list plays it: ``pip install -e lab``); rows are
+named as the sweep names them (``mara_wls``).
 """
 
 from __future__ import annotations
@@ -30,12 +35,21 @@ from coreenv import CoreEnv, EnvConfig
 from mara_agents.cli.parser import count
 from mara_agents.evaluation import run_episode, run_episodes
 from mara_agents.schedulers.base import acts_in_batches, observed_config, predictor_for
-from mara_agents.schedulers.variants import VARIANTS
-from mara_agents.sweep import EVAL_SEED_BASE, METHODS, make_scheduler
+from mara_agents.schedulers.mara import MARA
+from mara_agents.sweep import EVAL_SEED_BASE, SweepInputError, make_scheduler, validate
+from mara_agents.sweep.methods import method_factory
 
-DEFAULT_METHODS = ["lara", "lara_fm", "mara_wls", "mara"]
+DEFAULT_METHODS = ["lara", "lara_fm", "coreenv_lab.methods:mara_wls", "mara"]
 WALL_METHODS = ["lara", "mara"]  # --wall's default
 UNCOMPILED = " (MAT.act)"  # a MARA timed with compiled=False is named so
+
+
+def networks(scheduler) -> list[MARA]:
+    """The MARA policies that act for ``scheduler``: itself, or the shipped MARA's networks."""
+    if isinstance(scheduler, MARA):
+        return [scheduler]
+    return [p for p in (getattr(scheduler, "layout", None), getattr(scheduler, "sets", None))
+            if isinstance(p, MARA)]  # fmt: skip
 
 
 class Stopwatch:
@@ -90,7 +104,8 @@ def episode_seconds(method: str, lanes: int) -> float:
     """
     scheduler = make_scheduler(method.removesuffix(UNCOMPILED))
     if method.endswith(UNCOMPILED):
-        scheduler.compiled = False
+        for policy in networks(scheduler):
+            policy.compiled = False
     config = EnvConfig(task_set="id", arrival_prob=0.04)
     episodes = [(config, EVAL_SEED_BASE + i) for i in range(lanes)]
     start = time.perf_counter()
@@ -111,32 +126,47 @@ def wall_table(methods: list[str], lanes: list[int], repeats: int) -> str:
         medians = {method: statistics.median(seconds) for method, seconds in runs.items()}
         reference = medians.get("lara", next(iter(medians.values())))
         for method, seconds in medians.items():
-            lines.append(f"| {width} | {method} | {seconds:.3f} | {seconds / reference:.2f} |")
+            lines.append(
+                f"| {width} | {label(method)} | {seconds:.3f} | {seconds / reference:.2f} |"
+            )
     return "\n".join(lines)
+
+
+def label(method: str) -> str:
+    """A row's name: the sweep's name of the method (``module:function``: its scheduler's)."""
+    base = method.removesuffix(UNCOMPILED)
+    return method_factory(base)[0] + method[len(base) :]
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--methods", nargs="+", choices=sorted(METHODS))
+    parser.add_argument(
+        "--methods", nargs="+", help="the sweep's names or module:function (default: see above)"
+    )
     parser.add_argument("--episodes", type=count, default=32)
     parser.add_argument("--wall", action="store_true", help="time whole episodes (see above)")
     parser.add_argument("--lanes", nargs="+", type=count, default=[1, 8])
     parser.add_argument("--repeats", type=count, default=3)
     args = parser.parse_args(argv)
+    methods = args.methods or (WALL_METHODS if args.wall else DEFAULT_METHODS)
+    try:
+        validate(methods, [], [])
+    except SweepInputError as e:
+        parser.error(f"--methods: {e}")
     import torch
 
     torch.set_num_threads(1)
     if args.wall:
-        methods = args.methods or WALL_METHODS
-        methods = [*methods, *(method + UNCOMPILED for method in methods if method in VARIANTS)]
+        maras = [method for method in methods if networks(make_scheduler(method))]
+        methods = [*methods, *(method + UNCOMPILED for method in maras)]
         print(wall_table(methods, args.lanes, args.repeats))
         return
     results = {}
-    for method in args.methods or DEFAULT_METHODS:
+    for method in methods:
         batched = acts_in_batches(make_scheduler(method))
-        results[method] = decision_ms(method, args.episodes, lockstep=False)
+        results[label(method)] = decision_ms(method, args.episodes, lockstep=False)
         if batched:
-            results[f"{method} (lockstep, {args.episodes} episodes)"] = decision_ms(
+            results[f"{label(method)} (lockstep, {args.episodes} episodes)"] = decision_ms(
                 method, args.episodes, lockstep=True
             )
     reference = results.get("lara", next(iter(results.values())))

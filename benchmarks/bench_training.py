@@ -6,15 +6,16 @@
 
 Each recipe trains from scratch for ``--updates`` updates, timed from making its lanes and
 network (start-up and PPO updates included): the RL baselines' recipes
-(`mara_agents.training.recipes`: the slot-set MaskablePPO and its MLP on the sequential event
-form, a step one node's choice; IPPO over live masks, a step one joint decision) and MARA's two
-RL recipes on a fresh MAT (`MARA_PPO`, a step one environment step; `MARA_SCRATCH`, PPO over held
-decisions, its steps the episodes' environment steps, one untimed update first). CartPole-v1's
-random steps per second is the reference. The MaskablePPO recipes' updates are then counted in
-floating-point operations per step learnt from (forward and backward of every epoch, torch's
-flop counter), beside the speed their updates ran at. ``--to-lara MINUTES`` then trains the
-slot-set recipe for up to that wall time and reports when its evaluation first reaches LARA + 5
-points on the selection episodes (LARA scored on the same episodes in the same run).
+(`coreenv_lab.baselines.recipes`: the shipped ``ppo`` and the lab's ``ppo_slots``, reading node
+ids, and ``ppo_mlp``, on the sequential event form, a step one node's choice; IPPO over live
+masks, a step one joint decision) and MARA's two RL recipes on a fresh MAT (`MARA_PPO`, a step
+one environment step; `MARA_SCRATCH`, PPO over held decisions, its steps the episodes'
+environment steps, one untimed update first). CartPole-v1's random steps per second is the
+reference. The MaskablePPO recipes' updates are then counted in floating-point operations per step
+learnt from (forward and backward of every epoch, torch's flop counter), beside the speed their
+updates ran at. ``--to-lara MINUTES`` then trains the ``ppo_slots`` recipe for up to that wall
+time and reports when its evaluation first reaches LARA + 5 points on the selection episodes
+(LARA scored on the same episodes in the same run).
 """
 
 from __future__ import annotations
@@ -27,24 +28,24 @@ from pathlib import Path
 import torch
 
 from coreenv import Predictor
-from mara_agents.training.recipes import RECIPES, make_recipe
+from coreenv_lab.baselines.recipes import RECIPES, make_recipe
 from coreenv_lab.baselines.throughput import (
     ippo_throughput,
     maskable_ppo_throughput,
     timeline,
     update_flops,
 )
-from mara_agents.cli.parser import count
-from mara_agents.evaluation import completion_rates
-from mara_agents.schedulers import LARA
-from mara_agents.training import MARA_PPO
-from mara_agents.training.recipe import MARA_SCRATCH, warm_predictor
 from coreenv_lab.training.throughput import (
     Throughput,
     cartpole_steps_per_second,
     held_throughput,
     training_throughput,
 )
+from mara_agents.cli.parser import count
+from mara_agents.evaluation import completion_rates
+from mara_agents.schedulers import LARA
+from mara_agents.training import MARA_PPO
+from mara_agents.training.recipe import MARA_SCRATCH, warm_predictor
 
 MARA_RECIPES = ("mat_ppo", "held_ppo")
 ALL = (*RECIPES, *MARA_RECIPES)

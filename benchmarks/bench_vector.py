@@ -27,11 +27,12 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from coreenv import CoreSequentialEnv, CoreVectorEnv, SequentialVectorEnv, make_config
-from mara_agents.baselines import SB3VecEnv
-from mara_agents.baselines.maskable_ppo import OBSERVED, MaskablePPOConfig
+from mara_agents.baselines.maskable_ppo import OBSERVED
 from mara_agents.baselines.slot_set import SlotSetPolicy, slot_set_kwargs
 from mara_agents.cli.parser import count
 from mara_agents.predictors import make_predictor
+from mara_agents.training.maskable_ppo import MaskablePPOConfig
+from mara_agents.training.sb3_env import SB3VecEnv
 
 BASELINE = MaskablePPOConfig(work=Path("unused"))
 """The baseline's settings (its work folder is not used here)."""

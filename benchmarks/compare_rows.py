@@ -7,7 +7,7 @@ Episodes are matched by (method, task set, load, seed). By default every design 
 be equal (wall time is ignored): exits 1 and lists the differences if there are any. With
 ``--paired METRIC``: prints the paired difference of that metric per cell (mean ± standard
 error, shares better and worse) instead; ``--methods FIRST SECOND`` pairs two methods (e.g.
-``--methods lara_fm hop_fm``) instead of one method before and after.
+``--methods lara_fm hop``) instead of one method before and after.
 """
 
 from __future__ import annotations

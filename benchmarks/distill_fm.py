@@ -4,13 +4,13 @@
     python benchmarks/distill_fm.py --recipe id_only --out results/distill/fm_mara_id.pt
 
 A command line over `coreenv_lab.fm_training.distill.distill_fm`. The teacher is package 0.2's
-network (`checkpoints/fm_mara_teacher.pt`, on whose estimates the shipped MARA policies were
+network (`coreenv_lab.predictors.MARA_TEACHER`, on whose estimates the shipped MARA policies were
 trained) unless ``--teacher`` names another checkpoint; it is read with its own sampler and its
 calibration, which the student keeps. Prefixes come from the training runs of ``--recipe``
 (default ``broad``: the curve corpus and the ``id_train`` runs; never test runs). The student is
-written to ``--out``; the shipped `checkpoints/fm_mara.pt` is the default command's, and
-`studies/samplers_distillation/mara_samplers.py` plays any other
-(``--settings 32:1:euler@PATH``).
+written to ``--out``; the shipped `mara_agents.predictors.flow.MARA_NETWORK` is the default
+command's, and `studies/samplers_distillation/mara_samplers.py` plays any other (``--settings
+32:1:euler@PATH``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from pathlib import Path
 import torch
 
 from coreenv_lab.fm_training.distill import DistillConfig, distill_fm
-from mara_agents.predictors.flow import MARA_TEACHER, FMPredictor
+from coreenv_lab.predictors import MARA_TEACHER
+from mara_agents.predictors.flow import FMPredictor
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

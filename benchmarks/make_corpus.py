@@ -5,8 +5,9 @@
 
 Every finished run is cached under ``--work``, so an interrupted recording resumes where it
 stopped; runs go in parallel over ``--workers`` processes, one torch thread each, so a run is
-reproducible from its seed. Writes the corpus bank (`coreenv_lab.corpus.store`) and a JSON manifest
-beside it: counts per kind, family and split, the curves left out and why, versions, the command.
+reproducible from its seed. Writes the corpus bank (`coreenv_lab.corpus.store`) and a JSON
+manifest beside it: counts per kind, family and split, the curves left out and why, versions, the
+command.
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ from pathlib import Path
 import numpy as np
 
 from coreenv.curves import save_bank
-from curvegen import CORPUS
-from coreenv_lab.corpus.cache import is_cached
 from coreenv_lab.corpus import CORPUS_FAMILIES, KINDS, plan_corpus
+from coreenv_lab.corpus.cache import is_cached
 from coreenv_lab.corpus.families import BATCHES, RUNS_PER_FAMILY, TEST_EVERY
 from coreenv_lab.corpus.store import CURVES, EMA_ALPHA, assemble_corpus, record_corpus_run
+from curvegen import CORPUS
 from mara_agents.cli.parser import count
 
 

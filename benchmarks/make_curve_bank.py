@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from coreenv.curves import BUNDLED_BANK, TEST_EVERY, CurveBank, curve_problem, pad_curves, save_bank
-from curvegen import FAMILIES, LOSS_DEFINITIONS, RunSpec, plan_runs
 from coreenv_lab.corpus.cache import is_cached, load_cached, record
+from curvegen import FAMILIES, LOSS_DEFINITIONS, RunSpec, plan_runs
 from curvegen.specs import RUNS_PER_FAMILY
 
 

@@ -21,7 +21,12 @@ from pathlib import Path
 import numpy as np
 
 import coreenv
-from coreenv_lab.recording import Fingerprint, fingerprint, fingerprint_differences, fingerprint_vector
+from coreenv_lab.recording import (
+    Fingerprint,
+    fingerprint,
+    fingerprint_differences,
+    fingerprint_vector,
+)
 from mara_agents.predictors import WLSPredictor
 
 LEVELS = (0.1, 0.5, 0.9)

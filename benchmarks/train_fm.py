@@ -11,8 +11,8 @@ per kind of the curve corpus for a recipe with a corpus (``loko_folds``), per ID
 the training runs of what it held out, then trains the model of everything the recipe names
 (``--work/all``) and writes it with the calibration to ``--out``. Test runs and the RL and ViT
 task sets are never read. Every model checkpoints to its folder every ``--every`` steps and a
-rerun resumes; finished fold models are reused (also by ``coreenv eval-predictors --protocol
-lofo/loko``).
+rerun resumes; finished fold models are reused (also by ``python -m
+coreenv_lab.commands.eval_predictors --protocol lofo/loko``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import argparse
 import dataclasses
 from pathlib import Path
 
-from mara_agents.fm_training.calibration_fit import REACH_EDGES
 from coreenv_lab.fm_training.folds import lofo_folds, loko_folds, train_calibrated
+from mara_agents.fm_training.calibration_fit import REACH_EDGES
 from mara_agents.fm_training.training import FM_RECIPES, train_fm
 from mara_agents.predictors.flow import PRETRAINED
 

@@ -7,8 +7,8 @@ A command line over `coreenv_lab.fm_training.weigher.train_weigher`. Examples co
 curve corpus's runs of kinds no task set plays, asked with 0-16 finished tasks of their family,
 with and without reference runs; whole families are held out to keep the best epoch, and the
 table compares the base alone, the fixed rule of ``fm_mara_analog`` and the weigher on them.
-The weigher is written to ``--out`` (default: the shipped `checkpoints/analog_weigher.pt`,
-which ``fm_mara_learned`` reads).
+The weigher is written to ``--out`` (default: the lab's `checkpoints/analog_weigher.pt`,
+`coreenv_lab.predictors.WEIGHER`, which ``fm_mara_learned`` reads).
 """
 
 from __future__ import annotations
@@ -20,14 +20,18 @@ from pathlib import Path
 import torch
 
 from coreenv_lab.fm_training.weigher import WeigherTrainConfig, train_weigher
-from mara_agents.predictors import PREDICTORS, WEIGHER
+from coreenv_lab.predictors import LAB_PREDICTORS, WEIGHER
+from mara_agents.predictors import POLICY_PREDICTORS
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     defaults = WeigherTrainConfig()
     parser.add_argument(
-        "--base", default=defaults.base, choices=sorted(PREDICTORS), help="the predictor weighed"
+        "--base",
+        default=defaults.base,
+        choices=sorted({**POLICY_PREDICTORS, **LAB_PREDICTORS}),
+        help="the predictor weighed (a name of coreenv_lab.predictors.make_predictor)",
     )
     parser.add_argument(
         "--sources", nargs="+", default=list(defaults.sources), help="who asks the queries"

@@ -2,8 +2,11 @@
 
 The studies (``studies/``) and builders (``benchmarks/``) import it; the installed ``coreenv``
 never does. Its variants reach the sweep as ``module:function`` methods (`coreenv_lab.methods`),
-its predictors by name through `coreenv_lab.predictors.make_predictor`, and its checkpoints sit
-in `CHECKPOINTS`. Install it from a clone with ``pip install -e lab``.
+its predictors by name through `coreenv_lab.predictors.make_predictor`, its training variants
+through ``python -m coreenv_lab.commands.train_mara`` (`coreenv_lab.variants`) and
+`coreenv_lab.baselines.recipes`, and its checkpoints sit in `CHECKPOINTS`. Its commands run as
+modules: ``python -m coreenv_lab.commands.train_mara``, ``eval_predictors``,
+``learning_curves``. Install it from a clone with ``pip install -e lab``.
 """
 
 from pathlib import Path

@@ -7,6 +7,10 @@
 | LARA-FM (LARA + FM) | the allocator, with the better predictor |
 | LARA (LARA + WLS) | the baseline |
 | MARA unshaped (β = 0) | the potential shaping |
+
+`ABLATION_METHODS` gives each row's sweep method: a name of the sweep, or for the lab's variants
+``coreenv_lab.methods:NAME`` (whose scheduler plays as ``NAME``, the row's key in `ABLATIONS`).
+``benchmarks/ablations.py`` plays them and prints `ablation_table`.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import numpy as np
 from mara_agents.sweep.config import SweepConfig
 from mara_agents.sweep.report import cells
 
-__all__ = ["ABLATIONS", "ablation_table"]
+__all__ = ["ABLATIONS", "ABLATION_METHODS", "ablation_table"]
 
 ABLATIONS = {
     "mara": "MARA (MAT + FM)",
@@ -25,7 +29,16 @@ ABLATIONS = {
     "lara": "LARA (LARA + WLS)",
     "mara_noshape": "MARA unshaped (β = 0)",
 }
-"""The ablation's methods and their row labels, in table order."""
+"""The ablation's methods by the name their rows carry, and their row labels, in table order."""
+
+ABLATION_METHODS = {
+    "mara": "mara",
+    "mara_wls": "coreenv_lab.methods:mara_wls",
+    "lara_fm": "lara_fm",
+    "lara": "lara",
+    "mara_noshape": "coreenv_lab.methods:mara_noshape",
+}
+"""What the sweep plays for each row of `ABLATIONS` (``SweepConfig.methods``)."""
 
 
 def ablation_table(rows: list[dict], config: SweepConfig) -> str:

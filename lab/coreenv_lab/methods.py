@@ -3,11 +3,13 @@
     coreenv sweep --methods lara mara coreenv_lab.methods:mara_wls coreenv_lab.methods:mara_noshape
 
 Each is a function taking no arguments that returns a scheduler named as the study's tables name
-it: the ablations of MARA (``mara_wls``, ``mara_noshape``), the cluster-memory and task-kind
-studies' planners and policies (``*_analog``, ``*_learned``, ``mara_history``; play them with
-``--information history``), the shipped MARA deciding at events (``mara_events``), the set-reading
-network alone (``mara_sets``), HOP on WLS (``hop_wls``), and the RL baselines the shipped ``ppo``
-superseded (``ppo_slots``, ``ppo_mlp``, ``ippo_live``, ``ippo_sets``).
+it (``coreenv_lab.methods:mara_wls`` plays as ``mara_wls``): the ablations of MARA (``mara_wls``,
+``mara_noshape``: `coreenv_lab.variants`), the cluster-memory and task-kind studies' planners and
+policies (``*_analog``, ``*_learned``, ``mara_history``; play them with ``--information
+history``), the shipped MARA deciding at events (``mara_events``), the set-reading network alone
+(``mara_sets``), HOP on WLS (``hop_wls``), and the RL baselines the shipped ``ppo`` superseded
+(``ppo_slots``, ``ppo_mlp``, ``ippo_live``, ``ippo_sets``: `coreenv_lab.baselines.recipes`).
+Before 0.3.0 each was a sweep method of that name (``coreenv sweep --methods mara_wls``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from coreenv import Decisions
 from coreenv_lab import CHECKPOINTS
 from coreenv_lab.predictors import make_predictor
+from coreenv_lab.variants import LAB_VARIANTS
 from mara_agents.schedulers import HOP, LARA, Scheduler
 from mara_agents.schedulers.hop import HOP_TUNED
 
@@ -22,11 +25,13 @@ EVENT_HOLD = 8
 """The most steps `mara_events` holds an action (chosen on training episodes: docs/mara.md)."""
 
 
-def _mara(name: str, reads: dict | None = None) -> Scheduler:
-    """The lab's MARA checkpoint ``name``; ``reads``: the lab predictors it names, by name."""
+def _mara(name: str) -> Scheduler:
+    """The lab's MARA variant ``name`` (`LAB_VARIANTS`), reading its predictor."""
     from mara_agents.schedulers.mara import MARA
 
-    return MARA.pretrained(name, path=CHECKPOINTS / f"{name}.pt", predictors=reads)
+    variant = LAB_VARIANTS[name]
+    reads = {variant.predictor: make_predictor(variant.predictor)}
+    return MARA.pretrained(name, path=variant.path, predictors=reads)
 
 
 def _reading(name: str, predictor: str) -> Scheduler:
@@ -50,7 +55,7 @@ def mara_noshape() -> Scheduler:
 
 def mara_history() -> Scheduler:
     """MARA trained on the information model (``--information history``)."""
-    return _mara("mara_history", {"fm_mara_analog": make_predictor("fm_mara_analog")})
+    return _mara("mara_history")
 
 
 def mara_analog() -> Scheduler:

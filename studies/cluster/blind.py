@@ -3,7 +3,7 @@
 ``BlindLARA`` and ``BlindHOP`` see the view of a cluster of equal nodes with free moves (the
 speeds, the switch cost, the last nodes and the resume costs taken out), so they plan on M equal
 nodes and node i trains the i-th task of their order, as they did before they read the cluster.
-Compare them with ``lara`` and ``hop_fm`` on the same episodes:
+Compare them with ``lara`` and ``hop`` on the same episodes:
 
     coreenv sweep --cluster mixed_costly --methods lara studies.cluster.blind:BlindLARA
 """
@@ -38,9 +38,10 @@ class BlindLARA(LARA):
 
 
 class BlindHOP(HOP):
-    """HOP-FM (the sweep's tuned settings) planning as if the nodes were equal and moves free."""
+    """HOP-FM (the sweep's ``hop``, its tuned settings) planning as if the nodes were equal and
+    moves free."""
 
-    name = "hop_fm_blind"
+    name = "hop_blind"
 
     def __init__(self) -> None:
         super().__init__(config=HOP_TUNED)

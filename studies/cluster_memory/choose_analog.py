@@ -16,9 +16,10 @@ import numpy as np
 
 from coreenv import EnvConfig
 from coreenv.curves import named_task_set
-from mara_agents.evaluation import paired_difference, run_episodes
-from mara_agents.predictors import AnalogPredictor, make_predictor
+from coreenv_lab.predictors import make_predictor
 from coreenv_lab.predictors.analogs import AnalogConfig
+from coreenv_lab.predictors.in_context import AnalogPredictor
+from mara_agents.evaluation import paired_difference, run_episodes
 from mara_agents.schedulers import LARA
 
 CANDIDATES = {
@@ -27,7 +28,8 @@ CANDIDATES = {
     "12 windows": AnalogConfig(kind_fields=("family", "optimizer"), windows=12),
     "the family alone": AnalogConfig(kind_fields=("family",)),
 }
-"""The settings compared; the one that did best is `in_context.IN_CONTEXT`."""
+"""The settings compared; the one that did best is `IN_CONTEXT`
+(`coreenv_lab.predictors.in_context`)."""
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -35,7 +37,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=30, help="training episodes, >= 2")
     parser.add_argument("--seed", type=int, default=960_000, help="first seed, < 1,000,000")
-    parser.add_argument("--predictor", default="fm", help="the base predictor's name")
+    parser.add_argument(
+        "--predictor", default="fm", help="the base predictor's name (coreenv_lab.predictors)"
+    )
     parser.add_argument("--horizon", type=int, default=1000, help="arrival horizon (steps)")
     args = parser.parse_args(argv)
     if args.episodes < 2 or not 0 <= args.seed <= 1_000_000 - args.episodes:

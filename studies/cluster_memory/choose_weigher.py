@@ -16,10 +16,11 @@ import argparse
 import numpy as np
 
 from coreenv import EnvConfig
-from mara_agents.evaluation import paired_difference, run_episodes
 from coreenv_lab.fm_training.weigher import WeigherTrainConfig, validation_families
-from mara_agents.predictors import AnalogPredictor, make_predictor
 from coreenv_lab.predictors.analog_weigher import AnalogWeigher
+from coreenv_lab.predictors.in_context import AnalogPredictor
+from mara_agents.evaluation import paired_difference, run_episodes
+from mara_agents.predictors import make_predictor
 from mara_agents.schedulers import HOP, LARA
 from mara_agents.schedulers.hop import HOP_TUNED
 

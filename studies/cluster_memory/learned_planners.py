@@ -17,14 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
+from coreenv_lab.predictors import make_predictor
 from mara_agents.evaluation import paired_difference
-from mara_agents.predictors import make_predictor
 from mara_agents.schedulers import HOP, LARA
 from mara_agents.schedulers.hop import HOP_TUNED
 from mara_agents.sweep import SweepConfig, run_sweep
 
 PREDICTORS = {"": "fm_mara_student", "_rule": "fm_mara_analog", "_learned": "fm_mara_learned"}
-"""Suffix of the method's name -> the predictor its planner reads."""
+"""Suffix of the method's name -> the predictor its planner reads (`coreenv_lab.predictors`)."""
 SETS = ("id", "rl_ood", "vit_ood")
 
 

@@ -3,10 +3,11 @@
     python studies/cluster_memory/play_retrained.py results/history_only/mara.pt \
         --reads fm_mara_learned --name mara_history_only --out results/history_only/sweep
 
-The checkpoint's own predictor is replaced by ``--reads`` (a name of `PREDICTORS`): a policy
-trained on estimates without reference runs (`train_history_only.py`) plays reading them. The
-rows (ID, RL OOD and ViT OOD test runs, p = 0.04, 40 episodes each by default) pair with any
-sweep of the same seeds (`benchmarks/compare_rows.py`).
+The checkpoint's own predictor is replaced by ``--reads`` (a name of
+`coreenv_lab.predictors.make_predictor`): a policy trained on estimates without reference runs
+(`train_history_only.py`) plays reading them. The rows (ID, RL OOD and ViT OOD test runs,
+p = 0.04, 40 episodes each by default) pair with any sweep of the same seeds
+(`benchmarks/compare_rows.py`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pathlib import Path
 
 import torch
 
-from mara_agents.predictors import PREDICTORS, make_predictor
+from coreenv_lab.predictors import LAB_PREDICTORS, make_predictor
+from mara_agents.predictors import POLICY_PREDICTORS
 from mara_agents.schedulers.mara import MARA
 from mara_agents.sweep import SweepConfig, run_sweep
 
@@ -33,7 +35,11 @@ def load(path: Path, reads: str, name: str) -> MARA:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint", type=Path)
-    parser.add_argument("--reads", choices=sorted(PREDICTORS), default="fm_mara_learned")
+    parser.add_argument(
+        "--reads",
+        choices=sorted({**POLICY_PREDICTORS, **LAB_PREDICTORS}),
+        default="fm_mara_learned",
+    )
     parser.add_argument("--name", default="mara_retrained")
     parser.add_argument("--episodes", type=int, default=40)
     parser.add_argument("--out", type=Path, required=True)

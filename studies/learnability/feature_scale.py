@@ -3,10 +3,12 @@
     python studies/learnability/feature_scale.py               # MARA-WLS, 20 episodes
     python studies/learnability/feature_scale.py --method mara --episodes 50
 
-The method plays ``--episodes`` training-seed episodes (from ``--seed``) in the event form, with
-the predictor it declares; at each decision the global features and the features of the
-occupied slots are gathered (`coreenv_lab.training.observed.feature_scales`). The table gives
-each one's range, median, 99th percentile and the share of its values at ±OBS_BOUND.
+``--method`` is a sweep method: a name, or ``module:function`` such as the default, the lab's
+``coreenv_lab.methods:mara_wls`` (``pip install -e lab``). The method plays ``--episodes``
+training-seed episodes (from ``--seed``) in the event form, with the predictor it declares; at
+each decision the global features and the features of the occupied slots are gathered
+(`coreenv_lab.training.observed.feature_scales`). The table gives each one's range, median,
+99th percentile and the share of its values at ±OBS_BOUND.
 """
 
 from __future__ import annotations
@@ -16,14 +18,14 @@ import argparse
 from coreenv import Decisions, make_config
 from coreenv.curves import TASK_SETS
 from coreenv.layout import OBS_BOUND
+from coreenv_lab.training.observed import feature_scales
 from mara_agents.cli.parser import CommandParser, add_arrival_prob, count
 from mara_agents.sweep import SweepInputError, make_scheduler, validate
-from coreenv_lab.training.observed import feature_scales
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = CommandParser(prog="feature_scale.py", description=__doc__.splitlines()[0])
-    parser.add_argument("--method", default="mara_wls")
+    parser.add_argument("--method", default="coreenv_lab.methods:mara_wls")
     parser.add_argument("--episodes", type=count, default=20)
     parser.add_argument("--seed", type=int, default=900_000, help="first episode (training seeds)")
     parser.add_argument("--task-set", default="id_train", choices=sorted(TASK_SETS))

@@ -3,7 +3,8 @@
     python studies/performance/mara_hold.py --holds 2 4 8 16
 
 `id_train` at p = 0.04, the selection seeds (900,000+); each hold's completion and its paired
-difference from deciding every step. The sweep's ``mara_events`` plays the hold chosen here.
+difference from deciding every step. The lab's sweep method ``coreenv_lab.methods:mara_events``
+plays the hold chosen here (`coreenv_lab.methods.EVENT_HOLD`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def main(argv: list[str] | None = None) -> None:
         rates[hold] = np.array([row["completion_rate"] for row in run_episodes(policy, episodes)])
         gain, se = paired_difference(rates[1], rates[hold])
         shown = "" if hold == 1 else f"{100 * gain:+.2f} ± {100 * se:.2f}"
-        print(f"| {'every step' if hold == 1 else hold} | {100 * rates[hold].mean():.2f} | {shown} |")
+        label = "every step" if hold == 1 else hold
+        print(f"| {label} | {100 * rates[hold].mean():.2f} | {shown} |")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@
         32:1:euler@results/distill/fm_mara_student.pt
     python studies/samplers_distillation/mara_samplers.py --task-set vit_ood   # held-out runs
 
-Each setting ``SAMPLES:STEPS:SOLVER`` reads the policy's own network with that many sampled
+``--variant`` is a MARA on a flow-matching network: a shipped one (``mara``, ``mara_sets``) or
+one of the lab's (``mara_noshape``, ``mara_history``: `coreenv_lab.variants`; ``pip install -e
+lab``). Each setting ``SAMPLES:STEPS:SOLVER`` reads the policy's own network with that many sampled
 futures per prefix and integration steps (`FMConfig`'s sampler fields);
 ``SAMPLES:STEPS:SOLVER@CHECKPOINT`` reads the FM checkpoint at that path instead, raw as the
 policy's network is (such as a student of `benchmarks/distill_fm.py`). The first setting is the
@@ -25,9 +27,10 @@ from pathlib import Path
 import torch
 
 from coreenv.curves import TASK_SETS
+from coreenv_lab.predictors import MARA_TEACHER, make_predictor
+from coreenv_lab.variants import LAB_VARIANTS
 from mara_agents.evaluation import completion_rates, paired_difference
-from mara_agents.predictors import make_predictor
-from mara_agents.predictors.flow import MARA_TEACHER, FMPredictor
+from mara_agents.predictors.flow import FMPredictor
 from mara_agents.schedulers.lara import LARA
 from mara_agents.schedulers.mara import MARA, VARIANTS
 from mara_agents.seeds import check_choice_episodes
@@ -43,6 +46,12 @@ DEFAULT_SETTINGS = [
 """The teacher as its policies were trained on it, the shipped one-step student with 32, 16 and
 8 samples, and the teacher read in one step (what distillation is for)."""
 SOLVERS = ("euler", "heun")
+FM_VARIANTS = {
+    **{name: (v.predictor, None) for name, v in VARIANTS.items()},
+    **{name: (v.predictor, v.path) for name, v in LAB_VARIANTS.items()},
+}
+FM_VARIANTS = {name: reads for name, reads in FM_VARIANTS.items() if reads[0].startswith("fm")}
+"""Each MARA on an FM network: its predictor and checkpoint (None: a shipped one's own)."""
 
 
 def setting(text: str) -> tuple[int, int, str, Path | None]:
@@ -79,8 +88,7 @@ def setting(text: str) -> tuple[int, int, str, Path | None]:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    fm_variants = sorted(name for name, v in VARIANTS.items() if v.predictor.startswith("fm"))
-    parser.add_argument("--variant", default="mara", choices=fm_variants)
+    parser.add_argument("--variant", default="mara", choices=sorted(FM_VARIANTS))
     parser.add_argument("--episodes", type=int, default=60, help=">= 2, paired")
     parser.add_argument("--seed", type=int, default=960_000, help="first episode (training seeds)")
     parser.add_argument("--settings", nargs="+", type=setting, default=DEFAULT_SETTINGS)
@@ -114,7 +122,7 @@ def main(argv: list[str] | None = None) -> None:
         "| samples | steps | solver | network | completion (%) | − first (paired ± SE) | − LARA "
         "| cost / LARA |\n|---|---|---|---|---|---|---|---|"
     )
-    network = VARIANTS[args.variant].predictor
+    network, path = FM_VARIANTS[args.variant]
     first = None
     for samples, steps, solver, checkpoint in args.settings:
         sampler = {"samples": samples, "ode_steps": steps, "solver": solver}
@@ -122,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
             predictor = make_predictor(network, **sampler)
         else:  # raw, as the fm variants' network (fm_mara_student) is read
             predictor = FMPredictor.pretrained(checkpoint, calibrated=False, **sampler)
-        mara = MARA.pretrained(args.variant, predictors={network: predictor})
+        mara = MARA.pretrained(args.variant, path=path, predictors={network: predictor})
         start = time.perf_counter()
         rates = completion_rates(mara, args.episodes, args.seed, **env)
         seconds = time.perf_counter() - start

@@ -15,9 +15,9 @@ import argparse
 
 from coreenv import Decisions, make_config
 from coreenv.curves import TASK_SETS
+from coreenv_lab.training.shaping import decision_rewards, shaping_scale
 from mara_agents.cli.parser import CommandParser, add_arrival_prob, count
 from mara_agents.sweep import SweepInputError, make_scheduler, validate
-from coreenv_lab.training.shaping import decision_rewards, shaping_scale
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -16,8 +16,8 @@ import argparse
 from concurrent.futures import ProcessPoolExecutor
 
 from coreenv.curves import named_task_set
-from mara_agents import evaluate
 from coreenv_lab.diagnostics import ClairvoyantPredictor
+from mara_agents import evaluate
 from mara_agents.predictor_eval.queries import QueryConfig, make_queries, score_predictor
 from mara_agents.predictors import WLSConfig, WLSPredictor
 from mara_agents.schedulers import EDF, FIFO, LARA, Oracle, Scheduler

@@ -15,8 +15,8 @@ and the shipped MARA. With ``--kinds``, LARA-FM told each task's kind ("lara_fm 
 `KindAnalog`, FM's estimate blended with the nearest run of that kind, named by the config
 fields FIELDS, among the ID training runs or, with ``--analogs own``, the task set's other runs;
 FM answers alone where there is none, the "FM alone" column) and the shipped MARA, not retrained,
-reading its own predictor so blended ("mara kind FIELDS"); with ``--hop``, HOP-FM (the sweep's
-``hop_fm``: HOP on the broad FM), HOP on the network the shipped MARA reads ("hop_mara",
+reading its own predictor so blended ("mara kind FIELDS"); with ``--hop``, HOP-FM ("hop_fm", the
+sweep's ``hop``: HOP on the broad FM), HOP on the network the shipped MARA reads ("hop_mara",
 ``fm_mara_student``, the teacher network distilled to one step: a stand-in for the planner it
 imitated, which sampled that network in four) and each told the kind ("hop_fm kind FIELDS",
 "hop_mara kind FIELDS"). The queries of LARA, LARA-FM and LARA-FM told the kind are scored
@@ -37,9 +37,9 @@ import numpy as np
 import torch
 
 from coreenv.curves import named_task_set
-from mara_agents.cli.parser import CommandParser, add_arrival_prob, count
 from coreenv_lab.diagnostics import ClairvoyantPredictor, ErrorLog, TruthHOP, TruthLARA
 from coreenv_lab.diagnostics.analog import AnalogConfig, KindAnalog, kind_of
+from mara_agents.cli.parser import CommandParser, add_arrival_prob, count
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.predictors import WLSPredictor, make_predictor
 from mara_agents.schedulers import EDF, FIFO, HOP, LARA, Oracle

@@ -33,4 +33,4 @@ def test_describe_task_sets_takes_its_old_load_option_with_a_warning(capsys):
     )
     captured = capsys.readouterr()
     assert "| synthetic |" in captured.out
-    assert "--load is deprecated and will be removed in 0.3.0; use --arrival-prob" in captured.err
+    assert "--load is deprecated and will be removed in 0.4.0; use --arrival-prob" in captured.err

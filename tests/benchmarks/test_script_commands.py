@@ -1,6 +1,8 @@
 """benchmarks/sweep_load.py and benchmarks/stress_infeasible.py run `coreenv sweep` and
-`coreenv stress`; the scripts removed in 0.3.0 name commands that `coreenv --help` lists."""
+`coreenv stress`; the scripts removed from benchmarks/ name commands that `coreenv --help` lists,
+or the lab's command modules that replace them (benchmarks/README.md)."""
 
+import os
 import re
 import subprocess
 import sys
@@ -17,10 +19,14 @@ SCRIPTS = {"sweep_load": "sweep", "stress_infeasible": "stress"}
 REMOVED = {
     "compare_policies": "compare",
     "eval_predictors": "eval-predictors",
-    "learning_curves": "learning-curves",
     "train_mara": "train-mara",
 }
 """Each script removed from benchmarks/ (CHANGELOG, Unreleased) and the command that replaces it."""
+LAB = BENCHMARKS.parent / "lab"
+"""The lab's distribution: on the path of a fresh interpreter even where it is not installed."""
+LAB_COMMANDS = ("train_mara", "eval_predictors", "learning_curves")
+"""The lab's command modules, ``python -m coreenv_lab.commands.NAME`` (benchmarks/README.md); the
+removed ``learning_curves.py`` is the last one's."""
 
 
 @pytest.mark.parametrize(("script", "module"), SCRIPTS.items())
@@ -42,3 +48,31 @@ def test_a_removed_scripts_command_is_listed_by_coreenv_help(script, command, ca
         cli.main(["--help"])
     assert exit_info.value.code == 0
     assert re.search(rf"^  {re.escape(command)} ", capsys.readouterr().out, re.M)
+
+
+def lab_environ() -> dict[str, str]:
+    """This environment with the lab first on ``PYTHONPATH`` (pytest's path is not inherited)."""
+    path = os.pathsep.join(p for p in (str(LAB), os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "PYTHONPATH": path}
+
+
+def test_a_removed_scripts_lab_command_is_named_by_the_readme():
+    assert not (BENCHMARKS / "learning_curves.py").exists()
+    readme = (BENCHMARKS / "README.md").read_text()
+    assert "`pip install -e lab`" in readme
+    for name in LAB_COMMANDS:
+        assert f"`python -m coreenv_lab.commands.{name}`" in readme
+
+
+@pytest.mark.parametrize("name", LAB_COMMANDS)
+def test_each_lab_command_runs_as_a_module(name):
+    module = import_module(f"coreenv_lab.commands.{name}")
+    assert callable(module.main) and module.PROG == f"python -m coreenv_lab.commands.{name}"
+    run = subprocess.run(
+        [sys.executable, "-m", f"coreenv_lab.commands.{name}", "--help"],
+        capture_output=True,
+        text=True,
+        env=lab_environ(),
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith(f"usage: {module.PROG} ")

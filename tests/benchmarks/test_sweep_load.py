@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from coreenv_lab.ablations import ABLATION_METHODS, ABLATIONS
 from helpers import coreenv_executable, load_script
 from mara_agents.cli import stress, sweep
+from mara_agents.sweep import METHODS
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -49,9 +51,17 @@ def test_interrupted_row_is_redone(tmp_path, capsys):
     assert "1 of 2 episodes already done" in capsys.readouterr().out
 
 
-def test_user_scheduler_as_module_class(tmp_path, capsys):
+def test_user_scheduler_as_module_class_is_named_by_its_scheduler(tmp_path, capsys):
     sweep.main([*TINY, "--methods", "mara_agents.schedulers:EDF", "--out", str(tmp_path)])
-    assert "| mara_agents.schedulers:EDF |" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "| edf |" in out and "| mara_agents.schedulers:EDF |" not in out  # EDF.name
+    assert {row["method"] for row in rows_of(tmp_path)} == {"edf"}
+
+
+def test_a_lab_method_plays_under_its_scheduler_s_name(tmp_path, capsys):
+    sweep.main([*TINY, "--methods", "coreenv_lab.methods:hop_wls", "--out", str(tmp_path)])
+    assert "| hop_wls |" in capsys.readouterr().out
+    assert {row["method"] for row in rows_of(tmp_path)} == {"hop_wls"}
 
 
 @pytest.mark.parametrize(
@@ -66,7 +76,8 @@ def test_user_scheduler_as_module_class(tmp_path, capsys):
         ("--warm-history", "4", r"--warm-history .* needs --information history; got 4"),
         ("--nodes", "0", r"--nodes must be an int >= 1, got 0"),
         ("--cluster", "fast", r"--cluster: invalid choice: 'fast'"),
-        ("--nodes", "8", r"method 'mara': MARA: the network reads .* 4 nodes and 8 slots only"),
+        ("--methods", "mara_wls", r"method 'mara_wls' is a study's variant .* coreenv_lab.methods"),
+        ("--methods", "hop_fm", r"method 'hop_fm' is now called 'hop'"),
     ],
 )
 def test_bad_names_exit_2_with_one_line_before_any_work(tmp_path, capsys, option, value, message):
@@ -77,6 +88,16 @@ def test_bad_names_exit_2_with_one_line_before_any_work(tmp_path, capsys, option
     assert error.startswith("coreenv sweep: error: ") and error.count("\n") == 1, error
     assert re.search(message, error), error
     assert not (tmp_path / "out").exists()  # nothing started
+
+
+def test_mara_on_a_cluster_no_shipped_network_reads_exits_2_before_any_work(tmp_path, capsys):
+    argv = [*TINY, "--methods", "mara", "--cluster", "mixed_costly", "--out", str(tmp_path / "o")]
+    with pytest.raises(SystemExit) as exit_info:
+        sweep.main(argv)
+    error = capsys.readouterr().err
+    assert exit_info.value.code == 2 and error.count("\n") == 1, error
+    assert "method 'mara': MARA plays clusters of equal nodes" in error
+    assert not (tmp_path / "o").exists()
 
 
 def test_help_documents_every_option_and_lists_the_valid_names(capsys):
@@ -97,7 +118,10 @@ def test_help_documents_every_option_and_lists_the_valid_names(capsys):
         "--quick",
     ):
         assert option in text
-    assert "rl_ood" in text and "mara_wls" in text and "module:Class" in text
+    assert "rl_ood" in text and "module:Class" in text
+    for name, method in METHODS.items():  # each method with what it is, one line each
+        assert re.search(rf"^  {name} +{re.escape(method.about)}$", text, re.M), name
+    assert "mara_wls" not in text  # a lab method (coreenv_lab.methods) is not the package's
 
 
 def test_ray_backend_runs_the_same_rows(tmp_path):
@@ -150,6 +174,18 @@ def test_ablations_script_prints_its_table(tmp_path, capsys):
     assert "| LARA (LARA + WLS) |" in out and "| fifo |" in out
 
 
+def test_ablations_script_plays_the_lab_s_variants_under_their_rows(tmp_path, capsys):
+    ablations = load_script("ablations")
+    config = ablations.parse_args(["--task-sets", "synthetic", "--episodes", "1", "--workers", "1"])
+    assert config.methods == tuple(ABLATION_METHODS.values())
+    assert config.names == tuple(ABLATIONS)  # coreenv_lab.methods:mara_wls plays as mara_wls
+    argv = ["--task-sets", "synthetic", "--episodes", "1", "--workers", "1", "--out", str(tmp_path)]
+    ablations.main([*argv, "--methods", "lara", "coreenv_lab.methods:mara_wls"])
+    out = capsys.readouterr().out
+    assert "| LARA (LARA + WLS) |" in out and "| MARA-WLS (MAT + WLS) |" in out
+    assert (tmp_path / "ablations.md").read_text() in out
+
+
 def write_scheduler(folder, body):
     """A user's scheduler module ``mysched`` in ``folder`` (as if written in their own file)."""
     source = """
@@ -197,7 +233,7 @@ def test_edited_scheduler_redoes_its_rows_instead_of_reusing_them(user_dir, caps
 @pytest.mark.parametrize(
     ("source", "message"),
     [
-        ("class Mine:\n    def __init__(self, x): pass\n", "constructible without arguments"),
+        ("class Mine:\n    def __init__(self, x): pass\n", "missing 1 required positional"),
         ("class Mine:\n    pass\n", "has no reset or act method"),
         ("class Mine(:\n", "cannot import scheduler"),
         (
@@ -275,7 +311,7 @@ def test_tutorial_example_runs_in_the_sweep_from_its_folder(tmp_path):
         str(out),
     ]
     result = subprocess.run(command, cwd=work, capture_output=True, text=True, check=True)
-    assert "| my_scheduler:ShortestHopeful |" in result.stdout and "WARNING" not in result.stdout
+    assert "| shortest_hopeful |" in result.stdout and "WARNING" not in result.stdout
     subprocess.run([sys.executable, "plot_margins.py", str(out)], cwd=work, check=True)
     assert (out / "margins.png").stat().st_size > 0
 
@@ -323,7 +359,7 @@ def test_the_old_option_name_still_sets_the_arrival_probabilities_with_a_warning
     assert config.arrival_prob == (0.05, 0.06)
     warning = capsys.readouterr().err
     assert warning == (
-        "coreenv sweep: warning: --loads is deprecated and will be removed in 0.3.0; "
+        "coreenv sweep: warning: --loads is deprecated and will be removed in 0.4.0; "
         "use --arrival-prob\n"
     )
 

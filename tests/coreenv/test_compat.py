@@ -1,16 +1,14 @@
-"""Compatibility (`coreenv.compat`): old paths and names warn and give today's objects; 0.1.0's
-slot_table() and oracle_view(): deprecated, still the same data as the view."""
+"""Compatibility (`coreenv.compat`) for what 0.1.0 released: slot_table() and oracle_view() are
+deprecated and still give the same data as the view; names that no release had are gone."""
 
 import importlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import coreenv
 from coreenv import CoreEnv, EnvConfig, Estimate, NoPredictorError, layout
-from coreenv.compat import MOVED_MODULES, MOVED_NAMES
+from coreenv import compat
 from helpers import SMALL_CURVES, first_crossing
 
 CONFIG = EnvConfig(task_set=SMALL_CURVES, arrival_prob=0.3, arrival_horizon=40, num_slots=3)
@@ -34,7 +32,7 @@ def played(steps, predictor=None):
 
 
 def slot_table(env):
-    with pytest.warns(DeprecationWarning, match=r"slot_table\(\).*0\.3\.0.*view\(\)") as caught:
+    with pytest.warns(DeprecationWarning, match=r"slot_table\(\).*0\.4\.0.*view\(\)") as caught:
         table = env.slot_table()
     assert caught[0].filename == __file__  # the warning points at the caller
     return table
@@ -99,68 +97,20 @@ def test_oracle_view_warns_and_tells_the_truth_of_slots_and_queue():
         assert task.arrival <= view.t[0] < task.deadline
 
 
-# -- old paths and names ------------------------------------------------------------------------
+# -- names of the unreleased 0.2.0 are gone -------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", sorted(MOVED_NAMES["coreenv"]))
-def test_layout_helpers_left_the_top_level_and_still_answer_there_with_a_warning(name):
-    assert name not in coreenv.__all__ and name in layout.__all__
-    with pytest.warns(
-        DeprecationWarning, match=rf"coreenv\.{name} .*0\.3\.0.*coreenv\.layout\.{name}"
-    ):
-        value = getattr(coreenv, name)
-    assert value is getattr(layout, name)
+@pytest.mark.parametrize("old", ["coreenv.gym_env", "coreenv.core.env", "coreenv.sequential_env"])
+def test_a_module_path_no_release_had_does_not_import(old):
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(old)
 
 
-def test_from_coreenv_import_a_layout_helper_warns_at_the_caller():
-    with pytest.warns(DeprecationWarning, match="coreenv.layout.slot_width") as caught:
-        from coreenv import slot_width
-    assert slot_width is layout.slot_width and caught[0].filename == __file__
+def test_the_layout_helpers_live_in_coreenv_layout_only():
+    assert "slot_width" in layout.__all__
+    with pytest.raises(AttributeError, match="no attribute 'slot_width'"):
+        _ = coreenv.slot_width
 
 
-@pytest.mark.parametrize(
-    ("module", "name"), [(m, n) for m, names in MOVED_NAMES.items() for n in names]
-)
-def test_every_moved_name_is_served_by_its_new_module(module, name):
-    new, version = MOVED_NAMES[module][name]
-    with pytest.warns(DeprecationWarning, match=rf"{version}: use {new}\.{name}\."):
-        value = getattr(importlib.import_module(module), name)
-    assert value is getattr(importlib.import_module(new), name)
-
-
-@pytest.mark.parametrize("old", sorted(MOVED_MODULES))
-def test_every_old_module_path_imports_and_gives_the_new_objects(old):
-    modules, version = MOVED_MODULES[old]
-    for new in modules:
-        for name in importlib.import_module(new).__all__:
-            if name in ("MOVED_MODULES", "MOVED_NAMES", "install"):
-                continue  # coreenv.compat's own machinery is no old name
-            with pytest.warns(DeprecationWarning, match=rf"{old}\.{name} .*{version}"):
-                value = getattr(importlib.import_module(old), name)
-            assert value is getattr(importlib.import_module(new), name), f"{old}.{name}"
-
-
-def test_old_module_paths_import_in_a_fresh_process():
-    code = (
-        "import coreenv.core.env, coreenv.gym_env\n"
-        "from coreenv.sequential_env import CoreSequentialEnv, sequential_layout\n"
-        "import coreenv.shells, coreenv.layout\n"
-        "assert CoreSequentialEnv is coreenv.shells.CoreSequentialEnv\n"
-        "assert sequential_layout is coreenv.layout.sequential_layout\n"
-        "print(coreenv.core.env.CoreEnv is coreenv.CoreEnv)\n"
-    )
-    run = subprocess.run(
-        [sys.executable, "-W", "always::DeprecationWarning", "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert run.stdout == "True\n"
-    assert "coreenv.sequential_env.sequential_layout is deprecated" in run.stderr
-
-
-def test_a_name_that_never_existed_is_still_an_attribute_error():
-    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
-        _ = coreenv.no_such_name
-    with pytest.raises(AttributeError, match="coreenv.gym_env"):
-        _ = importlib.import_module("coreenv.gym_env").no_such_name
+def test_compat_keeps_only_the_names_of_0_1_0():
+    assert sorted(compat.__all__) == ["Counters", "OracleView", "SlotTable", "State", "TaskTruth"]

@@ -11,7 +11,9 @@ nodes before it took, so every joint action is a matching, and ``decisions="even
 joint action until the slot table changes. The network is an MLP (`NodeActorCritic`) or, over
 live masks, the slot-set policy's encoder and pointer head (`SlotSetActorCritic`), which with
 ``policy="slot_sets"`` reads the nodes as a set too and plays any cluster size. Runs record the
-same ``history.json`` as `mara_agents.baselines.maskable_ppo` (docs/rl.md).
+same ``history.json`` as `mara_agents.training.maskable_ppo` (docs/rl.md). Its recipes are
+`coreenv_lab.baselines.recipes` (``ippo_live``, ``ippo_sets``); no command trains it: call
+`train_ippo` from a script.
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ from coreenv import DECISION_FORMS, CoreVectorEnv, Decisions, EnvConfig, Schedul
 from coreenv.layout import slot_width, speed_columns, table_start
 from coreenv_lab import CHECKPOINTS
 from mara_agents.baselines.maskable_ppo import OBSERVED
-from mara_agents.training.runs import LOG, BaselineRun, judge, record
 from mara_agents.baselines.slot_set import (
     PointerHead,
     SlotSetExtractor,
@@ -46,6 +47,7 @@ from mara_agents.checks import require
 from mara_agents.predictors import make_predictor
 from mara_agents.schedulers.base import Scheduler
 from mara_agents.training.returns import gae
+from mara_agents.training.runs import LOG, BaselineRun, judge, record
 
 __all__ = [
     "SHIPPED",
@@ -62,11 +64,11 @@ __all__ = [
 ]
 
 SHIPPED = CHECKPOINTS / "ippo_live.pt"
-"""The shipped policy, trained over live masks at events: the sweep's ``ippo_live`` (its choice:
-docs/rl.md, *Shipped policies*)."""
+"""The lab's policy trained over live masks at events: ``coreenv_lab.methods:ippo_live`` (its
+choice: docs/rl.md, *Shipped policies*)."""
 SHIPPED_SETS = CHECKPOINTS / "ippo_sets.pt"
-"""The same reading the nodes as a set, which plays any cluster size: the sweep's ``ippo_sets``
-(docs/rl.md, *Any cluster size*)."""
+"""The same reading the nodes as a set, which plays any cluster size:
+``coreenv_lab.methods:ippo_sets`` (docs/rl.md, *Any cluster size*)."""
 
 POLICIES = ("mlp", "slot_set", "slot_sets")
 """`IPPOConfig.policy`: an MLP over a node's observation, or the slot-set network reading the
@@ -247,7 +249,7 @@ class IPPOScheduler(Scheduler):
 
     @classmethod
     def load(cls, path: Path = SHIPPED) -> IPPOScheduler:
-        """The scheduler of a saved policy (``best.pt`` of a run; the shipped one by default)."""
+        """A saved policy as a scheduler (``best.pt`` of a run; the lab's `SHIPPED` by default)."""
         if not Path(path).is_file():
             raise FileNotFoundError(f"no IPPO policy at {path}.")
         saved = torch.load(path, map_location="cpu", weights_only=True)

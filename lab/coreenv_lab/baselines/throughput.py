@@ -86,7 +86,7 @@ class Evaluation:
 
 
 def timeline(config: BaselineRun) -> list[Evaluation]:
-    """Train ``config`` (a fresh ``work`` folder) as ``train-baseline`` does; each evaluation timed.
+    """Train ``config`` (a fresh ``work`` folder) as its trainer does; each evaluation timed.
 
     The evaluation of the untrained start is left out.
     """

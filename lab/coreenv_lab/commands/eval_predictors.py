@@ -1,10 +1,17 @@
-"""Judge every predictor by one query protocol on runs it never saw (design §4 metrics).
+r"""Judge every predictor by one query protocol on runs it never saw (design §4 metrics).
 
     python -m coreenv_lab.commands.eval_predictors --out results/predictors
     python -m coreenv_lab.commands.eval_predictors --protocol lofo --out results/lofo
-    python -m coreenv_lab.commands.eval_predictors --protocol loko --recipe broad --out results/loko
-    python -m coreenv_lab.commands.eval_predictors --queries user --bank my_runs.csv --out results/mine
-    python -m coreenv_lab.commands.eval_predictors --protocol history --kind-fields family --out results/history
+    python -m coreenv_lab.commands.eval_predictors --protocol loko --recipe broad \
+        --out results/loko
+    python -m coreenv_lab.commands.eval_predictors --queries user --bank my_runs.csv \
+        --out results/mine
+    python -m coreenv_lab.commands.eval_predictors --protocol history --kind-fields family \
+        --out results/history
+
+The lab's full command line of ``coreenv eval-predictors`` (which keeps the standard protocol
+and ``--bank``): every option it had before 0.3.0, the lab's predictors
+(`coreenv_lab.predictors.LAB_PREDICTORS`) among ``--predictors``.
 
 ``standard``: task sets ``id`` (the ID test runs), ``rl_ood`` and ``vit_ood``, each predictor as
 shipped (``--reference-fm PATH`` also scores another FM checkpoint in the same run, e.g. a
@@ -44,18 +51,19 @@ import torch
 
 from coreenv import BankError
 from coreenv.curves import TASK_SETS, CurveBank, named_task_set
-from mara_agents.cli.parser import CommandParser, count, whole
-from mara_agents.fm_training.calibration_fit import REACH_EDGES
-from mara_agents.fm_training.corpus import corpus_kinds, load_corpus
 from coreenv_lab.fm_training.folds import (
     cross_fitted_calibrations,
     lofo_folds,
     loko_folds,
     score_folds,
 )
-from mara_agents.fm_training.training import FM_RECIPES
 from coreenv_lab.predictor_eval.history import HistoryConfig, run_kinds, score_history
 from coreenv_lab.predictor_eval.history_report import history_table, write_history
+from coreenv_lab.predictors import LAB_PREDICTORS, make_predictor
+from mara_agents.cli.parser import CommandParser, count, whole
+from mara_agents.fm_training.calibration_fit import REACH_EDGES
+from mara_agents.fm_training.corpus import corpus_kinds, load_corpus
+from mara_agents.fm_training.training import FM_RECIPES
 from mara_agents.predictor_eval.queries import (
     TARGETS,
     QueryConfig,
@@ -64,11 +72,12 @@ from mara_agents.predictor_eval.queries import (
     score_banks,
 )
 from mara_agents.predictor_eval.report import Results, report, score_shipped, write_reports
-from coreenv_lab.predictors import LAB_PREDICTORS, make_predictor
-from mara_agents.predictors import HORIZON, PREDICTORS
+from mara_agents.predictors import HORIZON, POLICY_PREDICTORS
 
 DEFAULT_TASK_SETS = ["id", "rl_ood", "vit_ood"]
 """Scored when neither ``--task-sets`` nor ``--bank`` is given."""
+
+PROG = "python -m coreenv_lab.commands.eval_predictors"
 
 DEFAULT_RECIPE = "broad"
 """``--recipe`` unless told; its families and corpus kinds are those ``--help`` lists."""
@@ -79,7 +88,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
     ``args.banks`` holds the ``--bank`` files read as banks, named after their stems.
     """
-    parser = CommandParser(prog="python -m coreenv_lab.commands.eval_predictors", description=__doc__.splitlines()[0])
+    parser = CommandParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument(
         "--protocol",
         choices=[*PROTOCOLS, "history"],
@@ -114,7 +123,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--predictors",
         nargs="+",
         default=["wls", "fm"],
-        choices=sorted({**PREDICTORS, **LAB_PREDICTORS}),
+        choices=sorted({**POLICY_PREDICTORS, **LAB_PREDICTORS}),
         help="standard/history: the predictors to score",
     )
     parser.add_argument(

@@ -1,18 +1,19 @@
 r"""Learning curves of MARA training runs, the difference of two recipes, and the last policies.
 
-    coreenv learning-curves \
+    python -m coreenv_lab.commands.learning_curves \
         --arm shaped results/scratch/shaped_1 results/scratch/shaped_2 results/scratch/shaped_3 \
         --arm unshaped results/scratch/unshaped_1 results/scratch/unshaped_2 \
             results/scratch/unshaped_3 --test-episodes 40 --plot docs/img/scratch_curves.png
 
-Each ``--arm LABEL RUN…`` is one recipe's runs (``train_mara`` work folders), in training-seed
-order. Prints, from each run's ``history.json``: the completion on the fixed selection episodes at
-every evaluation (mean and spread over the arm's runs); each run's final, best and area under the
-curve and its final completion against LARA's on the same selection episodes; and, with two
-arms or more, the first − the second paired by seed (the runs in the order
-given) and by selection episode. With
-``--test-episodes N`` each run's last policy and LARA play the same N episodes of ``--task-set``
-at ``--arrival-prob`` from seed 1,000,000 (the sweep's evaluation seeds, never trained on).
+Each ``--arm LABEL RUN…`` is one recipe's runs (work folders of ``coreenv train-mara`` or
+``python -m coreenv_lab.commands.train_mara``), in training-seed order; before 0.3.0 this was
+``coreenv learning-curves``. Prints, from each run's ``history.json``: the completion on the
+fixed selection episodes at every evaluation (mean and spread over the arm's runs); each run's
+final, best and area under the curve and its final completion against LARA's on the same
+selection episodes; and, with two arms or more, the first − the second paired by seed (the runs
+in the order given) and by selection episode. With ``--test-episodes N`` each run's last policy
+and LARA play the same N episodes of ``--task-set`` at ``--arrival-prob`` from seed 1,000,000
+(the sweep's evaluation seeds, never trained on).
 """
 
 from __future__ import annotations
@@ -21,11 +22,6 @@ import argparse
 from pathlib import Path
 
 from coreenv.curves import TASK_SETS
-from mara_agents import seeds
-from mara_agents.cli.parser import CommandParser, add_arrival_prob
-from mara_agents.evaluation import completion_rates
-from mara_agents.schedulers import LARA
-from mara_agents.training import TRAINING_ENV
 from coreenv_lab.training.curves import read_curve
 from coreenv_lab.training.curves_report import (
     curve_table,
@@ -34,18 +30,25 @@ from coreenv_lab.training.curves_report import (
     plot_arms,
     runs_table,
 )
+from mara_agents import seeds
+from mara_agents.cli.parser import CommandParser, add_arrival_prob
+from mara_agents.evaluation import completion_rates
+from mara_agents.schedulers import LARA
+from mara_agents.training import TRAINING_ENV
+
+PROG = "python -m coreenv_lab.commands.learning_curves"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The options, every run folder and the pairing of the first two arms checked."""
-    parser = CommandParser(prog="coreenv learning-curves", description=__doc__.splitlines()[0])
+    parser = CommandParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument(
         "--arm",
         nargs="+",
         action="append",
         required=True,
         metavar="LABEL RUN",
-        help="a recipe's label and its train-mara work folders; repeatable",
+        help="a recipe's label and its training runs' work folders; repeatable",
     )
     parser.add_argument(
         "--test-episodes",

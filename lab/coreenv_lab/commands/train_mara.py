@@ -1,35 +1,42 @@
 r"""Train MARA's allocator with any of the lab's settings: expert iteration, then RL.
 
 The lab's full command line over `mara_agents.training.train_mara` (``coreenv train-mara`` runs
-the shipped recipe with the few options a user of it needs). Only the shipped networks are
-variants; the ablations set ``--predictor`` (e.g. ``wls``) or ``--beta 0``.
+the shipped recipe with the few options a user of it needs); every option of ``coreenv
+train-mara`` before 0.3.0 is here. ``--variant`` is a shipped network (``mara``, ``mara_sets``:
+`mara_agents.schedulers.variants.VARIANTS`) or a lab variant (``mara_wls``, ``mara_noshape``,
+``mara_history``: `coreenv_lab.variants.LAB_VARIANTS`), whose predictor, β, information model
+and checkpoint (in `coreenv_lab.CHECKPOINTS`) are the defaults of ``--predictor``, ``--beta``,
+``--information`` and ``--out``:
 
-    python -m coreenv_lab.commands.train_mara --variant mara --minutes 60        # MAT + FM, shaped reward
-    python -m coreenv_lab.commands.train_mara --predictor wls --minutes 60      # MAT + WLS
-    python -m coreenv_lab.commands.train_mara --beta 0 --minutes 60             # MAT + FM, beta = 0
+    python -m coreenv_lab.commands.train_mara --variant mara --minutes 60      # MAT + FM, shaped
+    python -m coreenv_lab.commands.train_mara --variant mara_wls --minutes 60  # MAT + WLS
+    python -m coreenv_lab.commands.train_mara --variant mara_noshape --minutes 60  # beta = 0
 
-A command line over `mara_agents.training.train_mara`; every default is the recipe of the shipped
-checkpoints (`MARATrainConfig`, `MARA_GROUPED`, `ImitationConfig`).
+``--predictor`` takes the lab's predictors too (`coreenv_lab.predictors.LAB_PREDICTORS`, such as
+``fm_mara_analog``); a run on one of them records its name in the checkpoint, which
+`MARA.pretrained` then reads given ``predictors={name: make_predictor(name)}`` (as
+`coreenv_lab.methods` does). Every default is the recipe of the shipped checkpoints
+(`MARATrainConfig`, `MARA_GROUPED`, `ImitationConfig`).
 
 1. **Expert iteration** (warm start): the MAT learns to copy HOP with the same predictor on
    ``--demo-episodes`` episodes (cross-entropy on the teacher's node actions, teacher-forced),
    then ``--dagger-rounds`` rounds in which the student plays and the teacher labels (DAgger);
    ``--teacher lara`` or ``oracle`` copies another teacher.
 2. **RL** for ``--minutes`` of wall time (or ``--max-updates``) with the potential-shaped reward
-   (the variant's β, 1; ``--beta 0`` for the unshaped ablation) and γ = 1. ``--algorithm grouped`` (default):
-   ``--workloads`` seeds × ``--group`` whole episodes per update, decisions held up to
-   ``--hold`` steps between events, leave-one-out baselines per seed, a KL anchor of weight
-   ``--anchor`` to the imitation policy. ``--algorithm ppo``: PPO with small steps
-   (`MARA_PPO`) on ``--envs`` environments, whose first ``--critic-warmup`` updates train only
-   the value function.
-   ``--algorithm held_ppo``: MAT + PPO with a critic over ``--episodes`` whole episodes per
-   update and decisions held up to ``--hold`` steps (`MARA_SCRATCH`).
+   (the variant's β: 1, or 0 for ``mara_noshape``; ``--beta`` sets another) and γ = 1.
+   ``--algorithm grouped`` (default): ``--workloads`` seeds × ``--group`` whole episodes per
+   update, decisions held up to ``--hold`` steps between events, leave-one-out baselines per
+   seed, a KL anchor of weight ``--anchor`` to the imitation policy. ``--algorithm ppo``: PPO
+   with small steps (`MARA_PPO`) on ``--envs`` environments, whose first ``--critic-warmup``
+   updates train only the value function. ``--algorithm held_ppo``: MAT + PPO with a critic over
+   ``--episodes`` whole episodes per update and decisions held up to ``--hold`` steps
+   (`MARA_SCRATCH`).
 
 ``--scratch`` skips the warm start: RL from the random weights of ``--seed``. The paper's recipe
 from scratch, 10 M steps (docs/mara.md, *Learning from scratch*):
 
-    python -m coreenv_lab.commands.train_mara --variant mara --scratch --algorithm held_ppo --seed 1 \
-        --env-seed 300000 --max-steps 10000000 --minutes 600 --eval-every 6 \
+    python -m coreenv_lab.commands.train_mara --variant mara --scratch --algorithm held_ppo \
+        --seed 1 --env-seed 300000 --max-steps 10000000 --minutes 600 --eval-every 6 \
         --work results/scratch/shaped_1 --out results/scratch/shaped_1/mara.pt
 
 Every ``--eval-every`` updates the deterministic policy is evaluated on ``--eval-episodes``
@@ -50,11 +57,12 @@ import torch
 from coreenv import CLUSTERS, INFORMATION_MODELS, EnvConfig
 from coreenv.curves import TASK_SETS
 from coreenv.layout import cluster_columns, slot_width
+from coreenv_lab.predictors import LAB_PREDICTORS, make_readable
+from coreenv_lab.variants import LAB_VARIANTS
 from mara_agents.cli.parser import CommandParser
 from mara_agents.policy.mat import ENCODERS
-from coreenv_lab.predictors import LAB_PREDICTORS
 from mara_agents.predictors import POLICY_PREDICTORS
-from mara_agents.schedulers.mara import VARIANTS
+from mara_agents.schedulers.variants import VARIANTS
 from mara_agents.training import MARA_PPO, ImitationConfig, MARATrainConfig, train_mara
 from mara_agents.training.imitation import TEACHERS
 from mara_agents.training.recipe import ALGORITHMS, MARA_GROUPED, MARA_SCRATCH, check_init
@@ -88,6 +96,7 @@ TAKES = {
 }
 """The RL-stage options each algorithm reads when given (unset: the algorithm's own default);
 all but ``critic_warmup`` (a `MARATrainConfig` field) are fields of the algorithm's config."""
+PROG = "python -m coreenv_lab.commands.train_mara"
 
 
 def stage_options(args: argparse.Namespace) -> dict:
@@ -98,9 +107,12 @@ def stage_options(args: argparse.Namespace) -> dict:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The options, refusing any the chosen algorithm ignores and a mismatched ``--init``."""
-    parser = CommandParser(prog="python -m coreenv_lab.commands.train_mara", description=__doc__.splitlines()[0])
+    parser = CommandParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--variant", choices=sorted(VARIANTS), default=RUN["variant"], help="which MARA to train"
+        "--variant",
+        choices=sorted({*VARIANTS, *LAB_VARIANTS}),
+        default=RUN["variant"],
+        help="which MARA to train: a shipped network or a lab variant (its settings the defaults)",
     )
     parser.add_argument("--minutes", type=float, default=RUN["minutes"], help="PPO wall time")
     parser.add_argument(
@@ -257,8 +269,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="task set of the training and selection episodes (corpus_train: every kind)",
     )
     parser.add_argument("--work", type=Path, default=None, help="default results/mara/VARIANT")
-    parser.add_argument("--out", type=Path, default=None, help="default: the shipped checkpoint")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="default: the variant's checkpoint (overwritten)"
+    )
     args = parser.parse_args(argv)
+    predictor = args.predictor or lab_defaults(args.variant).get("predictor")
+    if predictor in LAB_PREDICTORS:
+        make_readable(predictor)  # before any config names it
     if args.init is not None and not args.init.is_file():
         parser.error(f"--init {args.init}: no such checkpoint file")
     if args.init is not None and args.scratch:
@@ -278,23 +295,46 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def lab_defaults(variant: str) -> dict:
+    """What a lab variant sets (`LAB_VARIANTS`) as `MARATrainConfig` fields; {} for a shipped one.
+
+    A lab variant trains the shipped ``mara`` network's recipe with its predictor, β and
+    information model, and writes its own checkpoint.
+    """
+    if variant not in LAB_VARIANTS:
+        return {}
+    lab = LAB_VARIANTS[variant]
+    fields = {
+        "variant": "mara",
+        "predictor": lab.predictor,
+        "shaping_beta": lab.shaping_beta,
+        "out": lab.path,
+    }
+    if lab.information != VARIANTS["mara"].information:
+        fields["information"] = lab.information
+    return fields
+
+
 def config_from(args: argparse.Namespace) -> MARATrainConfig:
     """The run the flags describe; unset paths derive from the variant."""
     given = stage_options(args)
     critic_warmup = given.pop("critic_warmup", RUN["critic_warmup"])
     steps = {name: given if name == args.algorithm else {} for name in ALGORITHMS}
-    sets = args.sets or VARIANTS[args.variant].sets or args.cluster != "equal"
+    lab = lab_defaults(args.variant)
+    base = VARIANTS[lab.get("variant", args.variant)]
+    sets = args.sets or base.sets or args.cluster != "equal"
+    information = args.information or lab.get("information")
     shown = EnvConfig(
-        information=args.information or VARIANTS[args.variant].information,
+        information=information or base.information,
         estimate_quantiles=tuple(args.quantiles),
         **CLUSTERS[args.cluster],
     )
     return MARATrainConfig(
         work=args.work or Path("results/mara") / args.variant,
-        out=args.out or VARIANTS[args.variant].path,
-        variant=args.variant,
-        shaping_beta=args.beta,
-        predictor=args.predictor,
+        out=args.out or lab.get("out") or base.path,
+        variant=lab.get("variant", args.variant),
+        shaping_beta=args.beta if args.beta is not None else lab.get("shaping_beta"),
+        predictor=args.predictor or lab.get("predictor"),
         minutes=args.minutes,
         max_updates=args.max_updates,
         algorithm=args.algorithm,
@@ -316,7 +356,7 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
         env_seed=args.env_seed,
         task_set=args.task_set,
         quantiles=tuple(args.quantiles),
-        information=args.information,
+        information=information,
         warm_history=args.warm_history,
         nodes=args.nodes,
         cluster=args.cluster,

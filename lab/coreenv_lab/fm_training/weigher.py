@@ -34,12 +34,8 @@ import torch
 
 from coreenv import EnvConfig, Estimate, Predictor, TaskContext, estimate_many
 from coreenv.curves import NAMED_SPLITS, CurveBank, demand_of, named_task_set
-from mara_agents.checks import require
-from mara_agents.evaluation import run_episodes
-from mara_agents.fm_training.corpus import BUNDLED_CORPUS, corpus_rows, load_corpus
 from coreenv_lab.predictor_eval.history import HistoryConfig, draw_histories
-from mara_agents.predictor_eval.queries import QueryConfig, make_queries
-from mara_agents.predictors import make_predictor
+from coreenv_lab.predictors import make_predictor
 from coreenv_lab.predictors.analog_weigher import (
     AnalogWeigher,
     WeigherConfig,
@@ -48,6 +44,10 @@ from coreenv_lab.predictors.analog_weigher import (
 )
 from coreenv_lab.predictors.analogs import blend_each, futures
 from coreenv_lab.predictors.in_context import IN_CONTEXT, AnalogPredictor
+from mara_agents.checks import require
+from mara_agents.evaluation import run_episodes
+from mara_agents.fm_training.corpus import BUNDLED_CORPUS, corpus_rows, load_corpus
+from mara_agents.predictor_eval.queries import QueryConfig, make_queries
 from mara_agents.schedulers import LARA
 
 __all__ = [
@@ -76,7 +76,8 @@ class WeigherTrainConfig:
     """One training run of the weigher (defaults: a few minutes on one core)."""
 
     base: str = "fm_mara_student"
-    """The predictor weighed (a name in `PREDICTORS`): the weigher is trained for it alone."""
+    """The predictor weighed (a name of `coreenv_lab.predictors.make_predictor`): the weigher is
+    trained for it alone."""
     corpus: str = BUNDLED_CORPUS
     """The curve corpus whose runs give the examples (`load_corpus`)."""
     sources: tuple[str, ...] = ("protocol", "episodes")

@@ -20,8 +20,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from mara_agents.checks import require
 from coreenv_lab.predictors.analogs import Match
+from mara_agents.checks import require
 from mara_agents.predictors.horizon import HORIZON
 
 __all__ = ["AnalogWeigher", "WeigherConfig", "WeigherInputs", "weigher_inputs"]

@@ -1,4 +1,4 @@
-"""The report of `coreenv learning-curves`: tables of training runs' curves, and their plot.
+"""The report of `coreenv_lab.commands.learning_curves`: tables of runs' curves, and their plot.
 
 An *arm* is one recipe's runs, a label mapped to their `LearningCurve`s in training-seed order.
 Each function returns the markdown lines of one table (`plot_arms` draws the figure); the
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
+from coreenv_lab.training.curves import LearningCurve, last_policies, paired_runs
 from mara_agents import seeds
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.schedulers import LARA
-from coreenv_lab.training.curves import LearningCurve, last_policies, paired_runs
 
 __all__ = [
     "Arms",

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from coreenv import Decisions, EnvConfig, make_config
-from mara_agents.schedulers.base import Scheduler
 from coreenv_lab.training.observed import play_decisions
+from mara_agents.schedulers.base import Scheduler
 
 __all__ = ["DecisionRewards", "ShapingScale", "decision_rewards", "lambda_sums", "shaping_scale"]
 

@@ -368,12 +368,12 @@ class CoreEnv(PredictorHook, ParallelEnv):
         return metrics(self._lanes.counters(0), self.config.num_nodes)
 
     def slot_table(self) -> SlotTable:
-        """Deprecated (removed in 0.3.0): the (K,) slot arrays of 0.1.0; read `view` instead."""
+        """Deprecated (removed in 0.4.0): the (K,) slot arrays of 0.1.0; read `view` instead."""
         _deprecated("slot_table()", "view()")
         return SlotTable(self._lanes, self._predictor is not None)
 
     def oracle_view(self) -> OracleView:
-        """Deprecated (removed in 0.3.0): 0.1.0's truth; read ``view(clairvoyant=True)`` instead."""
+        """Deprecated (removed in 0.4.0): 0.1.0's truth; read ``view(clairvoyant=True)`` instead."""
         _deprecated("oracle_view()", "view(clairvoyant=True)")
         return OracleView.of(self._lanes)
 
@@ -438,7 +438,7 @@ _REWARD = 0, engine.REWARD  # the lane's reward in `Lanes.returns`
 
 def _deprecated(old: str, new: str) -> None:
     warnings.warn(
-        f"CoreEnv.{old} is deprecated and will be removed in coreenv 0.3.0: use CoreEnv.{new}, "
+        f"CoreEnv.{old} is deprecated and will be removed in coreenv 0.4.0: use CoreEnv.{new}, "
         "a SchedulerView (docs/schedulers.md).",
         DeprecationWarning,
         stacklevel=3,

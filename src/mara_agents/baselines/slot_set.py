@@ -276,8 +276,8 @@ def extractor_for(trained: SlotSetExtractor, config: EnvConfig) -> dict[str, Any
         raise ValueError(
             f"this slot-set policy was trained at {known['num_nodes']} nodes and "
             f"{known['num_slots']} slots and reads that layout only, got {config.num_nodes} "
-            f"nodes and {config.num_slots} slots: it was trained on another layout; the policies "
-            "that play any cluster size are 'ppo_sets' and 'ippo_sets'."
+            f"nodes and {config.num_slots} slots: it was trained on another layout; the policy "
+            "that plays any cluster size is 'ppo'."
         )
     return asked
 

@@ -62,7 +62,7 @@ class HOPConfig:
 
 HOP_TUNED = HOPConfig(slack=1, quantile=0.7)
 """HOP-FM's settings tuned on 100 training episodes (docs/schedulers.md;
-`studies/tuning/tune_hop.py`): the sweep's ``hop_fm`` and ``hop_wls`` and MARA's imitation teacher.
+`studies/tuning/tune_hop.py`): the sweep's ``hop`` and MARA's imitation teacher.
 Every stage's best was within two standard errors of the defaults, +0.19 points over them in all."""
 
 

@@ -146,7 +146,7 @@ def test_mara_reads_the_network_its_policies_were_trained_on():
 
     mara = make_predictor("fm_mara_student")
     assert mara.calibration is None and MARA_NETWORK.name == "fm_mara_student.pt"
-    assert {VARIANTS[name].predictor for name in ("mara", "mara_noshape")} == {"fm_mara_student"}
+    assert {v.predictor for v in VARIANTS.values()} == {"fm_mara_student"}
     reference = FMPredictor.pretrained(MARA_NETWORK, calibrated=False)
     prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
     np.testing.assert_array_equal(mara.futures([prefix]), reference.futures([prefix]))
@@ -163,7 +163,7 @@ def test_a_predictor_by_name_takes_sampler_settings_and_wls_refuses_them():
     with pytest.raises(ValueError, match="'wls' has no sampler settings"):
         make_predictor("wls", samples=8)
     with pytest.raises(ValueError, match="shape the trained network"):
-        make_predictor("fm_uncalibrated", hidden=64)
+        make_predictor("fm", hidden=64)
 
 
 def test_a_logistic_calibration_reads_more_than_the_share():
@@ -186,24 +186,10 @@ def test_a_logistic_calibration_reads_more_than_the_share():
         Calibration(np.array([0.0, 1.0]), np.array([0.0, 1.0]), coefficients=np.zeros(3))
 
 
-@pytest.mark.parametrize(
-    ("old", "new"), [("fm_raw", "fm_uncalibrated"), ("fm_mara", "fm_mara_student")]
-)
-def test_an_old_network_name_still_loads_with_a_deprecation(old, new):
-    from mara_agents.predictors import make_predictor
+def test_the_public_predictors_are_wls_and_fm_and_other_names_are_refused():
+    from mara_agents.predictors import PREDICTORS, make_predictor
 
-    with pytest.warns(DeprecationWarning, match=f"predictor '{old}' is deprecated .* use '{new}'"):
-        loaded = make_predictor(old)
-    prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
-    np.testing.assert_array_equal(loaded.futures([prefix]), make_predictor(new).futures([prefix]))
-
-
-def test_the_teacher_is_read_raw_from_its_own_checkpoint():
-    from mara_agents.predictors import make_predictor
-    from mara_agents.predictors.flow import MARA_TEACHER
-
-    teacher = make_predictor("fm_mara_teacher")
-    reference = FMPredictor.pretrained(MARA_TEACHER, calibrated=False)
-    prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
-    assert teacher.calibration is None
-    np.testing.assert_array_equal(teacher.futures([prefix]), reference.futures([prefix]))
+    assert sorted(PREDICTORS) == ["fm", "wls"]
+    for name in ("fm_raw", "fm_mara", "fm_uncalibrated", "fm_mara_teacher"):
+        with pytest.raises(ValueError, match=f"unknown predictor '{name}'"):
+            make_predictor(name)

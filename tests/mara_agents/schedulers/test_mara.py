@@ -10,8 +10,8 @@ from helpers import play_checking_matchings  # noqa: E402
 from mara_agents import evaluate  # noqa: E402
 from mara_agents.evaluation import run_episodes  # noqa: E402
 from mara_agents.policy import MAT, MATConfig  # noqa: E402
-from mara_agents.predictors import PREDICTORS, RENAMED_PREDICTORS, WLSPredictor  # noqa: E402
-from mara_agents.schedulers.mara import MARA, VARIANTS, MARAVariant  # noqa: E402
+from mara_agents.predictors import POLICY_PREDICTORS, WLSPredictor  # noqa: E402
+from mara_agents.schedulers.mara import MARA, VARIANTS, MARAVariant, ShippedMARA  # noqa: E402
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
@@ -40,18 +40,34 @@ def test_the_sets_checkpoint_plays_any_cluster_size(nodes, slots):
     play_checking_matchings(env, mara)
 
 
-def test_a_checkpoint_of_one_size_names_its_size_and_the_one_for_any_size():
+def test_a_checkpoint_of_one_size_names_its_size_and_the_method_for_any_size():
     env = coreenv.parallel_env(task_set="id", num_nodes=8, num_slots=16, seed=0)
     env.reset()
-    with pytest.raises(ValueError, match="4 nodes and 8 slots only.*MARA.pretrained\\('mara_sets'\\)"):
-        MARA.pretrained("mara_wls").act_view(env.view())
+    with pytest.raises(ValueError, match="4 nodes and 8 slots only.*method 'mara' plays"):
+        MARA.pretrained("mara").act_view(env.view())
 
 
-def test_mara_wls_is_deterministic():
-    first = evaluate(MARA.pretrained("mara_wls"), episodes=1, seed=3, arrival_horizon=150)
-    second = evaluate(MARA.pretrained("mara_wls"), episodes=1, seed=3, arrival_horizon=150)
-    assert first == second
-    assert isinstance(MARA.pretrained("mara_wls").observation_predictor, WLSPredictor)
+def test_the_shipped_mara_plays_the_network_of_the_cluster():
+    mara = ShippedMARA()
+    for nodes, network in ((4, mara.layout), (8, mara.sets)):
+        env = coreenv.parallel_env(task_set="id", num_nodes=nodes, num_slots=2 * nodes, seed=0)
+        env.reset()
+        assert mara.network_for(env.view()) is network
+    assert mara.layout.observation_predictor is mara.sets.observation_predictor
+
+
+def test_the_shipped_mara_refuses_nodes_of_different_speeds_saying_why():
+    env = coreenv.parallel_env(task_set="id", num_nodes=8, node_speeds="mixed", seed=0)
+    env.reset()
+    with pytest.raises(ValueError, match="equal nodes.*no shipped network reads node speeds"):
+        ShippedMARA().act_view(env.view())
+
+
+def test_a_mara_on_wls_is_deterministic():
+    torch.manual_seed(0)
+    mara = MARA(MAT(MATConfig()), WLSPredictor())
+    first = evaluate(mara, episodes=1, seed=3, arrival_horizon=150)
+    assert first == evaluate(mara, episodes=1, seed=3, arrival_horizon=150)
 
 
 def test_missing_checkpoint_is_reported(tmp_path):
@@ -62,14 +78,13 @@ def test_missing_checkpoint_is_reported(tmp_path):
 
 
 def test_every_variant_is_one_entry_naming_its_predictor_beta_and_checkpoint():
+    assert sorted(VARIANTS) == ["mara", "mara_sets"]
     for name, variant in VARIANTS.items():
-        assert variant.predictor in PREDICTORS and variant.path.is_file()
+        assert variant.predictor in POLICY_PREDICTORS and variant.path.is_file()
         state = torch.load(variant.path, map_location="cpu", weights_only=True)
-        stored = RENAMED_PREDICTORS.get(state["predictor"], state["predictor"])  # 0.2's names
-        assert stored == variant.predictor, name
-        assert state["shaping_beta"] == variant.shaping_beta, name
+        assert state["predictor"] == variant.predictor, name
+        assert state["shaping_beta"] == variant.shaping_beta == 1.0, name
         assert state["mat_config"].get("sets", False) == variant.sets, name
-    assert VARIANTS["mara_noshape"].shaping_beta == 0.0 and VARIANTS["mara"].shaping_beta == 1.0
 
 
 def test_bad_variant_is_refused():
@@ -90,8 +105,10 @@ def test_save_writes_what_pretrained_reads(tmp_path):
         assert torch.equal(a, b)
     state = torch.load(path, map_location="cpu", weights_only=True)
     assert state["shaping_beta"] == 0.5 and state["history"] == [{"phase": "imitation"}]
-    with pytest.raises(ValueError, match="predictor must be one of"):
-        mara.save(path, predictor="truth", shaping_beta=0.0)
+    mara.save(path, predictor="truth", shaping_beta=0.0)
+    with pytest.raises(ValueError, match="reads the predictor 'truth'.*pass it in predictors="):
+        MARA.pretrained("mine", path=path)
+    assert MARA.pretrained("mine", path=path, predictors={"truth": WLSPredictor()}).name == "mine"
 
 
 class SpreadWLS(WLSPredictor):
@@ -121,7 +138,7 @@ def test_a_policy_reading_quantiles_plays_environments_built_with_them():
 def test_quantile_levels_travel_with_the_checkpoint(tmp_path):
     quantile_mara().save(tmp_path / "q.pt", predictor="wls", shaping_beta=1.0)
     assert MARA.pretrained("q", path=tmp_path / "q.pt").observation_quantiles == LEVELS
-    assert MARA.pretrained("mara_wls").observation_quantiles == ()  # shipped before quantiles
+    assert MARA.pretrained("mara").observation_quantiles == ()  # shipped before quantiles
 
 
 def test_the_symlog_setting_travels_with_the_checkpoint(tmp_path):
@@ -130,7 +147,7 @@ def test_the_symlog_setting_travels_with_the_checkpoint(tmp_path):
         tmp_path / "s.pt", predictor="wls", shaping_beta=1.0
     )
     assert MARA.pretrained("s", path=tmp_path / "s.pt").policy.config.symlog
-    assert not MARA.pretrained("mara_wls").policy.config.symlog  # shipped before symlog
+    assert not MARA.pretrained("mara").policy.config.symlog  # shipped before symlog
 
 
 def test_the_decision_form_travels_with_the_checkpoint_and_runners_hold_it(tmp_path):
@@ -141,7 +158,7 @@ def test_the_decision_form_travels_with_the_checkpoint_and_runners_hold_it(tmp_p
     )
     loaded = MARA.pretrained("e", path=tmp_path / "e.pt")
     assert loaded.decisions == held
-    assert MARA.pretrained("mara_wls").decisions is None  # shipped before the field: every step
+    assert MARA.pretrained("mara").decisions is None  # shipped before the field: every step
     every_step = MARA(loaded.policy, loaded.observation_predictor)
     short = {"arrival_horizon": 150}
     assert evaluate(loaded, episodes=2, seed=3, **short) != evaluate(every_step, 2, 3, **short)
@@ -152,17 +169,6 @@ def test_a_layout_the_policy_did_not_learn_is_refused():
         MARA(MAT(MATConfig()), SpreadWLS(), quantiles=LEVELS)
     with pytest.raises(ValueError, match=r"reads the quantile levels \(0.1, 0.5, 0.9\)"):
         evaluate(quantile_mara(), episodes=1, seed=0, estimate_quantiles=(0.25, 0.75))
-
-
-def test_a_checkpoint_naming_an_old_predictor_loads_without_a_warning():
-    import warnings
-
-    state = torch.load(VARIANTS["mara"].path, map_location="cpu", weights_only=True)
-    assert state["predictor"] == "fm_mara"  # as package 0.2 wrote it
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", DeprecationWarning)
-        policy = MARA.pretrained("mara")
-    assert policy.observation_predictor is not None
 
 
 def test_a_policy_trained_without_categories_plays_episodes_that_show_descriptions():
@@ -180,7 +186,7 @@ def test_category_fields_travel_with_the_checkpoint_and_shape_the_episodes(tmp_p
     mara.save(tmp_path / "k.pt", predictor="wls", shaping_beta=1.0)
     loaded = MARA.pretrained("k", path=tmp_path / "k.pt")
     assert loaded.observation_kind_fields == fields
-    assert MARA.pretrained("mara_wls").observation_kind_fields == ()  # shipped before the field
+    assert MARA.pretrained("mara").observation_kind_fields == ()  # shipped before the field
     result = evaluate(loaded, episodes=1, seed=2, arrival_horizon=120, information="description")
     assert 0.0 <= result["completion_rate"] <= 1.0
     with pytest.raises(ValueError, match="play it where tasks are described"):

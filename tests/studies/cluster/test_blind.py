@@ -24,3 +24,7 @@ def test_blind_lara_acts_as_lara_on_a_cluster_of_equal_nodes():
         view = env.view()
         np.testing.assert_array_equal(blind.BlindLARA().act_view(view), LARA().act_view(view))
         env.step(dict(zip(env.agents, LARA().act_view(view)[0].tolist())))
+
+
+def test_the_blind_planners_are_named_after_the_sweep_s_methods():
+    assert blind.BlindLARA.name == "lara_blind" and blind.BlindHOP.name == "hop_blind"

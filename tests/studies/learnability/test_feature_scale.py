@@ -4,9 +4,9 @@ import pytest
 
 from coreenv import Decisions, SlotFeature, make_config
 from coreenv.layout import OBS_BOUND
+from coreenv_lab.training.observed import feature_scales, play_decisions
 from helpers import STUDIES, load_script
 from mara_agents.schedulers import LARA
-from coreenv_lab.training.observed import feature_scales, play_decisions
 
 feature_scale = load_script("feature_scale", STUDIES / "learnability")
 CONFIG = make_config(None, task_set="id_train", arrival_prob=0.04)
@@ -35,11 +35,19 @@ def test_the_script_prints_one_row_per_feature(capsys):
     assert "| time_left | " in out and "| est_p_success | " in out
 
 
+def test_the_script_plays_the_lab_s_mara_wls_unless_told():
+    pytest.importorskip("torch")
+    args = feature_scale.parse_args([])
+    assert args.method == "coreenv_lab.methods:mara_wls"
+    assert feature_scale.make_scheduler(args.method).name == "mara_wls"
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["--episodes", "0"], "argument --episodes: a count must be an int >= 1"),
         (["--method", "magic"], "unknown method 'magic'"),
+        (["--method", "mara_wls"], "'mara_wls' is a study's variant of MARA"),
     ],
 )
 def test_bad_input_is_refused_before_any_work(argv, message, capsys):

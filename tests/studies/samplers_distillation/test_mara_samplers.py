@@ -5,8 +5,10 @@ import pytest
 
 pytest.importorskip("torch")
 
+from coreenv_lab.predictors import MARA_TEACHER  # noqa: E402
+from coreenv_lab.variants import LAB_VARIANTS  # noqa: E402
 from helpers import STUDIES, load_script  # noqa: E402
-from mara_agents.predictors.flow import MARA_NETWORK, MARA_TEACHER  # noqa: E402
+from mara_agents.predictors.flow import MARA_NETWORK  # noqa: E402
 
 FOLDER = STUDIES / "samplers_distillation"
 
@@ -32,6 +34,17 @@ def test_mara_samplers_reads_a_named_checkpoint_raw_on_the_task_set_asked(capsys
     assert "+0.00 ± 0.00" in rows[1]  # the same network and sampler: the same episodes
 
 
+def test_mara_samplers_plays_a_lab_variant_from_its_checkpoint(capsys):
+    samplers = load_script("mara_samplers", FOLDER)
+    assert set(samplers.FM_VARIANTS) == {"mara", "mara_sets", "mara_noshape", "mara_history"}
+    predictor, path = samplers.FM_VARIANTS["mara_noshape"]
+    assert predictor == "fm_mara_student" and path == LAB_VARIANTS["mara_noshape"].path
+    samplers.main(["--variant", "mara_noshape", "--episodes", "2", "--settings", "2:1:euler"])
+    out = capsys.readouterr().out
+    assert out.startswith("mara_noshape on 2 id_train episodes")
+    assert [line for line in out.splitlines() if line.startswith("| 2 | 1 | euler |")]
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
@@ -42,6 +55,7 @@ def test_mara_samplers_reads_a_named_checkpoint_raw_on_the_task_set_asked(capsys
         (["--episodes", "1"], "--episodes must be >= 2"),
         (["--seed", "999990", "--episodes", "20"], "training seeds"),
         (["--task-set", "id_tset"], "invalid choice: 'id_tset'"),
+        (["--variant", "mara_wls"], "invalid choice: 'mara_wls'"),  # reads WLS: no sampler
     ],
 )
 def test_mara_samplers_refuses_bad_input_before_work(argv, message, capsys):

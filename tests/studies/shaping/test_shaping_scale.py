@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from coreenv import Decisions, make_config
+from coreenv_lab.training.shaping import decision_rewards, lambda_sums
 from helpers import STUDIES, load_script
 from mara_agents.schedulers import LARA
-from coreenv_lab.training.shaping import decision_rewards, lambda_sums
 
 shaping_scale = load_script("shaping_scale", STUDIES / "shaping")
 

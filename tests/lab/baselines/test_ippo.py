@@ -11,13 +11,13 @@ torch = pytest.importorskip("torch")
 from coreenv import CoreEnv, Decisions, SlotFeature  # noqa: E402
 from coreenv.config import make_config  # noqa: E402
 from coreenv.layout import sequential_layout, slot_width  # noqa: E402
-from helpers import TINY_TRAINING_ENV, OneByOne  # noqa: E402
 from coreenv_lab.baselines.ippo import (  # noqa: E402
     IPPOConfig,
     IPPOScheduler,
     SlotSetActorCritic,
     train_ippo,
 )
+from helpers import TINY_TRAINING_ENV, OneByOne  # noqa: E402
 from mara_agents.evaluation import completion_rates, run_episodes  # noqa: E402
 
 ENV = {**TINY_TRAINING_ENV, "shaping_beta": 0.0}

@@ -1,4 +1,4 @@
-"""`coreenv learning-curves`: curves, pairs and last policies against LARA."""
+"""`python -m coreenv_lab.commands.learning_curves`: curves, pairs, last policies against LARA."""
 
 import json
 
@@ -7,7 +7,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from mara_agents.cli import learning_curves  # noqa: E402
+from coreenv_lab.commands import learning_curves  # noqa: E402
+from coreenv_lab.training import curves_report  # noqa: E402
 from mara_agents.schedulers.mara import MARA  # noqa: E402
 
 
@@ -35,8 +36,6 @@ def test_learning_curves_prints_curves_pairs_and_last_policies_against_lara(
     def completion_rates(scheduler, episodes, seed, **env):  # full episodes take minutes here
         played.append((scheduler.name, episodes, seed, env["task_set"]))
         return np.array([0.4, 0.5]) if scheduler.name == "lara" else np.array([0.5, 0.7])
-
-    from mara_agents.training import curves_report
 
     monkeypatch.setattr(learning_curves, "completion_rates", completion_rates)
     monkeypatch.setattr(curves_report, "completion_rates", completion_rates)

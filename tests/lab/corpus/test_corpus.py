@@ -11,8 +11,14 @@ pytest.importorskip("torch")
 pytest.importorskip("sklearn")
 
 from coreenv.curves import load_bank  # noqa: E402
+from coreenv_lab.corpus import (  # noqa: E402
+    CORPUS_FAMILIES,
+    KINDS,
+    corpus_curves,
+    plan_corpus,
+    split_of,
+)
 from coreenv_lab.corpus.cache import is_cached  # noqa: E402
-from coreenv_lab.corpus import CORPUS_FAMILIES, KINDS, corpus_curves, plan_corpus, split_of  # noqa: E402
 from coreenv_lab.corpus.store import CURVES, ema  # noqa: E402
 from coreenv_lab.corpus.training import SCHEDULES, schedule_factor  # noqa: E402
 from helpers import load_script  # noqa: E402

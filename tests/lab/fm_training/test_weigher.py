@@ -8,13 +8,13 @@ import pytest
 
 pytest.importorskip("torch")
 
-from mara_agents.fm_training.corpus import corpus_rows, load_corpus  # noqa: E402
 from coreenv_lab.fm_training.weigher import (  # noqa: E402
     WeigherTrainConfig,
     excluded_families,
     train_weigher,
     weigher_examples,
 )
+from mara_agents.fm_training.corpus import corpus_rows, load_corpus  # noqa: E402
 from mara_agents.predictors import make_predictor  # noqa: E402
 
 

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("torch")
 
 from coreenv import Description, FinishedTask, TaskContext, reads_context  # noqa: E402
-from mara_agents.predictors import make_predictor  # noqa: E402
+from coreenv_lab.predictors import make_predictor  # noqa: E402
 from coreenv_lab.predictors.analog_weigher import (  # noqa: E402
     QUERY_FEATURES,
     TOKEN_FEATURES,

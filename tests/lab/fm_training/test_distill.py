@@ -14,7 +14,8 @@ from coreenv_lab.fm_training.distill import (  # noqa: E402
     distill_fm,
     prefix_contexts,
 )
-from mara_agents.predictors.flow import MARA_NETWORK, MARA_TEACHER, FMPredictor  # noqa: E402
+from coreenv_lab.predictors import MARA_TEACHER  # noqa: E402
+from mara_agents.predictors.flow import MARA_NETWORK, FMPredictor  # noqa: E402
 from mara_agents.predictors.flow_model import (  # noqa: E402
     FMConfig,
     VelocityNet,

@@ -15,7 +15,6 @@ from coreenv.curves import (  # noqa: E402
     named_task_set,
     save_bank,
 )
-from mara_agents.fm_training.calibration_fit import BACKTESTS  # noqa: E402
 from coreenv_lab.fm_training.folds import (  # noqa: E402
     cross_fitted_calibrations,
     fold_predictor,
@@ -24,6 +23,7 @@ from coreenv_lab.fm_training.folds import (  # noqa: E402
     score_fold,
     train_calibrated,
 )
+from mara_agents.fm_training.calibration_fit import BACKTESTS  # noqa: E402
 from mara_agents.fm_training.training import FMTrainConfig, training_bank  # noqa: E402
 from mara_agents.predictors.flow_model import FMConfig  # noqa: E402
 

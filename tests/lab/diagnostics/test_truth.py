@@ -9,9 +9,9 @@ import pytest
 
 import coreenv
 from coreenv.curves import named_task_set
-from helpers import idle
 from coreenv_lab.diagnostics import ClairvoyantPredictor, TruthHOP, TruthLARA
 from coreenv_lab.diagnostics.truth import TaskErrors
+from helpers import idle
 from mara_agents.evaluation import completion_rates
 from mara_agents.schedulers import LARA
 

@@ -1,4 +1,5 @@
-"""The plain-PPO baseline: trains from scratch, evaluates on selection episodes, resumes, plays."""
+"""The MaskablePPO baseline's training: from scratch, judged on selection episodes, resumed, and
+played in the form it trained in."""
 
 import json
 
@@ -12,12 +13,11 @@ from coreenv import CoreSequentialEnv, Decisions  # noqa: E402
 from coreenv.config import make_config  # noqa: E402
 from helpers import SMALL_CURVES, OneByOne  # noqa: E402
 from mara_agents.baselines.maskable_ppo import (  # noqa: E402
-    MaskablePPOConfig,
     MaskablePPOScheduler,
     SequentialPPOScheduler,
     load_scheduler,
-    train_maskable_ppo,
 )
+from mara_agents.training.maskable_ppo import MaskablePPOConfig, train_maskable_ppo  # noqa: E402
 from mara_agents.evaluation import completion_rates, run_episodes  # noqa: E402
 from mara_agents.predictors import make_predictor  # noqa: E402
 
@@ -172,7 +172,7 @@ def test_a_run_continues_only_in_its_own_form_and_the_joint_loader_points_to_the
 
 def test_a_sets_policy_plays_a_bigger_cluster_and_others_name_the_one_that_does(tmp_path):
     """Trained at 2 nodes and 3 slots, ``slot_sets`` plays 4 and 6 (alone as in lockstep); the
-    MLP and the slot-set policy reading node ids refuse it, naming ``ppo_sets``."""
+    MLP and the slot-set policy reading node ids refuse it, naming ``ppo``."""
     torch.set_num_threads(1)
     big = {**ENV, "num_nodes": 4, "num_slots": 6}
     episodes = [(make_config(None, **big), 900_000 + i) for i in range(2)]
@@ -181,7 +181,7 @@ def test_a_sets_policy_plays_a_bigger_cluster_and_others_name_the_one_that_does(
         train_maskable_ppo(run, lambda _: None)
         scheduler = load_scheduler(tmp_path / policy / "model.zip")
         if policy != "slot_sets":
-            refused = "trained at 2 nodes and 3 slots|another layout.*is 'ppo_sets'"
+            refused = "trained at 2 nodes and 3 slots|another layout.*is 'ppo'"
             with pytest.raises(ValueError, match=refused):
                 run_episodes(scheduler, episodes)
             continue

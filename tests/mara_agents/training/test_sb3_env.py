@@ -10,7 +10,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecMonitor  # noqa: E402
 
 from coreenv import CoreVectorEnv, SequentialVectorEnv  # noqa: E402
 from helpers import SMALL_CURVES  # noqa: E402
-from mara_agents.baselines import SB3VecEnv  # noqa: E402
+from mara_agents.training.sb3_env import SB3VecEnv  # noqa: E402
 
 SHORT = {"task_set": SMALL_CURVES, "deadline_window": (5, 30), "arrival_horizon": 40}
 

@@ -10,9 +10,9 @@ import pytest
 
 from coreenv import BatchedCore, Description, EnvConfig, Estimate, FinishedTask, TaskContext
 from coreenv.curves import CurveBank, named_task_set
-from mara_agents.predictors import WLSPredictor
 from coreenv_lab.predictors.analogs import AnalogConfig
 from coreenv_lab.predictors.in_context import AnalogPredictor
+from mara_agents.predictors import WLSPredictor
 from mara_agents.schedulers import LARA
 
 CURVE = 2.0 * (1.0 + np.arange(400)) ** -0.5  # losses[n] after n batches
