@@ -85,8 +85,9 @@ class EnvConfig:
     """"default" (Bernoulli arrivals) or "infeasible_stress" (design §2's fixed 20-task test)."""
     task_set: Any = "id_train"
     """Where curves come from: a name ("id_train", "id", "rl_ood", "vit_ood", "synthetic",
-    "live"), a path to a bank `.npz`, a `CurveBank` or a `CurveSource`. The default is the ID
-    *training* runs, so code that trains on the defaults never sees the test runs (``"id"``)."""
+    "live"), a path to a bank `.npz` or to a CSV of training logs (`bank_from_csv`), a `CurveBank`
+    or a `CurveSource`. The default is the ID *training* runs, so code that trains on the
+    defaults never sees the test runs (``"id"``)."""
     seed: int | None = None
     """Seed used by the first `reset()` that is given none."""
     max_steps: int | None = None
@@ -394,6 +395,6 @@ def _check_task_set(value: Any) -> None:
     if isinstance(value, (str, os.PathLike, CurveSource)):
         return
     raise ConfigError(
-        "EnvConfig.task_set must be a task-set name, a path to a bank .npz or a CSV, a CurveBank or a "
-        f"CurveSource, got {type(value).__name__}: {value!r}."
+        "EnvConfig.task_set must be a task-set name, a path to a bank .npz or a CSV, a CurveBank "
+        f"or a CurveSource, got {type(value).__name__}: {value!r}."
     )

@@ -1,8 +1,8 @@
 """Registers ``coreenv/CoRE-v1`` with PettingZoo (parallel and AEC) and Gymnasium on import.
 
-Gymnasium also gets the sequential form, ``coreenv/CoRE-Sequential-v1``, and ``coreenv/CoRE-Learn-v1``,
-the same form with the defaults of the documented recipe that learns. The retired
-``coreenv/CoRE-v0`` stays registered so that making it says what to use instead.
+Gymnasium also gets the sequential form, ``coreenv/CoRE-Sequential-v1``, and
+``coreenv/CoRE-Learn-v1``, the same form with the defaults of the documented recipe that learns.
+The retired ``coreenv/CoRE-v0`` stays registered so that making it says what to use instead.
 """
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ def write_logs(tmp_path, name="my_logs.csv"):
     lines = ["run,batch,loss,family,lr"]
     for run, family, length in (("a", "mlp", 12), ("b", "cnn", 7)):
         curve = 2.0 * (1 + np.arange(length)) ** -0.4
-        lines += [f"{run},{batch},{float(loss)!r},{family},0.01" for batch, loss in enumerate(curve)]
+        lines += [f"{run},{b},{float(loss)!r},{family},0.01" for b, loss in enumerate(curve)]
     path.write_text("\n".join(lines) + "\n")
     return path
 

@@ -94,8 +94,8 @@ def register_task_set(name: str, factory: TaskSetFactory, *, replace: bool = Fal
 
     Raises:
         ConfigError: ``name`` is not a non-empty str, reads as a file's path (ends in .npz or
-            .csv, or holds a path separator), or is taken and ``replace`` is False; ``factory`` is not
-            callable.
+            .csv, or holds a path separator), or is taken and ``replace`` is False; ``factory``
+            is not callable.
     """
     TASK_SETS.register(name, factory, replace=replace)
 
@@ -122,10 +122,10 @@ def resolve_task_set(task_set: Any) -> CurveSource:
             )
         return source
     raise ConfigError(
-        f"EnvConfig.task_set {task_set!r} is not a known task set {sorted(TASK_SETS)}, "
-        "a path to a bank .npz or a CSV of training logs, a CurveBank or a CurveSource. (Task sets of other packages, "
-        "such as 'live', are found through their entry points: after pulling a new version of "
-        "a source checkout, reinstall it with pip install -e .)"
+        f"EnvConfig.task_set {task_set!r} is not a known task set {sorted(TASK_SETS)}, a path "
+        "to a bank .npz or a CSV of training logs, a CurveBank or a CurveSource. (Task sets of "
+        "other packages, such as 'live', are found through their entry points: after pulling a "
+        "new version of a source checkout, reinstall it with pip install -e .)"
     )
 
 
