@@ -56,9 +56,10 @@ def env_settings(draw, nodes: int = 5, slots: int = 6, horizon: int = 60, window
     """Random `EnvConfig` fields for property tests, sizes up to the bounds (task set apart)."""
     low = draw(st.integers(1, window))
     f_low = draw(st.floats(0.01, 1.0))
+    num_nodes = draw(st.integers(1, nodes))
     return dict(
-        num_nodes=draw(st.integers(1, nodes)),
-        num_slots=draw(st.integers(1, slots)),
+        num_nodes=num_nodes,
+        num_slots=draw(st.integers(num_nodes, max(num_nodes, slots))),  # no node idles for ever
         arrival_prob=draw(st.floats(0.0, 1.0)),
         arrival_horizon=draw(st.integers(1, horizon)),
         deadline_window=(low, low + draw(st.integers(0, window))),

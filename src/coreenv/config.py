@@ -22,9 +22,14 @@ __all__ = [
     "SCENARIO_NAMES",
     "SPEED_MIXES",
     "CLUSTERS",
+    "ARRIVAL_PER_SPEED",
+    "REFERENCE_CAPACITY",
     "EnvConfig",
+    "capacity_load",
     "check_arrival_prob",
+    "default_arrival_prob",
     "make_config",
+    "node_speeds_of",
     "per_node_load",
 ]
 
@@ -57,8 +62,9 @@ class EnvConfig:
     """M, the number of compute nodes (the agents)."""
     num_slots: int = 8
     """K, the number of task slots in the active set; tasks beyond it wait in a queue."""
-    arrival_prob: float = 0.04
-    """p, the Bernoulli probability that a task arrives at a step (default scenario)."""
+    arrival_prob: float | None = None
+    """p, the Bernoulli probability that a task arrives at a step (default scenario). None
+    (default): the cluster's default load, `default_arrival_prob` (0.04 at four equal nodes)."""
     arrival_horizon: int = 1000
     """Steps during which tasks may arrive; the episode ends after it, once no task remains."""
     deadline_window: tuple[int, int] = (150, 400)
@@ -79,8 +85,9 @@ class EnvConfig:
     """"default" (Bernoulli arrivals) or "infeasible_stress" (design §2's fixed 20-task test)."""
     task_set: Any = "id_train"
     """Where curves come from: a name ("id_train", "id", "rl_ood", "vit_ood", "synthetic",
-    "live"), a path to a bank `.npz`, a `CurveBank` or a `CurveSource`. The default is the ID
-    *training* runs, so code that trains on the defaults never sees the test runs (``"id"``)."""
+    "live"), a path to a bank `.npz` or to a CSV of training logs (`bank_from_csv`), a `CurveBank`
+    or a `CurveSource`. The default is the ID *training* runs, so code that trains on the
+    defaults never sees the test runs (``"id"``)."""
     seed: int | None = None
     """Seed used by the first `reset()` that is given none."""
     max_steps: int | None = None
@@ -115,7 +122,6 @@ class EnvConfig:
     def __post_init__(self) -> None:
         _check_int(self, "num_nodes", minimum=1)
         _check_int(self, "num_slots", minimum=1)
-        object.__setattr__(self, "arrival_prob", check_arrival_prob(self.arrival_prob))
         _check_int(self, "arrival_horizon", minimum=1)
         _check_pair(self, "deadline_window", int, minimum=1)
         _check_pair(self, "target_fraction", float, minimum=0.0, maximum=1.0, open_low=True)
@@ -141,22 +147,32 @@ class EnvConfig:
         _check_fields(self, "kind_fields")
         _check_speeds(self)
         _check_int(self, "switch_cost", minimum=0)
+        _check_slots_cover_nodes(self)
+        if self.arrival_prob is None:  # marked, so that `replace` keeps following the cluster
+            object.__setattr__(self, "_default_load", True)
+            load = default_arrival_prob(self.num_nodes, self.node_speeds)
+        else:
+            load = check_arrival_prob(self.arrival_prob)
+        object.__setattr__(self, "arrival_prob", load)
 
     def replace(self, **overrides: Any) -> EnvConfig:
-        """Return a copy with some fields changed (validated like the constructor)."""
+        """Return a copy with some fields changed (validated like the constructor).
+
+        A config on the default load keeps it: ``EnvConfig().replace(num_nodes=8)`` is
+        ``EnvConfig(num_nodes=8)``, whose `arrival_prob` is the 8-node cluster's default.
+        """
         _check_names(overrides)
-        return dataclasses.replace(self, **overrides)
+        return dataclasses.replace(self, **_keeping_default_load(self, overrides))
 
     @property
     def speeds(self) -> tuple[int, ...]:
         """Each node's speed (`node_speeds` resolved): M ints, all 1 without the option."""
-        speeds = self.node_speeds
-        if speeds is None:
-            return (1,) * self.num_nodes
-        if isinstance(speeds, str):
-            pattern = SPEED_MIXES[speeds]
-            return tuple(pattern[i % len(pattern)] for i in range(self.num_nodes))
-        return speeds
+        return node_speeds_of(self.num_nodes, self.node_speeds)
+
+    @property
+    def capacity(self) -> int:
+        """The cluster's total speed: batches per step (in `batches_per_step`) it can train."""
+        return sum(self.speeds)
 
     @property
     def fastest_batches(self) -> int:
@@ -183,7 +199,65 @@ def make_config(config: EnvConfig | None = None, **overrides: Any) -> EnvConfig:
     base = EnvConfig() if config is None else config
     if not isinstance(base, EnvConfig):
         raise ConfigError(f"config must be an EnvConfig, got {type(base).__name__}: {base!r}.")
-    return dataclasses.replace(base, **overrides) if overrides else base
+    return base.replace(**overrides) if overrides else base
+
+
+# --- the default load --------------------------------------------------------------------------
+
+ARRIVAL_PER_SPEED = 0.01
+"""The default arrival probability per unit of node speed: the paper's p = 0.04 on its four
+equal nodes. Every cluster's default load (`default_arrival_prob`) keeps this rate, so that a
+bigger or faster cluster is as contended as the paper's."""
+REFERENCE_CAPACITY = 4
+"""Total speed of the paper's cluster (four nodes of speed 1), at which loads are quoted."""
+
+
+def node_speeds_of(num_nodes: int, node_speeds: tuple[int, ...] | str | None) -> tuple[int, ...]:
+    """Each of ``num_nodes`` nodes' speed, from an `EnvConfig.node_speeds` value (checked)."""
+    if node_speeds is None:
+        return (1,) * num_nodes
+    if isinstance(node_speeds, str) and node_speeds in SPEED_MIXES:
+        pattern = SPEED_MIXES[node_speeds]
+        return tuple(pattern[i % len(pattern)] for i in range(num_nodes))
+    if (
+        isinstance(node_speeds, (tuple, list))
+        and len(node_speeds) == num_nodes
+        and all(is_int(v) and v >= 1 for v in node_speeds)
+    ):
+        return tuple(int(v) for v in node_speeds)
+    raise ConfigError(
+        f"EnvConfig.node_speeds must be None, one of {tuple(SPEED_MIXES)} or a tuple of "
+        f"num_nodes={num_nodes} ints >= 1, got {node_speeds!r}."
+    )
+
+
+def capacity_load(
+    arrival_prob: float, num_nodes: int, node_speeds: tuple[int, ...] | str | None = None
+) -> float:
+    """The arrival probability that loads each unit of speed of a cluster as ``arrival_prob``
+    loads the paper's four equal nodes: ``arrival_prob`` times the cluster's total speed / 4.
+
+    Rounded to 6 decimals, so the paper's loads stay the same floats (0.04 at 4 equal nodes,
+    0.08 at 8, 0.16 at 8 "mixed" nodes of total speed 16). Raises `ConfigError` if the result
+    is not a probability.
+    """
+    check_arrival_prob(arrival_prob, "capacity_load's arrival_prob")
+    capacity = sum(node_speeds_of(num_nodes, node_speeds))
+    load = round(float(arrival_prob) * capacity / REFERENCE_CAPACITY, 6)
+    return check_arrival_prob(
+        load, f"the load {arrival_prob} at 4 nodes scaled to total speed {capacity}"
+    )
+
+
+def default_arrival_prob(
+    num_nodes: int = 4, node_speeds: tuple[int, ...] | str | None = None
+) -> float:
+    """A cluster's default arrival probability: `ARRIVAL_PER_SPEED` times its total speed.
+
+    0.04 at four equal nodes (the paper's setting, bit for bit), 0.08 at eight, 0.16 at the
+    eight "mixed" nodes (speeds 1, 1, 2, 4 twice).
+    """
+    return capacity_load(ARRIVAL_PER_SPEED * REFERENCE_CAPACITY, num_nodes, node_speeds)
 
 
 # --- validation helpers ------------------------------------------------------------------------
@@ -201,9 +275,9 @@ def check_arrival_prob(value: Any, name: str = "EnvConfig.arrival_prob") -> floa
 
 
 def per_node_load(arrival_prob: float, num_nodes: int) -> float:
-    """The arrival probability at ``num_nodes`` nodes that gives each node the load
-    ``arrival_prob`` gives the default cluster's (rounded to 6 decimals, so 0.04 at 8 is 0.08)."""
-    return round(arrival_prob * num_nodes / EnvConfig().num_nodes, 6)
+    """The arrival probability at ``num_nodes`` equal nodes that gives each node the load
+    ``arrival_prob`` gives the default cluster's (`capacity_load` on nodes of speed 1)."""
+    return capacity_load(arrival_prob, num_nodes)
 
 
 _FIELD_NAMES = tuple(f.name for f in dataclasses.fields(EnvConfig))
@@ -288,19 +362,27 @@ def _check_fields(cfg: EnvConfig, name: str) -> None:
 
 def _check_speeds(cfg: EnvConfig) -> None:
     value = cfg.node_speeds
-    if value is None or (isinstance(value, str) and value in SPEED_MIXES):
-        return
-    ok = (
-        isinstance(value, (tuple, list))
-        and len(value) == cfg.num_nodes
-        and all(is_int(v) and v >= 1 for v in value)
-    )
-    if not ok:
+    speeds = node_speeds_of(cfg.num_nodes, value)
+    if isinstance(value, (tuple, list)):
+        object.__setattr__(cfg, "node_speeds", speeds)
+
+
+def _check_slots_cover_nodes(cfg: EnvConfig) -> None:
+    """Each slot's task trains on one node at a time, so nodes beyond K would idle for ever."""
+    if cfg.num_slots < cfg.num_nodes:
         raise ConfigError(
-            f"EnvConfig.node_speeds must be None, one of {tuple(SPEED_MIXES)} or a tuple of "
-            f"num_nodes={cfg.num_nodes} ints >= 1, got {value!r}."
+            f"EnvConfig.num_slots={cfg.num_slots} is fewer than num_nodes={cfg.num_nodes}: a "
+            f"slot's task trains on one node at a time, so {cfg.num_nodes - cfg.num_slots} "
+            "node(s) would idle for ever. Give num_slots >= num_nodes (the default cluster has "
+            "num_slots = 2 * num_nodes)."
         )
-    object.__setattr__(cfg, "node_speeds", tuple(int(v) for v in value))
+
+
+def _keeping_default_load(cfg: EnvConfig, overrides: dict[str, Any]) -> dict[str, Any]:
+    """``overrides`` for `EnvConfig.replace`: a config on the default load stays on it."""
+    if cfg.__dict__.get("_default_load") and "arrival_prob" not in overrides:
+        return {**overrides, "arrival_prob": None}
+    return overrides
 
 
 def _check_choice(cfg: EnvConfig, name: str, choices: tuple[str, ...]) -> None:
@@ -313,6 +395,6 @@ def _check_task_set(value: Any) -> None:
     if isinstance(value, (str, os.PathLike, CurveSource)):
         return
     raise ConfigError(
-        "EnvConfig.task_set must be a task-set name, a path to a bank .npz, a CurveBank or a "
-        f"CurveSource, got {type(value).__name__}: {value!r}."
+        "EnvConfig.task_set must be a task-set name, a path to a bank .npz or a CSV, a CurveBank "
+        f"or a CurveSource, got {type(value).__name__}: {value!r}."
     )

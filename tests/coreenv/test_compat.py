@@ -11,7 +11,9 @@ from coreenv import CoreEnv, EnvConfig, Estimate, NoPredictorError, layout
 from coreenv import compat
 from helpers import SMALL_CURVES, first_crossing
 
-CONFIG = EnvConfig(task_set=SMALL_CURVES, arrival_prob=0.3, arrival_horizon=40, num_slots=3)
+CONFIG = EnvConfig(
+    task_set=SMALL_CURVES, arrival_prob=0.3, arrival_horizon=40, num_nodes=3, num_slots=3
+)
 LIVE = ("occupied", "uid", "arrival", "deadline", "initial_loss", "target")
 
 

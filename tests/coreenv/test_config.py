@@ -7,6 +7,7 @@ import pytest
 
 import coreenv
 from coreenv import ConfigError, EnvConfig
+from coreenv.config import capacity_load, default_arrival_prob
 
 
 def test_defaults_are_valid_and_frozen():
@@ -102,3 +103,58 @@ def test_check_arrival_prob_is_the_one_rule_for_p():
     for bad in (-0.1, 1.5, float("nan"), True, "0.5"):
         with pytest.raises(ConfigError, match=r"grid p must be a finite number in \[0.0, 1.0\]"):
             check_arrival_prob(bad, "grid p")
+
+
+# -- the default load: 0.01 per unit of node speed -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("num_nodes", "node_speeds", "capacity", "p"),
+    [
+        (4, None, 4, 0.04),  # the paper's cluster: four equal nodes
+        (8, None, 8, 0.08),
+        (8, "mixed", 16, 0.16),  # speeds 1, 1, 2, 4, 1, 1, 2, 4
+        (8, (1, 1, 2, 4, 1, 1, 2, 4), 16, 0.16),
+        (2, None, 2, 0.02),
+    ],
+)
+def test_the_default_load_is_0_01_per_unit_of_node_speed(num_nodes, node_speeds, capacity, p):
+    assert coreenv.config.ARRIVAL_PER_SPEED == 0.01
+    assert default_arrival_prob(num_nodes, node_speeds) == p
+    cfg = EnvConfig(num_nodes=num_nodes, num_slots=2 * num_nodes, node_speeds=node_speeds)
+    assert cfg.capacity == capacity and cfg.arrival_prob == p
+
+
+def test_four_equal_nodes_keep_the_papers_floats_bit_for_bit():
+    assert default_arrival_prob() == EnvConfig().arrival_prob == 0.04
+    assert [capacity_load(p, 4) for p in (0.04, 0.05, 0.06, 0.07)] == [0.04, 0.05, 0.06, 0.07]
+    assert EnvConfig() == EnvConfig(arrival_prob=0.04)
+
+
+def test_the_sweep_loads_scale_with_capacity():
+    loads = (0.04, 0.05, 0.06, 0.07)  # quoted at four equal nodes
+    assert [capacity_load(p, 8) for p in loads] == [0.08, 0.1, 0.12, 0.14]
+    assert [capacity_load(p, 8, "mixed") for p in loads] == [0.16, 0.2, 0.24, 0.28]
+    assert coreenv.per_node_load(0.04, 8) == capacity_load(0.04, 8) == 0.08
+
+
+def test_a_given_load_is_kept_and_the_default_follows_the_cluster_under_replace():
+    assert EnvConfig(num_nodes=8, arrival_prob=0.05).arrival_prob == 0.05
+    assert EnvConfig().replace(num_nodes=8).arrival_prob == 0.08
+    assert coreenv.make_config(num_nodes=8, node_speeds="mixed", num_slots=16).arrival_prob == 0.16
+    assert EnvConfig(arrival_prob=0.05).replace(num_nodes=8).arrival_prob == 0.05
+
+
+def test_a_load_beyond_a_probability_is_refused():
+    with pytest.raises(ConfigError, match=r"total speed 120 must be .* in \[0.0, 1.0\], got 1.2"):
+        capacity_load(0.04, 120)
+    with pytest.raises(ConfigError, match="node_speeds"):
+        default_arrival_prob(4, "fast")
+
+
+def test_fewer_slots_than_nodes_is_refused_naming_both():
+    with pytest.raises(ConfigError) as info:
+        EnvConfig(num_nodes=8, num_slots=4)
+    message = str(info.value)
+    assert "num_slots=4" in message and "num_nodes=8" in message and "idle for ever" in message
+    assert EnvConfig(num_nodes=8, num_slots=8).num_slots == 8

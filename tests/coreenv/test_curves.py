@@ -122,18 +122,48 @@ def test_a_bad_curve_is_named_by_its_run_not_only_its_row(tmp_path):
         load_bank(write(tmp_path, arrays))
 
 
-def test_a_csv_task_set_points_to_the_csv_import():
-    with pytest.raises(ConfigError, match="bank_from_csv"):
-        resolve_task_set("my_runs.csv")
+def write_logs(tmp_path, name="my_logs.csv"):
+    """A CSV of training logs: runs 'a' (family mlp, 12 batches) and 'b' (cnn, 7)."""
+    path = tmp_path / name
+    lines = ["run,batch,loss,family,lr"]
+    for run, family, length in (("a", "mlp", 12), ("b", "cnn", 7)):
+        curve = 2.0 * (1 + np.arange(length)) ** -0.4
+        lines += [f"{run},{b},{float(loss)!r},{family},0.01" for b, loss in enumerate(curve)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_csv_of_training_logs_is_a_task_set_wherever_a_bank_is(tmp_path, monkeypatch):
+    path = write_logs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for task_set in ("my_logs.csv", str(path), path):
+        bank = resolve_task_set(task_set)
+        assert isinstance(bank, CurveBank) and bank.families == ("mlp", "cnn")
+    assert EnvConfig(task_set="my_logs.csv").task_set == "my_logs.csv"
+    env = coreenv.parallel_env(task_set="my_logs.csv", deadline_window=(5, 20), seed=0)
+    env.reset()
+    while env.agents:
+        env.step(dict.fromkeys(env.agents, 0))
+    assert env.metrics()["arrivals"] > 0
+
+
+def test_a_missing_csv_is_named(tmp_path):
+    with pytest.raises(BankError, match="no CSV of training logs at .*absent.csv"):
+        resolve_task_set(str(tmp_path / "absent.csv"))
 
 
 def test_missing_and_unreadable_files(tmp_path):
     with pytest.raises(BankError, match="no curve bank"):
         load_bank(tmp_path / "absent.npz")
-    junk = tmp_path / "junk.npz"
-    junk.write_text("not a zip")
-    with pytest.raises(BankError, match="not a readable"):
-        load_bank(junk)
+    np.save(tmp_path / "array.npy", np.arange(3))
+    (tmp_path / "array.npy").rename(tmp_path / "array.npz")
+    (tmp_path / "empty.npz").write_bytes(b"")
+    (tmp_path / "text.npz").write_text("not a zip")
+    (tmp_path / "cut.npz").write_bytes(b"PK\x03\x04 cut short")
+    for name in ("text.npz", "empty.npz", "array.npz", "cut.npz"):
+        with pytest.raises(BankError, match=f"'.*{name}' is not a curve bank") as info:
+            resolve_task_set(str(tmp_path / name))
+        assert "save_bank" in str(info.value) and "pickle" not in str(info.value)
 
 
 def test_synthetic_curves_are_valid_and_reproducible():
@@ -321,8 +351,9 @@ def test_a_taken_name_is_refused_unless_replaced(registry):
     [
         (3, SyntheticCurves, "name must be a non-empty str, got int: 3"),
         ("", SyntheticCurves, "name must be a non-empty str"),
-        ("mine.npz", SyntheticCurves, "reads as the path of a bank"),
-        ("runs/mine", SyntheticCurves, "reads as the path of a bank"),
+        ("mine.npz", SyntheticCurves, "reads as the path of a file"),
+        ("mine.csv", SyntheticCurves, "reads as the path of a file"),
+        ("runs/mine", SyntheticCurves, "reads as the path of a file"),
         (
             "mine",
             SyntheticCurves(),

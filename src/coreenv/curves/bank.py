@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numpy.lib.npyio import NpzFile
 
 from coreenv.context import Description, describe
 from coreenv.curves.source import Curve, CurveSource
@@ -44,6 +46,10 @@ __all__ = [
 ]
 
 REQUIRED_KEYS = ("losses", "family", "config")
+_NOT_A_BANK = (
+    "{path!r} is not a curve bank: not an .npz archive as save_bank writes (docs/curves.md, "
+    "'Bring your own curves'; a CSV of training logs needs a .csv name)."
+)
 
 
 class CurveBank(CurveSource):
@@ -136,10 +142,13 @@ def load_bank(path: str | os.PathLike) -> CurveBank:
     if not path.is_file():
         raise BankError(f"no curve bank at {str(path)!r}.")
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
-    except (OSError, ValueError) as e:
-        raise BankError(f"{str(path)!r} is not a readable .npz curve bank: {e}") from e
+        data = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:  # numpy's text advises pickle
+        raise BankError(_NOT_A_BANK.format(path=str(path))) from e
+    if not isinstance(data, NpzFile):  # a lone .npy array
+        raise BankError(_NOT_A_BANK.format(path=str(path)))
+    with data:
+        arrays = {key: data[key] for key in data.files}
     missing = [key for key in REQUIRED_KEYS if key not in arrays]
     if missing:
         raise BankError(

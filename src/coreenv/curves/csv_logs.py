@@ -47,8 +47,21 @@ def bank_from_arrays(
 
 
 def bank_from_csv(path: str | os.PathLike, name: str | None = None) -> CurveBank:
-    """A bank from a long-format CSV of training logs (see the module docstring)."""
+    """A bank from a long-format CSV of training logs (see the module docstring).
+
+    Raises `BankError` naming the file when it is missing, unreadable or not such a CSV.
+    """
     name = name or os.path.splitext(os.path.basename(path))[0]
+    if not os.path.isfile(path):
+        raise BankError(f"no CSV of training logs at {str(path)!r}.")
+    try:
+        return _read_csv(path, name)
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise BankError(f"{str(path)!r} is not a readable CSV of training logs: {e}") from e
+
+
+def _read_csv(path: str | os.PathLike, name: str) -> CurveBank:
+    """`bank_from_csv` on a file known to exist."""
     with open(path, newline="") as handle:
         reader = csv.DictReader(handle)
         missing = [c for c in ("run", "batch", "loss") if c not in (reader.fieldnames or [])]

@@ -18,6 +18,7 @@ from typing import Any
 
 from coreenv.curves.bank import CurveBank, load_bank
 from coreenv.curves.bundled import NAMED_SPLITS, named_task_set
+from coreenv.curves.csv_logs import bank_from_csv
 from coreenv.curves.source import CurveSource
 from coreenv.curves.synthetic import SyntheticCurves
 from coreenv.errors import ConfigError
@@ -92,15 +93,19 @@ def register_task_set(name: str, factory: TaskSetFactory, *, replace: bool = Fal
     `ENTRY_POINT_GROUP`, so that it is found without being imported first.
 
     Raises:
-        ConfigError: ``name`` is not a non-empty str, reads as a bank's path (ends in .npz or
-            holds a path separator), or is taken and ``replace`` is False; ``factory`` is not
-            callable.
+        ConfigError: ``name`` is not a non-empty str, reads as a file's path (ends in .npz or
+            .csv, or holds a path separator), or is taken and ``replace`` is False; ``factory``
+            is not callable.
     """
     TASK_SETS.register(name, factory, replace=replace)
 
 
 def resolve_task_set(task_set: Any) -> CurveSource:
-    """Turn an `EnvConfig.task_set` value (name, path, bank or source) into a `CurveSource`."""
+    """Turn an `EnvConfig.task_set` value (name, path, bank or source) into a `CurveSource`.
+
+    A path ending in ``.csv`` is a CSV of training logs, read once with `bank_from_csv`; any
+    other path is a bank `.npz` (`load_bank`).
+    """
     if isinstance(task_set, CurveSource):
         return task_set
     if isinstance(task_set, os.PathLike) or (
@@ -116,29 +121,28 @@ def resolve_task_set(task_set: Any) -> CurveSource:
                 f"{type(source).__name__}, not a CurveSource."
             )
         return source
-    if isinstance(task_set, str) and task_set.lower().endswith(".csv"):
-        raise ConfigError(
-            f"EnvConfig.task_set {task_set!r} is a CSV of training logs, not a bank: convert it "
-            "once with coreenv.curves.bank_from_csv(path) and save_bank(bank, 'mine.npz'), then "
-            "pass 'mine.npz' (docs/curves.md, 'Bring your own curves')."
-        )
     raise ConfigError(
-        f"EnvConfig.task_set {task_set!r} is not a known task set {sorted(TASK_SETS)}, "
-        "a path to a bank .npz, a CurveBank or a CurveSource. (Task sets of other packages, "
-        "such as 'live', are found through their entry points: after pulling a new version of "
-        "a source checkout, reinstall it with pip install -e .)"
+        f"EnvConfig.task_set {task_set!r} is not a known task set {sorted(TASK_SETS)}, a path "
+        "to a bank .npz or a CSV of training logs, a CurveBank or a CurveSource. (Task sets of "
+        "other packages, such as 'live', are found through their entry points: after pulling a "
+        "new version of a source checkout, reinstall it with pip install -e .)"
     )
 
 
 @functools.lru_cache(maxsize=8)
 def _load_cached(path: str) -> CurveBank:
-    """Banks are read-only, so many environments can share one loaded copy."""
+    """Banks are read-only, so many environments can share one loaded copy.
+
+    A ``.csv`` file is read as training logs (`bank_from_csv`), any other as a bank `.npz`.
+    """
+    if path.lower().endswith(".csv"):
+        return bank_from_csv(path)
     return load_bank(path)
 
 
 def _reads_as_path(text: str) -> bool:
-    """Whether `resolve_task_set` reads ``text`` as the path of a bank file."""
-    return text.endswith(".npz") or os.sep in text
+    """Whether `resolve_task_set` reads ``text`` as the path of a bank or CSV file."""
+    return text.lower().endswith((".npz", ".csv")) or os.sep in text
 
 
 def _declared_names() -> list[str]:
@@ -182,8 +186,9 @@ def _checked_name(name: Any) -> str:
         )
     if _reads_as_path(name):
         raise ConfigError(
-            f"register_task_set: name {name!r} reads as the path of a bank (it ends in .npz or "
-            f"holds {os.sep!r}), so EnvConfig.task_set could never select it; pick a plain name."
+            f"register_task_set: name {name!r} reads as the path of a file (it ends in .npz or "
+            f".csv, or holds {os.sep!r}), so EnvConfig.task_set could never select it; pick a "
+            "plain name."
         )
     return name
 

@@ -22,7 +22,7 @@ CONFIGS = {
     "default": {},
     "stress": {"scenario": "infeasible_stress"},
     "small": {"num_nodes": 1, "num_slots": 1, "arrival_prob": 0.3, "arrival_horizon": 60},
-    "busy": {"num_nodes": 6, "num_slots": 3, "arrival_prob": 0.5, "arrival_horizon": 80},
+    "busy": {"num_nodes": 6, "num_slots": 6, "arrival_prob": 0.5, "arrival_horizon": 80},
     "two_batches_shaped": {"batches_per_step": 2, "shaping_beta": 1.0, "admission": "edf"},
     "quantiles": {"estimate_quantiles": (0.1, 0.5, 0.9)},
 }

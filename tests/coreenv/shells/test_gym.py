@@ -42,10 +42,10 @@ def test_action_masks_reach_through_gymnasium_make_wrappers():
 
 
 def test_conflicts_are_resolved_by_the_env():
-    env = CoreGymEnv(num_nodes=3, num_slots=2, arrival_prob=1.0, **FAST)
+    env = CoreGymEnv(num_nodes=3, num_slots=3, arrival_prob=1.0, **FAST)
     env.reset(seed=0)
-    env.step(np.array([2, 2, 2]))
-    env.step(np.array([2, 2, 2]))  # two tasks have arrived
+    env.step(np.array([3, 3, 3]))
+    env.step(np.array([3, 3, 3]))  # two tasks have arrived
     _, _, _, _, info = env.step(np.array([0, 0, 1]))
     assert list(info["invalid_actions"]) == ["node_1"]
 
