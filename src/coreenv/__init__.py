@@ -13,7 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from coreenv import curves
 from coreenv.compat import OracleView, SlotTable
-from coreenv.config import CLUSTERS, SPEED_MIXES, EnvConfig, make_config
+from coreenv.config import CLUSTERS, SPEED_MIXES, EnvConfig, default_arrival_prob, make_config
 from coreenv.context import (
     INFORMATION_MODELS,
     Description,
@@ -28,7 +28,7 @@ from coreenv.core.metrics import METRIC_KEYS
 from coreenv.core_v1 import env, parallel_env, raw_env
 from coreenv.errors import BankError, ConfigError, InvalidActionError, NoPredictorError
 from coreenv.predictor import Estimate, Predictor, estimate_many
-from coreenv.registration import ENV_ID, SEQUENTIAL_ENV_ID, register_envs
+from coreenv.registration import ENV_ID, LEARN_ENV_ID, SEQUENTIAL_ENV_ID, register_envs
 from coreenv.shells import (
     BatchedCore,
     CoreEnv,
@@ -43,6 +43,7 @@ __all__ = [
     "DECISION_FORMS",
     "ENV_ID",
     "INFORMATION_MODELS",
+    "LEARN_ENV_ID",
     "METRIC_KEYS",
     "NO_PREDICTOR",
     "SEQUENTIAL_ENV_ID",
@@ -69,6 +70,7 @@ __all__ = [
     "SlotTable",
     "TaskContext",
     "curves",
+    "default_arrival_prob",
     "describe",
     "env",
     "estimate_many",

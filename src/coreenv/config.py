@@ -30,7 +30,6 @@ __all__ = [
     "default_arrival_prob",
     "make_config",
     "node_speeds_of",
-    "per_node_load",
 ]
 
 INVALID_ACTION_POLICIES = ("idle", "raise")
@@ -272,12 +271,6 @@ def check_arrival_prob(value: Any, name: str = "EnvConfig.arrival_prob") -> floa
     if not is_number(value) or not math.isfinite(value) or not 0.0 <= float(value) <= 1.0:
         raise ConfigError(f"{name} must be a finite number in [0.0, 1.0], got {value!r}.")
     return float(value)
-
-
-def per_node_load(arrival_prob: float, num_nodes: int) -> float:
-    """The arrival probability at ``num_nodes`` equal nodes that gives each node the load
-    ``arrival_prob`` gives the default cluster's (`capacity_load` on nodes of speed 1)."""
-    return capacity_load(arrival_prob, num_nodes)
 
 
 _FIELD_NAMES = tuple(f.name for f in dataclasses.fields(EnvConfig))

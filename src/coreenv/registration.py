@@ -29,7 +29,7 @@ SEQUENTIAL_ENV_ID = "coreenv/CoRE-Sequential-v1"
 `coreenv.SequentialVectorEnv`)."""
 LEARN_ENV_ID = "coreenv/CoRE-Learn-v1"
 """Gymnasium only: the form that learns (docs/rl.md, *The recipe that learns*): the sequential
-form with `LEARN_DEFAULTS`, the environment the shipped ``ppo_slots`` / ``ppo_sets`` recipes
+form with `LEARN_DEFAULTS`, the environment the shipped RL baseline ``ppo``'s recipe
 train on. Keyword arguments of ``gymnasium.make`` / ``make_vec`` override them."""
 LEARN_DEFAULTS = MappingProxyType(
     {

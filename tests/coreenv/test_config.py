@@ -135,7 +135,6 @@ def test_the_sweep_loads_scale_with_capacity():
     loads = (0.04, 0.05, 0.06, 0.07)  # quoted at four equal nodes
     assert [capacity_load(p, 8) for p in loads] == [0.08, 0.1, 0.12, 0.14]
     assert [capacity_load(p, 8, "mixed") for p in loads] == [0.16, 0.2, 0.24, 0.28]
-    assert coreenv.per_node_load(0.04, 8) == capacity_load(0.04, 8) == 0.08
 
 
 def test_a_given_load_is_kept_and_the_default_follows_the_cluster_under_replace():

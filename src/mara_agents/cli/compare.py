@@ -22,6 +22,7 @@ import argparse
 
 from pathlib import Path
 
+from coreenv import default_arrival_prob
 from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents import seeds
 from mara_agents.cli.parser import (
@@ -30,7 +31,6 @@ from mara_agents.cli.parser import (
     add_cluster,
     cluster_fields,
     methods_listing,
-    per_node,
 )
 from mara_agents.evaluation import completion_rates
 from mara_agents.intervals import improvement_probability, iqm, mean_interval, paired_interval
@@ -55,12 +55,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="id_train",
         help=f"the episodes' tasks: a name {sorted(TASK_SETS)} or a bank's path (default id_train)",
     )
-    add_arrival_prob(parser, None, old="--load", help="arrival probability p (default 0.04 × M / 4)")
+    add_arrival_prob(parser, None, old="--load", help="arrival probability p (default: the cluster's, 0.01 per unit of node speed)")
     add_cluster(parser)
     args = parser.parse_args(argv)
     args.env = cluster_fields(parser, args)
     if args.arrival_prob is None:
-        args.arrival_prob = per_node([0.04], args.env)[0]
+        args.arrival_prob = default_arrival_prob(args.env.get("num_nodes", 4), args.env.get("node_speeds"))
     if args.episodes < 2:
         parser.error(f"--episodes must be >= 2 (a paired standard error), got {args.episodes}")
     if args.seed < 0:

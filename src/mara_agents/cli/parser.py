@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from coreenv import CLUSTERS
-from coreenv.config import check_arrival_prob, per_node_load
+from coreenv.config import check_arrival_prob
 from mara_agents.checks import check
 
 __all__ = [
@@ -196,8 +196,3 @@ def cluster_fields(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     if args.slots is not None:
         fields["num_slots"] = args.slots
     return fields
-
-
-def per_node(loads: Sequence[float], fields: dict[str, Any]) -> list[float]:
-    """``loads`` (arrival probabilities at 4 nodes) scaled by M / 4 for the nodes of ``fields``."""
-    return [per_node_load(p, fields.get("num_nodes", 4)) for p in loads]

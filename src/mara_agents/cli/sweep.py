@@ -4,7 +4,7 @@
     coreenv sweep --episodes 100 --out results/sweep       # the full sweep
     coreenv sweep --methods fifo lara my_pkg.sched:MyScheduler
     coreenv sweep --information history --methods lara_fm lara_analog hop_analog
-    coreenv sweep --nodes 8 --cluster mixed_costly          # 8 nodes, 16 slots, loads x 2
+    coreenv sweep --nodes 8 --cluster mixed_costly          # 8 nodes of speeds 1-4, loads x 4
     coreenv sweep --backend ray --ray-address auto         # on a Ray cluster
 
 One JSON row per episode is appended to ``OUT/rows.jsonl`` as soon as it finishes, so Ctrl-C
@@ -19,9 +19,9 @@ Episode seeds come from ``mara_agents.sweep.episode_seed``: disjoint from any tr
 losses alone (the default, the paper's setting), its description too, or also the history of the
 tasks its episode finished, which the methods that read context (``lara_analog``,
 ``hop_analog``) learn from; on ``rl_ood`` and ``vit_ood`` none of them saw the kinds before.
-``--nodes`` and ``--slots`` size the cluster (K = 2 M unless given; the default loads scale by
-M / 4, so each node sees the same load); ``--cluster`` names its nodes' speeds and switch cost
-(`coreenv.CLUSTERS`).
+``--nodes`` and ``--slots`` size the cluster (K = 2 M unless given); ``--cluster`` names its
+nodes' speeds and switch cost (`coreenv.CLUSTERS`). The default loads are the paper's per unit of
+node speed (`coreenv.config.capacity_load`), so every cluster is as contended as the paper's.
 """
 
 from __future__ import annotations
@@ -39,12 +39,12 @@ from mara_agents.cli.parser import (
     add_cluster,
     cluster_fields,
     methods_listing,
-    per_node,
 )
 from mara_agents.sweep import (
     BACKENDS,
     DEFAULT_METHODS,
     QUICK_EPISODES,
+    REFERENCE_LOADS,
     SweepConfig,
     SweepInputError,
     playable,
@@ -67,13 +67,14 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
         old="--loads",
         several=True,
         help="arrival probabilities p to sweep, each in [0, 1]; default "
-        f"{' '.join(map(str, DEFAULTS['arrival_prob']))}, times M / 4",
+        f"{' '.join(map(str, REFERENCE_LOADS))} per four units of node speed (0.08-0.14 at eight "
+        "equal nodes)",
     )
     add(
         "--task-sets",
         nargs="+",
         default=list(DEFAULTS["task_sets"]),
-        help=f"task sets: names {sorted(TASK_SETS)} or paths to bank .npz files",
+        help=f"task sets: names {sorted(TASK_SETS)} or paths to banks (.npz) or CSVs of training logs",
     )
     add(
         "--methods",
@@ -121,7 +122,6 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
     add("--quick", action="store_true", help=f"{QUICK_EPISODES} episodes per cell: a smoke run")
     args = parser.parse_args(argv)
     cluster = cluster_fields(parser, args)
-    loads = args.arrival_prob or per_node(DEFAULTS["arrival_prob"], cluster)
     env = _information(parser, args.information, args.warm_history) | cluster
     methods = args.methods
     if methods is None:
@@ -133,7 +133,7 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
             print(f"coreenv sweep: leaving out {method}: {reason}", file=sys.stderr)
     try:
         config = SweepConfig.checked(
-            arrival_prob=loads,
+            arrival_prob=args.arrival_prob,
             task_sets=args.task_sets,
             methods=methods,
             seeds=args.seeds,

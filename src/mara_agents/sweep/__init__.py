@@ -9,7 +9,7 @@
 runners, resume), `progress` (the bar), `report` (tables, CSV, plot), `stress`.
 """
 
-from mara_agents.sweep.config import BACKENDS, QUICK_EPISODES, SweepConfig
+from mara_agents.sweep.config import BACKENDS, QUICK_EPISODES, REFERENCE_LOADS, SweepConfig
 from mara_agents.sweep.fingerprint import job_fingerprint, method_fingerprint
 from mara_agents.sweep.jobs import (
     EVAL_SEED_BASE,
@@ -48,6 +48,7 @@ __all__ = [
     "EVAL_SEED_BASE",
     "METHODS",
     "QUICK_EPISODES",
+    "REFERENCE_LOADS",
     "Job",
     "Progress",
     "SweepConfig",

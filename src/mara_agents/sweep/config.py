@@ -5,23 +5,25 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from coreenv import EnvConfig
-from coreenv.config import check_arrival_prob
+from coreenv.config import capacity_load, check_arrival_prob
 from mara_agents.sweep.jobs import SEED_GROUP_SIZE
 from mara_agents.sweep.methods import DEFAULT_METHODS, SweepInputError, method_factory, validate
 
-__all__ = ["BACKENDS", "QUICK_EPISODES", "SweepConfig"]
+__all__ = ["BACKENDS", "QUICK_EPISODES", "REFERENCE_LOADS", "SweepConfig"]
 
 BACKENDS = ("local", "ray")
 """Where a sweep's episodes run: a local process pool or Ray."""
 QUICK_EPISODES = 4
 """Episodes per seed and cell of ``--quick``: a smoke run of the whole grid."""
+REFERENCE_LOADS = (0.04, 0.05, 0.06, 0.07)
+"""The paper's arrival probabilities on its four equal nodes: a sweep's default grid is these
+loads per unit of capacity, on the episodes' cluster (`coreenv.config.capacity_load`)."""
 
 
 @dataclass(frozen=True)
@@ -32,8 +34,10 @@ class SweepConfig:
     checks run at construction; `checked` also builds every method and task set.
     """
 
-    arrival_prob: tuple[float, ...] = (0.04, 0.05, 0.06, 0.07)
-    """Arrival probabilities p to sweep, each in [0, 1] (`coreenv.config.check_arrival_prob`)."""
+    arrival_prob: tuple[float, ...] | None = None
+    """Arrival probabilities p to sweep, each in [0, 1] (`coreenv.config.check_arrival_prob`);
+    None: `REFERENCE_LOADS` scaled to the capacity of the ``env`` cluster (0.04-0.07 at four
+    equal nodes, 0.08-0.14 at eight)."""
     task_sets: tuple[str, ...] = ("id", "rl_ood", "vit_ood")
     """Task-set names or bank paths (`coreenv.curves.TASK_SETS`)."""
     methods: tuple[Any, ...] = DEFAULT_METHODS
@@ -60,6 +64,10 @@ class SweepConfig:
     probability and invalid-action policy are the sweep's own axes)."""
 
     def __post_init__(self) -> None:
+        if self.arrival_prob is None:
+            nodes, speeds = self.env.get("num_nodes", 4), self.env.get("node_speeds")
+            loads = tuple(capacity_load(p, nodes, speeds) for p in REFERENCE_LOADS)
+            object.__setattr__(self, "arrival_prob", loads)
         for name in ("arrival_prob", "task_sets", "methods", "seeds"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
             if not getattr(self, name):

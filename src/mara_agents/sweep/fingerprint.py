@@ -49,7 +49,7 @@ def job_fingerprint(method_digest: str, job: Job) -> str:
     config = env_config(job)
     parts = [method_digest, repr(config), f"coreenv {coreenv.__version__}", package_digest()]
     task_set = config.task_set
-    if isinstance(task_set, (str, os.PathLike)) and Path(task_set).suffix == ".npz":
+    if isinstance(task_set, (str, os.PathLike)) and Path(task_set).suffix in (".npz", ".csv"):
         parts.append(_file_digest(Path(task_set)))  # a bank rewritten at the same path
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from coreenv import CLUSTERS, EnvConfig, Predictor
-from coreenv.config import per_node_load
+from coreenv.config import default_arrival_prob
 from coreenv.curves import TASK_SETS, resolve_task_set
 from coreenv.layout import cluster_columns, slot_width
 from mara_agents import seeds
@@ -57,13 +57,13 @@ __all__ = [
     "warm_predictor",
 ]
 
-TRAINING_ENV = MappingProxyType({"task_set": "id_train", "arrival_prob": 0.04})
+TRAINING_ENV = MappingProxyType({"task_set": "id_train", "arrival_prob": default_arrival_prob()})
 """`EnvConfig` fields of every training episode: the ID training runs at the training load."""
 
 
 def training_env(cluster: Mapping[str, Any]) -> dict[str, Any]:
     """`TRAINING_ENV` on the cluster of ``cluster`` (`EnvConfig` fields), at its default load."""
-    load = per_node_load(TRAINING_ENV["arrival_prob"], cluster.get("num_nodes", 4))
+    load = default_arrival_prob(cluster.get("num_nodes", 4), cluster.get("node_speeds"))
     return {**TRAINING_ENV, **cluster, "arrival_prob": load}
 
 MARA_PPO = PPOConfig(lr=3e-5, clip=0.1, entropy=0.0)
@@ -139,8 +139,8 @@ class MARATrainConfig:
     warm_history: int = 0
     """`EnvConfig.warm_history` of the training and selection episodes."""
     nodes: int = 4
-    """M of the training and selection episodes, with K = 2 M slots and the training load
-    scaled by M / 4 (``mat.num_nodes`` and ``mat.num_slots`` must match)."""
+    """M of the training and selection episodes, with K = 2 M slots, at the cluster's default load
+    (``mat.num_nodes`` and ``mat.num_slots`` must match)."""
     cluster: str = "equal"
     """The nodes of the training and selection episodes, a name of `coreenv.CLUSTERS`. Past
     ``"equal"`` the observation shows the cluster: the network must read sets (``mat.sets``)
@@ -230,11 +230,13 @@ class MARATrainConfig:
 
     @property
     def env(self) -> dict[str, Any]:
-        """`EnvConfig` fields of the training episodes: `TRAINING_ENV` on ``task_set``."""
+        """`EnvConfig` fields of the training episodes: `TRAINING_ENV` on ``task_set``, at the
+    cluster's default load (`coreenv.default_arrival_prob`: the training load per unit of speed)."""
         env = {**TRAINING_ENV, "task_set": self.task_set}
         if self.nodes != 4:
-            env["arrival_prob"] = per_node_load(TRAINING_ENV["arrival_prob"], self.nodes)
             env |= {"num_nodes": self.nodes, "num_slots": 2 * self.nodes}
+        speeds = CLUSTERS[self.cluster].get("node_speeds")
+        env["arrival_prob"] = default_arrival_prob(self.nodes, speeds)
         if self.quantiles:
             env["estimate_quantiles"] = tuple(self.quantiles)
         if self.shown != "prefix":

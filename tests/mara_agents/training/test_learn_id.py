@@ -1,4 +1,4 @@
-"""``coreenv/CoRE-Learn-v1`` is the environment the shipped sequential recipes train on."""
+"""``coreenv/CoRE-Learn-v1`` is the environment the shipped RL baseline's recipe trains on."""
 
 import gymnasium
 import numpy as np
@@ -10,14 +10,13 @@ pytest.importorskip("sb3_contrib")
 from coreenv import make_config  # noqa: E402
 from coreenv.registration import LEARN_ENV_ID  # noqa: E402
 from coreenv.wls import in_engine  # noqa: E402
-from mara_agents.baselines.maskable_ppo import training_envs  # noqa: E402
-from mara_agents.baselines.recipes import make_recipe  # noqa: E402
+from mara_agents.training.maskable_ppo import training_envs  # noqa: E402
+from mara_agents.training.recipes import make_recipe  # noqa: E402
 from mara_agents.predictors import make_predictor  # noqa: E402
 
 
-@pytest.mark.parametrize("recipe", ["ppo_sets", "ppo_slots", "ppo_mlp"])
-def test_the_learn_id_is_the_recipes_environment_field_by_field(recipe, tmp_path):
-    config = make_recipe(recipe, tmp_path, envs=4)
+def test_the_learn_id_is_the_recipes_environment_field_by_field(tmp_path):
+    config = make_recipe("ppo", tmp_path, envs=4)
     trained = training_envs(config).envs  # the recipe's SequentialVectorEnv
     made = gymnasium.make_vec(LEARN_ENV_ID, num_envs=4, vectorization_mode="vector_entry_point")
     assert type(made) is type(trained)
