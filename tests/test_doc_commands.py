@@ -121,7 +121,7 @@ TINY = {
     "benchmarks/train_weigher.py": {"--epochs": "1", "--runs": "40", "--episodes": "1"},
     "studies/tuning/calibrate_regime.py": {"--episodes": "1", "--workers": "1"},
     "studies/tuning/tune_lara.py": {"--episodes": "1", "--per-curve": "1", "--workers": "1"},
-    "studies/performance/mara_hold.py": {"--episodes": "1"},
+    "studies/performance/mara_hold.py": {"--episodes": "2"},  # paired: >= 2
     "studies/value_of_information/value_of_information.py": {"--episodes": "2", "--workers": "1"},
     "studies/value_of_information/sample_noise.py": {"--runs": "1"},
 }
