@@ -30,7 +30,7 @@ SEQUENTIAL_ENV_ID = "coreenv/CoRE-Sequential-v1"
 LEARN_ENV_ID = "coreenv/CoRE-Learn-v1"
 """Gymnasium only: the form that learns (docs/rl.md, *The recipe that learns*): the sequential
 form with `LEARN_DEFAULTS`, the environment the shipped RL baseline ``ppo``'s recipe
-train on. Keyword arguments of ``gymnasium.make`` / ``make_vec`` override them."""
+trains on. Keyword arguments of ``gymnasium.make`` / ``make_vec`` override them."""
 LEARN_DEFAULTS = MappingProxyType(
     {
         "decisions": "events",  # hold the joint action until the slot table changes (or 8 steps)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import pickle
+import platform
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
@@ -18,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
+import coreenv
 from mara_agents.schedulers.base import acts_in_batches, observes_estimates
 from mara_agents.sweep.config import SweepConfig
 from mara_agents.sweep.fingerprint import job_fingerprint, method_fingerprint
@@ -25,7 +28,7 @@ from mara_agents.sweep.jobs import Job, episode_seed, row_key, run_jobs_together
 from mara_agents.sweep.methods import SweepInputError
 from mara_agents.sweep.progress import Progress
 
-__all__ = ["BATCH_LANES", "plan", "read_rows", "run_jobs", "run_sweep", "work_units"]
+__all__ = ["BATCH_LANES", "plan", "provenance", "read_rows", "run_jobs", "run_sweep", "work_units"]
 
 BATCH_LANES = 256
 """Most episodes a batched method plays in lockstep in one worker call."""
@@ -66,9 +69,9 @@ def read_rows(path: Path) -> list[dict]:
 def run_sweep(config: SweepConfig, stream: TextIO | None = None) -> list[dict]:
     """Run the sweep's missing episodes and return the rows of every one of its episodes.
 
-    With ``config.out``, writes ``rows.jsonl`` as episodes finish and ``run.json`` (the grid and
-    its fingerprints, so later readers can pick this run's rows), and skips episodes already
-    there; without, plays every episode and writes nothing. Progress goes to ``stream`` (default
+    With ``config.out``, writes ``rows.jsonl`` as episodes finish and ``run.json`` (the grid, its
+    fingerprints, so later readers can pick this run's rows, and `provenance`), and skips
+    episodes already there; without, plays every episode and writes nothing. Progress goes to ``stream`` (default
     stdout). `report` turns the rows into the tables.
     """
     stream = stream or sys.stdout
@@ -87,12 +90,27 @@ def run_sweep(config: SweepConfig, stream: TextIO | None = None) -> list[dict]:
         "strict": config.strict,
         "env": dict(config.env),
         "fingerprints": sorted({job.fingerprint for job in jobs}),
+        **provenance(),
     }
     (folder / "run.json").write_text(json.dumps(settings, indent=1) + "\n")
     path = folder / "rows.jsonl"
     run_jobs(jobs, config, path, stream)
     wanted = {job.key for job in jobs}
     return [row for row in read_rows(path) if row_key(row) in wanted]
+
+
+def provenance() -> dict[str, Any]:
+    """What made a run, for its ``run.json``: the package version, the command line, the machine."""
+    return {
+        "coreenv": coreenv.__version__,
+        "command": " ".join(sys.argv),
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "processor": platform.machine(),
+            "cpus": os.cpu_count(),
+        },
+    }
 
 
 def run_jobs(jobs: list[Job], config: SweepConfig, path: Path | None, stream: TextIO) -> list[dict]:

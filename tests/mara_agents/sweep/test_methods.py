@@ -1,8 +1,30 @@
-"""Every name of a sweep is checked before any work, with the valid choices in the message."""
+"""The sweep's methods: nine names, each described; `module:Class` with keyword arguments; every
+name checked before any work, with the valid choices (or the new place) in the message."""
 
+import sys
+import textwrap
+
+import numpy as np
 import pytest
 
-from mara_agents.sweep import SweepInputError, validate
+from mara_agents.schedulers import FIFO
+from mara_agents.sweep import (
+    DEFAULT_METHODS,
+    METHODS,
+    SweepInputError,
+    make_scheduler,
+    method_factory,
+    playable,
+    validate,
+)
+
+
+def test_one_name_per_scheduler_each_described():
+    assert sorted(METHODS) == sorted(
+        ["fifo", "edf", "random", "lara", "lara_fm", "hop", "mara", "ppo", "oracle"]
+    )
+    assert all(len(method.about) > 10 for method in METHODS.values())
+    assert set(DEFAULT_METHODS) <= set(METHODS)
 
 
 @pytest.mark.parametrize(
@@ -11,8 +33,10 @@ from mara_agents.sweep import SweepInputError, validate
         (["fifo", "magic"], ["id"], [0.04], "unknown method 'magic'"),
         (["fifo"], ["ood_rl"], [0.04], "Valid names"),
         (["fifo"], ["id"], [1.5], r"arrival_prob must be a finite number in \[0.0, 1.0\], got 1.5"),
-        (["ppo_sb3"], ["id"], [0.04], "'ppo_sb3' was retired .* use ppo_slots"),
-        (["ippo"], ["id"], [0.04], "'ippo' was retired .* use ippo_live"),
+        (["mara_wls"], ["id"], [0.04], "'mara_wls' is a study's variant.*lab"),
+        (["ppo_slots"], ["id"], [0.04], "'ppo_slots' is a study's RL baseline.*lab"),
+        (["hop_fm"], ["id"], [0.04], "'hop_fm' is now called 'hop'"),
+        (["mine:Mine(3)"], ["id"], [0.04], "arguments are given by name"),
     ],
 )
 def test_validate_names_the_bad_input(methods, task_sets, arrival_prob, message):
@@ -20,72 +44,86 @@ def test_validate_names_the_bad_input(methods, task_sets, arrival_prob, message)
         validate(methods, task_sets, arrival_prob)
 
 
+@pytest.fixture
+def own_module(tmp_path, monkeypatch):
+    """A module of one's own in the current directory: a FIFO whose name and weights are given."""
+    (tmp_path / "mine.py").write_text(
+        textwrap.dedent(
+            """
+            from mara_agents.schedulers import FIFO
+
+            class Mine(FIFO):
+                name = "mine"
+
+                def __init__(self, weights="none", scale=1.0):
+                    self.weights, self.scale = weights, scale
+
+            class Unnamed(FIFO):
+                name = "scheduler"
+            """
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    yield
+    sys.modules.pop("mine", None)
+
+
+def test_module_class_takes_keyword_arguments_as_literals_or_text(own_module):
+    mine = make_scheduler("mine:Mine(weights=runs/w.npy, scale=0.5)")
+    assert isinstance(mine, FIFO) and (mine.weights, mine.scale) == ("runs/w.npy", 0.5)
+    assert make_scheduler("mine:Mine").weights == "none"
+    with pytest.raises(SweepInputError, match="cannot build scheduler.*unexpected keyword"):
+        make_scheduler("mine:Mine(speed=2)")
+
+
+def test_module_class_is_labelled_by_its_schedulers_name_else_by_the_text(own_module):
+    assert method_factory("mine:Mine(scale=2)")[0] == "mine"
+    assert method_factory("mine:Unnamed")[0] == "mine:Unnamed"
+    assert method_factory("lara")[0] == "lara"
+
+
+def test_a_default_method_that_cannot_play_the_cluster_is_left_out_with_its_reason():
+    pytest.importorskip("torch")
+    kept, left_out = playable(DEFAULT_METHODS, {"num_nodes": 8, "node_speeds": "mixed"})
+    assert kept == [m for m in DEFAULT_METHODS if m != "mara"]
+    assert "no shipped network reads node speeds" in left_out["mara"]
+    assert playable(["mara", "lara"], {"num_nodes": 8})[1] == {}
+
+
 def test_a_policy_file_loads_as_its_scheduler_by_format(tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("sb3_contrib")
-    from coreenv_lab.baselines.ippo import SHIPPED as IPPO_SHIPPED
-    from coreenv_lab.baselines.ippo import IPPOScheduler
-    from mara_agents.baselines.maskable_ppo import SHIPPED as PPO_SHIPPED
-    from mara_agents.baselines.maskable_ppo import SequentialPPOScheduler
+    from mara_agents.baselines.maskable_ppo import SHIPPED, SequentialPPOScheduler
     from mara_agents.schedulers.mara import MARA, VARIANTS
     from mara_agents.sweep import load_checkpoint
 
-    assert isinstance(load_checkpoint(PPO_SHIPPED["ppo_slots"]), SequentialPPOScheduler)
-    assert isinstance(load_checkpoint(IPPO_SHIPPED), IPPOScheduler)
-    mara = load_checkpoint(VARIANTS["mara_wls"].path)
-    assert isinstance(mara, MARA) and mara.name == "mara_wls"
+    assert isinstance(load_checkpoint(SHIPPED), SequentialPPOScheduler)
+    mara = load_checkpoint(VARIANTS["mara_sets"].path)
+    assert isinstance(mara, MARA) and mara.name == "mara_sets"
     torch.save({"weights": 1}, tmp_path / "other.pt")
     (tmp_path / "policy.onnx").write_bytes(b"")
     for path, message in [
         (tmp_path / "missing.pt", "no checkpoint file at"),
-        (tmp_path / "other.pt", r"neither a MARA policy nor an IPPO policy \(keys \['weights'\]\)"),
-        (tmp_path / "policy.onnx", "a MaskablePPO .zip or a MARA or IPPO .pt, not '.onnx'"),
+        (tmp_path / "other.pt", r"not a MARA policy \(keys \['weights'\]\)"),
+        (tmp_path / "policy.onnx", "a MaskablePPO .zip or a MARA .pt, not '.onnx'"),
     ]:
         with pytest.raises(SweepInputError, match=message):
             load_checkpoint(path)
 
 
-@pytest.mark.parametrize(
-    ("method", "module", "kind"),
-    [
-        ("ppo_slots", "mara_agents.baselines.maskable_ppo", "SequentialPPOScheduler"),
-        ("ppo_sets", "mara_agents.baselines.maskable_ppo", "SequentialPPOScheduler"),
-        ("ppo_mlp", "mara_agents.baselines.maskable_ppo", "SequentialPPOScheduler"),
-        ("ippo_live", "coreenv_lab.baselines.ippo", "IPPOScheduler"),
-        ("ippo_sets", "coreenv_lab.baselines.ippo", "IPPOScheduler"),
-    ],
-)
-def test_the_shipped_rl_baselines_are_sweep_methods_that_play_the_benchmark_episodes(
-    method, module, kind
-):
+def test_the_shipped_rl_baseline_plays_in_its_form_deterministically_at_any_size():
     torch = pytest.importorskip("torch")
     pytest.importorskip("sb3_contrib")
-    import importlib
-
-    import numpy as np
-
+    from mara_agents.baselines.maskable_ppo import SequentialPPOScheduler
     from mara_agents.evaluation import completion_rates
-    from mara_agents.sweep import make_scheduler
 
     torch.set_num_threads(1)
-    scheduler = make_scheduler(method)
-    assert isinstance(scheduler, getattr(importlib.import_module(module), kind))
-    assert scheduler.decisions.at == "events"  # each plays in the form it was trained in
+    scheduler = make_scheduler("ppo")
+    assert isinstance(scheduler, SequentialPPOScheduler)
+    assert scheduler.decisions.at == "events"  # it plays in the form it was trained in
     env = {"task_set": "id", "arrival_prob": 0.04}
     rates = completion_rates(scheduler, 2, 1_000_000, **env)
-    again = completion_rates(make_scheduler(method), 2, 1_000_000, **env)
-    np.testing.assert_array_equal(rates, again)  # deterministic
+    np.testing.assert_array_equal(rates, completion_rates(make_scheduler("ppo"), 2, 1_000_000, **env))
     assert rates.mean() > 0.0
-
-
-def test_the_sets_baselines_play_a_bigger_cluster_and_the_fixed_ones_are_refused_up_front():
-    pytest.importorskip("sb3_contrib")
-    from mara_agents.evaluation import completion_rates
-    from mara_agents.sweep import make_scheduler
-
-    big = {"task_set": "id", "arrival_prob": 0.08, "num_nodes": 8, "num_slots": 16}
-    for method in ("ppo_sets", "ippo_sets"):
-        assert completion_rates(make_scheduler(method), 1, 1_000_000, **big).mean() > 0.0
-    for method, reason in (("ppo_slots", "trained at 4 nodes"), ("ippo_live", "another layout")):
-        with pytest.raises(SweepInputError, match=f"method '{method}': .*{reason}"):
-            validate([method], ["id"], [0.08], {"num_nodes": 8, "num_slots": 16})
+    big = {"task_set": "id", "num_nodes": 8, "num_slots": 16}
+    assert completion_rates(make_scheduler("ppo"), 1, 1_000_000, **big).mean() > 0.0
