@@ -228,7 +228,7 @@ def scheduler_of(model: MaskablePPO) -> MaskablePPOScheduler | SequentialPPOSche
         scheduler = SequentialPPOScheduler(
             model, Decisions(**decisions), getattr(model, SLOT_ORDER, "table")
         )
-    observes = observes(model)
-    scheduler.observation_predictor = observes["predictor"]
-    scheduler.observation_kind_fields = tuple(observes["kind_fields"])
+    observed = observes(model)
+    scheduler.observation_predictor = observed["predictor"]
+    scheduler.observation_kind_fields = tuple(observed["kind_fields"])
     return scheduler

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from coreenv import EnvConfig
 from mara_agents import seeds
 from mara_agents.checks import require
 from mara_agents.evaluation import completion_rates
@@ -61,6 +62,7 @@ class BaselineRun(ActorCriticSettings):
         require(self, "> 0", ("minutes",))
         require(self, ">= 0", ("env_seed", "selection_seed"))
         require(self, "in (0, 1]", ("gamma",))
+        EnvConfig(**self.env)  # a bad field or cluster is refused here, naming it
 
 
 def judge(scheduler: Scheduler, run: BaselineRun, steps: int, minutes: float) -> dict:

@@ -10,7 +10,7 @@ from coreenv.curves import TASK_SETS
 from helpers import coreenv_executable, run_python
 from mara_agents.cli import COMMANDS, main
 
-TORCH_COMMANDS = ("eval-predictors", "train-mara", "compare", "learning-curves")
+TORCH_COMMANDS = ("eval-predictors", "train-mara", "train-baseline", "compare")
 """Commands whose module imports torch."""
 
 
@@ -58,6 +58,14 @@ def test_help_imports_no_command_and_not_torch():
             "coreenv stress: error: argument --episodes: a count must be an int >= 1, got 0.",
         ),
         (["stress", "--methods", "magic"], "coreenv stress: error: unknown method 'magic'"),
+        (
+            ["sweep", "--nodes", "8", "--slots", "4", "--methods", "fifo"],
+            "coreenv sweep: error: SweepConfig.env: EnvConfig.num_slots=4 is fewer than num_nodes=8",
+        ),
+        (
+            ["compare", "lara", "nothere.zip"],
+            "coreenv compare: error: nothere.zip: no checkpoint file at nothere.zip.",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_one_line_naming_the_command(capsys, argv, message):
@@ -67,29 +75,16 @@ def test_bad_input_exits_2_with_one_line_naming_the_command(capsys, argv, messag
 @pytest.mark.parametrize(
     ("command", "names"),
     [
-        ("sweep", ["--backend {local,ray}", "rl_ood", "mara_wls", "module:Class", "--quick"]),
-        ("stress", ["--task-set", "synthetic", "oracle", "(default: 10)"]),
         (
-            "eval-predictors",
-            ["{standard,lofo,loko,history}", "{environment,user}", "mlp-wine", "rl_ood"],
+            "sweep",
+            ["--backend {local,ray}", "rl_ood", "module:Class(key=value, ...)", "--quick"]
+            + ["hop  HOP:", "mara  MARA:", "ppo  MaskablePPO", "edf  earliest deadline first"],
         ),
-        (
-            "eval-predictors",
-            [
-                "recommendation",
-                "{fm,fm_analog,fm_mara_analog,fm_mara_learned,fm_mara_student,fm_mara_teacher,fm_uncalibrated,wls}",
-                "--no-calibrate",
-                "--kind-fields FIELD [FIELD ...]",
-                "--finished K [K ...]",
-                "default 0 1 2 4 8 16",
-            ],
-        ),
-        (
-            "train-mara",
-            ["{grouped,ppo,held_ppo}", "{mara,mara_history,mara_noshape,mara_sets,mara_wls}", "{hop,lara"],
-        ),
-        ("compare", ["mara_noshape", "{" + ",".join(sorted(TASK_SETS)) + "}", "policies"]),
-        ("learning-curves", ["--arm LABEL RUN", "--selection-seed", "(default: 900000)"]),
+        ("stress", ["--task-set", "synthetic", "oracle  the clairvoyant", "(default: 10)"]),
+        ("eval-predictors", ["{environment,user}", "{fm,wls}", "rl_ood", "--bank PATH"]),
+        ("train-mara", ["{mara,mara_sets}", "--demo-episodes", "--dagger-rounds", "--work"]),
+        ("train-baseline", ["--max-steps", "(default 5,000,000)", "--cluster", "--seed"]),
+        ("compare", ["module:Class", "policies", "lara_fm  LARA on the flow-matching", "--task-set"]),
     ],
 )
 def test_each_command_help_lists_its_options_and_valid_names(capsys, command, names):
@@ -102,6 +97,21 @@ def test_each_command_help_lists_its_options_and_valid_names(capsys, command, na
     assert "(default: None)" not in out
     for name in names:  # options and choices, wherever argparse wraps the lines
         assert "".join(name.split()) in "".join(out.split()), name
+
+
+def test_the_installed_commands_have_few_options(capsys):
+    """A product is also what it leaves out: at most 60 options across the installed commands."""
+    pytest.importorskip("torch")
+    options = 0
+    for command in COMMANDS:
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        out = capsys.readouterr().out
+        options += len(set(re.findall(r"^  (--[a-z-]+)", out, re.MULTILINE)) - {"--help"})
+    assert sorted(COMMANDS) == sorted(
+        ["sweep", "stress", "compare", "eval-predictors", "train-mara", "train-baseline"]
+    )
+    assert options <= 60, options
 
 
 def test_a_command_runs_with_the_arguments_after_it(capsys):
@@ -138,7 +148,7 @@ def test_python_dash_m_mara_agents_runs_the_dispatcher():
         [sys.executable, "-m", "mara_agents", "--help"], capture_output=True, text=True
     )
     assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith("usage: coreenv ") and "learning-curves" in run.stdout
+    assert run.stdout.startswith("usage: coreenv ") and "train-baseline" in run.stdout
 
 
 def test_the_installed_coreenv_executable_runs():

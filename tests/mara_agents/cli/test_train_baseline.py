@@ -1,4 +1,5 @@
-"""coreenv train-baseline: a tiny run end to end, and bad input refused in one line."""
+"""coreenv train-baseline: the shipped baseline's recipe, a tiny run end to end, bad input refused
+in one line."""
 
 import re
 
@@ -9,81 +10,64 @@ pytest.importorskip("sb3_contrib")
 from coreenv import CLUSTERS  # noqa: E402
 from mara_agents.cli import train_baseline  # noqa: E402
 from mara_agents.training import TRAINING_ENV  # noqa: E402
+from mara_agents.training.recipes import RECIPES, make_recipe  # noqa: E402
 
-TINY = ["--envs", "2", "--n-steps", "32", "--eval-every", "64"]
+TINY = ["--max-steps", "64", "--eval-every", "64", "--eval-episodes", "2"]
 
 
-def test_a_tiny_run_trains_judges_and_says_where_it_is(tmp_path, capsys):
-    argv = [*TINY, "--max-steps", "64", "--eval-episodes", "2", "--work", str(tmp_path)]
-    train_baseline.main(argv)
+def test_the_command_runs_the_shipped_recipe():
+    config = train_baseline.parse_args(["--seed", "3"]).config
+    algorithm, settings = RECIPES["ppo"]
+    assert algorithm == "maskable_ppo" and config.policy == "slot_sets" == settings["policy"]
+    assert (config.form, config.decisions, config.envs, config.epochs) == (
+        "sequential",
+        "events",
+        64,
+        10,
+    )
+    assert config.seed == 3 and str(config.work).endswith("ppo/seed_3")
+    assert dict(config.env) == dict(TRAINING_ENV)
+
+
+def test_a_tiny_run_trains_judges_and_says_where_it_is(tmp_path, capsys, monkeypatch):
+    def two_lanes(name, work, **fields):  # the recipe's 64 x 64 steps per update take minutes
+        return make_recipe(name, work, **fields, envs=2, n_steps=32)
+
+    monkeypatch.setattr(train_baseline, "make_recipe", two_lanes)
+    train_baseline.main([*TINY, "--work", str(tmp_path)])
     out = capsys.readouterr().out
-    assert "steps 64: " in out and "done at 64 steps: best " in out and str(tmp_path) in out
+    assert "done at " in out and "best " in out and str(tmp_path) in out
     assert (tmp_path / "model.zip").is_file() and (tmp_path / "history.json").is_file()
+    assert ("no policy so far completed a task" in out) == ("best 0.0%" in out)
 
 
-def test_a_recipe_sets_its_algorithm_and_settings_and_options_beside_it_win():
-    args = train_baseline.parse_args(["--recipe", "ippo_live", "--hidden", "32", "--seed", "3"])
-    config = args.config
-    assert args.algorithm == "ippo" and config.live and config.policy == "slot_set"
-    assert (config.hidden, config.epochs, config.minibatches) == (32, 10, 16)
-    assert str(config.work).endswith("ippo_live/seed_3")
-    slots = train_baseline.parse_args(["--recipe", "ppo_slots", "--envs", "8"]).config
-    assert (slots.form, slots.decisions, slots.policy) == ("sequential", "events", "slot_set")
-    assert (slots.envs, slots.n_steps, slots.epochs) == (8, 64, 10)
-
-
-def test_a_cluster_trains_at_its_size_and_the_training_load_per_node():
-    sets = train_baseline.parse_args(["--recipe", "ppo_sets", "--nodes", "8"]).config
-    assert sets.policy == "slot_sets"
-    assert dict(sets.env) == {
+def test_a_cluster_trains_at_its_size_and_its_default_load():
+    big = train_baseline.parse_args(["--nodes", "8"]).config
+    assert dict(big.env) == {
         "task_set": "id_train",
         "arrival_prob": 0.08,
         "num_nodes": 8,
         "num_slots": 16,
     }
-    costly = train_baseline.parse_args(["--recipe", "ppo_sets", "--cluster", "mixed_costly"])
-    assert dict(costly.config.env) == {
+    costly = train_baseline.parse_args(["--nodes", "8", "--cluster", "mixed_costly"]).config
+    assert dict(costly.env) == {
         "task_set": "id_train",
-        "arrival_prob": 0.04,
+        "arrival_prob": 0.16,  # 0.01 per unit of speed: 1, 1, 2, 4 twice
+        "num_nodes": 8,
+        "num_slots": 16,
         **CLUSTERS["mixed_costly"],
     }
-    assert dict(train_baseline.parse_args([]).config.env) == dict(TRAINING_ENV)
-
-
-def test_a_policy_trained_on_the_information_model_plays_on_what_it_observed(tmp_path, capsys):
-    from mara_agents.baselines.maskable_ppo import load_scheduler
-    from mara_agents.evaluation import completion_rates
-
-    argv = ["--recipe", "ppo_sets", *TINY, "--max-steps", "64", "--eval-episodes", "1"]
-    argv += ["--observe", "fm_mara_analog", "--information", "history", "--work", str(tmp_path)]
-    train_baseline.main(argv)
-    scheduler = load_scheduler(tmp_path / "best.zip")
-    assert scheduler.observation_predictor == "fm_mara_analog"
-    assert scheduler.observation_kind_fields == ("family", "optimizer")
-    rates = completion_rates(scheduler, 1, 1_000_000, task_set="id", information="history")
-    assert 0.0 <= rates[0] <= 1.0
-    with pytest.raises(ValueError, match="observing 'fm_mara_analog'; this config asks .*'wls'"):
-        train_baseline.main([*argv[:-6], "--information", "history", "--work", str(tmp_path)])
-    capsys.readouterr()
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--observe", "nope"], "MaskablePPOConfig.observe must be one of"),
-        (["--information", "gossip"], "argument --information: invalid choice: 'gossip'"),
-        (["--gamma", "1.5"], r"MaskablePPOConfig.gamma must be in \(0, 1\], got 1.5"),
-        (["--envs", "0"], "MaskablePPOConfig.envs must be >= 1, got 0"),
         (["--threads", "0"], "argument --threads: a count must be an int >= 1, got 0"),
-        (["--live"], "--algorithm maskable_ppo does not read --live"),
-        (["--algorithm", "ippo", "--form", "joint"], "ippo does not read --form"),
-        (["--minibatches", "0"], "MaskablePPOConfig.minibatches must be >= 1, got 0"),
-        (["--algorithm", "a2c"], "invalid choice: 'a2c'"),
-        (["--recipe", "ppo_slots", "--live"], "--algorithm maskable_ppo does not read --live"),
-        (["--recipe", "ppo_slots", "--algorithm", "ippo"], "trains maskable_ppo, not --algorithm"),
-        (["--recipe", "dqn"], "argument --recipe: invalid choice: 'dqn'"),
+        (["--max-steps", "0"], "argument --max-steps: a count must be an int >= 1, got 0"),
         (["--nodes", "0"], "--nodes must be an int >= 1, got 0"),
+        (["--nodes", "8", "--slots", "4"], "num_slots=4 is fewer than num_nodes=8"),
         (["--cluster", "fast"], "argument --cluster: invalid choice: 'fast'"),
+        (["--recipe", "ppo_slots"], "unrecognized arguments: --recipe ppo_slots"),
     ],
 )
 def test_bad_values_exit_2_with_one_line_naming_them(argv, message, capsys):

@@ -13,10 +13,10 @@ from mara_agents.sweep import (
     METHODS,
     SweepInputError,
     make_scheduler,
-    method_factory,
     playable,
     validate,
 )
+from mara_agents.sweep.methods import method_factory
 
 
 def test_one_name_per_scheduler_each_described():
