@@ -1,6 +1,6 @@
 """Plot your scheduler's paired margin over every other method of a sweep (docs/tutorial.md).
 
-    python plot_margins.py results/<run name> [--method my_scheduler:ShortestHopeful]
+    python plot_margins.py results/<run name> [--method shortest_hopeful]
 
 Reads the last run's rows (``run.json``, ``rows.jsonl``); for each task set and p, the mean
 per-episode difference in completion rate (points, paired by episode seed) with its standard
@@ -20,7 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from mara_agents.sweep import read_rows  # noqa: E402
+from mara_agents.sweep import METHODS, read_rows  # noqa: E402
 
 
 def run_rates(out: Path) -> tuple[list[str], dict[tuple, dict[int, float]]]:
@@ -40,10 +40,12 @@ def main() -> None:
     """Parse the arguments, compute the paired margins, save the plot."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="the sweep's results folder")
-    parser.add_argument("--method", help="your method; default: the first module:Class one")
+    parser.add_argument(
+        "--method", help="your method, as the tables label it; default: the first not built in"
+    )
     args = parser.parse_args()
     methods, rates = run_rates(args.out)
-    mine = args.method or next((m for m in methods if ":" in m), None)
+    mine = args.method or next((m for m in methods if m not in METHODS), None)
     if mine not in methods:
         parser.error(f"method {mine!r} is not in the sweep; methods: {methods}.")
     cells = sorted({(t, p) for m, t, p in rates if m == mine})

@@ -8,11 +8,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coreenv import reads_context  # noqa: E402
 from coreenv_lab import methods  # noqa: E402
-from coreenv_lab.variants import LAB_VARIANTS  # noqa: E402
 from mara_agents.evaluation import completion_rates, evaluate  # noqa: E402
-from mara_agents.schedulers.mara import MARA  # noqa: E402
 from mara_agents.sweep import SweepInputError, make_scheduler, validate  # noqa: E402
 from mara_agents.sweep.methods import MOVED, RENAMED, method_factory  # noqa: E402
 
@@ -34,19 +31,6 @@ def test_each_method_builds_by_module_and_function_under_its_own_name(name):
     scheduler = make_scheduler(f"coreenv_lab.methods:{name}")
     assert scheduler.name == name
     assert method_factory(f"coreenv_lab.methods:{name}")[0] == name
-
-
-@pytest.mark.parametrize("name", sorted(LAB_VARIANTS))
-def test_each_lab_variant_loads_its_checkpoint_reading_the_predictor_it_records(name):
-    variant = LAB_VARIANTS[name]
-    state = torch.load(variant.path, map_location="cpu", weights_only=True)
-    assert state["predictor"] == variant.predictor
-    assert state["shaping_beta"] == variant.shaping_beta
-    policy = make_scheduler(f"coreenv_lab.methods:{name}")
-    assert isinstance(policy, MARA) and policy.name == name
-    expected = ("family", "optimizer") if variant.information == "history" else ()
-    assert policy.observation_kind_fields == expected
-    assert reads_context(policy.observation_predictor) == (variant.information == "history")
 
 
 def test_mara_wls_is_deterministic_and_reads_wls():

@@ -113,13 +113,6 @@ def test_a_lab_variant_sets_the_shipped_recipe_s_predictor_beta_information_and_
     )
 
 
-def test_the_lab_variants_are_the_ablations_and_the_history_policy():
-    assert LAB_VARIANTS["mara_wls"].predictor == "wls"
-    assert LAB_VARIANTS["mara_noshape"].shaping_beta == 0.0
-    assert LAB_VARIANTS["mara_history"].information == "history"
-    assert not set(LAB_VARIANTS) & set(VARIANTS)
-
-
 def test_a_lab_predictor_is_registered_only_when_the_run_reads_it(policy_predictors):
     train_mara.parse_args(["--predictor", "wls"])
     assert not set(LAB_PREDICTORS) & set(policy_predictors)

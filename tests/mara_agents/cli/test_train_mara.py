@@ -1,6 +1,11 @@
-"""`coreenv train-mara`: training writes a policy and resumes; bad options refused."""
+"""`coreenv train-mara`: the shipped networks' recipe, with the few options a user of it needs.
 
-import json
+The training itself (imitation, the grouped policy gradient, resuming) is tested through the
+lab's full command line (tests/lab/commands/test_train_mara.py), which runs the same
+`train_mara` on cheaper estimates.
+"""
+
+import re
 from pathlib import Path
 
 import pytest
@@ -8,150 +13,53 @@ import pytest
 pytest.importorskip("torch")
 
 from mara_agents.cli import train_mara  # noqa: E402
-from mara_agents.schedulers.mara import MARA, VARIANTS  # noqa: E402
+from mara_agents.schedulers.mara import VARIANTS  # noqa: E402
 from mara_agents.training import MARATrainConfig  # noqa: E402
+from mara_agents.training.recipe import MARARun  # noqa: E402
 
 
-def test_train_mara_writes_a_loadable_policy_and_resumes(tmp_path, capsys):
-    argv = [
-        "--variant",
-        "mara_wls",
-        "--workloads",
-        "1",
-        "--group",
-        "2",
-        "--demo-episodes",
-        "1",
-        "--dagger-rounds",
-        "1",
-        "--dagger-episodes",
-        "1",
-        "--demo-epochs",
-        "1",
-        "--eval-every",
-        "1",
-        "--eval-episodes",
-        "2",
-        "--work",
-        str(tmp_path / "w"),
-        "--out",
-        str(tmp_path / "p.pt"),
-    ]
-    train_mara.main([*argv, "--max-updates", "1"])
-    train_mara.main([*argv, "--max-updates", "2"])
-    out = capsys.readouterr().out
-    assert "imitation of hop, round 1" in out and "resumed from" in out and "update 2 " in out
-    assert "over the start policy" in out
-    history = (tmp_path / "w" / "history.json").read_text()
-    assert '"update": 2' in history
-    assert MARA.pretrained("mara_wls", path=tmp_path / "p.pt").name == "mara_wls"
-    # --init starts the RL stage from a checkpoint, skipping imitation
-    again = [*argv[:-4], "--work", str(tmp_path / "w2"), "--out", str(tmp_path / "p2.pt")]
-    train_mara.main([*again, "--init", str(tmp_path / "p.pt"), "--max-updates", "1"])
-    out = capsys.readouterr().out
-    assert "starting the RL stage from" in out and "imitation of" not in out
-    assert (tmp_path / "w2" / "checkpoint.pt").is_file()
+def test_the_defaults_are_the_recipe_of_the_shipped_mara_writing_into_the_work_folder():
+    config = train_mara.parse_args([]).config
+    work = Path("results/mara/mara")
+    assert config == MARATrainConfig(work=work, out=work / "mara.pt")
+    assert config.observed == VARIANTS["mara"].predictor and config.beta == 1.0
 
 
-def test_train_mara_from_scratch_with_held_ppo_stops_at_its_step_budget(tmp_path, capsys):
-    work = tmp_path / "w"
-    argv = ["--variant", "mara_wls", "--scratch", "--algorithm", "held_ppo", "--episodes", "2"]
-    argv += ["--eval-every", "5", "--eval-episodes", "2", "--max-steps", "1", "--seed", "3"]
-    train_mara.main([*argv, "--work", str(work), "--out", str(tmp_path / "p.pt")])
-    out = capsys.readouterr().out
-    assert "from random weights (seed 3)" in out and "imitation of" not in out
-    assert "update 1 " in out and "update 2 " not in out  # one update passes one step
-    history = json.loads((work / "history.json").read_text())
-    assert history[0] == {"phase": "scratch", "seed": 3}
-    assert (history[1]["phase"], history[1]["steps"], len(history[1]["rates"])) == ("start", 0, 2)
-    assert (history[2]["phase"], history[2]["update"]) == ("held_ppo", 1)  # judged where it ended
-    assert (work / "start.pt").is_file() and (work / "last.pt").is_file()
-    # a resumed run must be the same run: other settings are refused, naming them
-    with pytest.raises(ValueError, match=r"trained with other \['held'\]"):
-        again = ["--episodes", "3", "--work", str(work), "--out", str(tmp_path / "p.pt")]
-        train_mara.main([*argv, *again])
+def test_the_sets_variant_trains_a_network_that_reads_sets():
+    config = train_mara.parse_args(["--variant", "mara_sets", "--work", "w"]).config
+    assert config.mat.sets and config.mat.encoder == "slots" and config.out == Path("w/mara.pt")
 
 
-def test_train_mara_with_another_predictor_records_it_in_the_policy(tmp_path):
-    argv = ["--variant", "mara", "--predictor", "wls", "--scratch", "--algorithm", "held_ppo"]
-    argv += ["--episodes", "2", "--eval-episodes", "2", "--max-steps", "1"]
-    train_mara.main([*argv, "--work", str(tmp_path / "w"), "--out", str(tmp_path / "p.pt")])
-    policy = MARA.pretrained("mara", path=tmp_path / "p.pt")
-    assert type(policy.observation_predictor).__name__ == "WLSPredictor"
+def test_the_budget_options_reach_the_run_and_main_says_where_the_policy_is(
+    tmp_path, capsys, monkeypatch
+):
+    ran = []
 
+    def train(config):
+        ran.append(config)
+        return MARARun(0.5, [], config.out)
 
-def test_train_mara_on_the_information_model_reads_the_category_columns(tmp_path):
-    argv = ["--variant", "mara", "--predictor", "wls", "--information", "history"]
-    argv += ["--warm-history", "2", "--scratch", "--algorithm", "held_ppo", "--episodes", "2"]
-    argv += ["--eval-episodes", "2", "--max-steps", "1"]
-    train_mara.main([*argv, "--work", str(tmp_path / "w"), "--out", str(tmp_path / "p.pt")])
-    policy = MARA.pretrained("mara", path=tmp_path / "p.pt")
-    assert policy.observation_kind_fields == ("family", "optimizer")
-    assert policy.policy.config.slot_features == 11
+    monkeypatch.setattr(train_mara, "train_mara", train)
+    argv = ["--minutes", "0.5", "--demo-episodes", "3", "--dagger-rounds", "0", "--seed", "2"]
+    train_mara.main([*argv, "--eval-every", "2", "--eval-episodes", "4", "--work", str(tmp_path)])
+    (config,) = ran
+    assert (config.minutes, config.seed, config.grouped.seed) == (0.5, 2, 2)
+    assert (config.imitation.episodes, config.imitation.dagger_rounds) == (3, 0)
+    assert (config.eval_every, config.eval_episodes) == (2, 4)
+    assert f"50.0%, in {tmp_path / 'mara.pt'}" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--scratch", "--init", "README.md"], "--init and --scratch are two different starts"),
-        (["--algorithm", "grouped", "--entropy", "0.1"], "grouped does not read --entropy"),
-        (["--algorithm", "ppo", "--hold", "4"], "ppo does not read --hold"),
-        (["--quantiles", "0.5", "1.5"], "estimate_quantiles must be a tuple of at most 9"),
-        (["--max-steps", "-1"], "MARATrainConfig.max_steps must be None or >= 0, got -1"),
-        (["--algorithm", "grouped", "--episodes", "8"], "grouped does not read --episodes"),
-        (["--algorithm", "grouped", "--epochs", "10"], "grouped does not read --epochs"),
-        (["--algorithm", "held_ppo", "--minibatches", "0"], "minibatches must be >= 1"),
-        (["--init", "src/mara_agents/checkpoints/mara_wls.pt"], "reads the predictor 'wls'"),
-        (["--warm-history", "4"], "warm_history=4 needs information='history'"),
-        (["--information", "all"], "--information: invalid choice: 'all'"),
-        (["--nodes", "0"], "--nodes must be an int >= 1, got 0"),
-        (["--cluster", "fast"], "--cluster: invalid choice: 'fast'"),
+        (["--variant", "mara_wls"], "argument --variant: invalid choice: 'mara_wls'"),
+        (["--dagger-rounds", "-1"], "--dagger-rounds must be an int >= 0, got -1"),
+        (["--eval-episodes", "0"], "a count must be an int >= 1, got 0"),
+        (["--algorithm", "ppo"], "unrecognized arguments: --algorithm ppo"),
     ],
 )
-def test_train_mara_refuses_contradictory_options(argv, message, capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        train_mara.main(argv)
+def test_bad_options_exit_2_with_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        train_mara.parse_args(argv)
     err = capsys.readouterr().err
-    assert exit_info.value.code == 2 and err.startswith("coreenv train-mara: error: ")
-    assert message in err and err.count("\n") == 1, err  # one line
-
-
-def test_train_mara_on_a_cluster_trains_a_sets_network_reading_its_columns(tmp_path):
-    argv = ["--variant", "mara", "--predictor", "wls", "--cluster", "mixed_costly", "--nodes", "2"]
-    argv += ["--scratch", "--algorithm", "held_ppo", "--episodes", "2", "--eval-episodes", "2"]
-    argv += ["--max-steps", "1", "--work", str(tmp_path / "w"), "--out", str(tmp_path / "p.pt")]
-    config = train_mara.config_from(train_mara.parse_args(argv))
-    assert config.env["node_speeds"] == "mixed" and config.env["switch_cost"] == 5
-    assert (config.env["num_nodes"], config.env["num_slots"], config.env["arrival_prob"]) == (
-        2,
-        4,
-        0.02,
-    )
-    assert config.mat.sets and config.mat.cluster_column == 9 and config.mat.slot_features == 11
-    train_mara.main(argv)
-    policy = MARA.pretrained("mara", path=tmp_path / "p.pt")
-    assert policy.policy.config.sets and policy.policy.config.shows_cluster
-
-
-def test_train_mara_refuses_a_missing_init_checkpoint(tmp_path, capsys):
-    with pytest.raises(SystemExit):
-        train_mara.main(["--init", str(tmp_path / "none.pt")])
-    assert "--init" in capsys.readouterr().err
-
-
-def test_train_mara_passes_epochs_and_minibatches_to_the_rl_stage():
-    argv = ["--algorithm", "held_ppo", "--epochs", "10", "--minibatches", "8"]
-    held = train_mara.config_from(train_mara.parse_args(argv)).held
-    assert (held.epochs, held.minibatches) == (10, 8)
-
-
-def test_train_mara_symlog_sets_the_network_to_read_symlog():
-    argv = ["--scratch", "--algorithm", "held_ppo", "--symlog"]
-    assert train_mara.config_from(train_mara.parse_args(argv)).mat.symlog
-    assert not train_mara.config_from(train_mara.parse_args([])).mat.symlog
-
-
-def test_train_mara_defaults_are_the_library_recipe():
-    config = train_mara.config_from(train_mara.parse_args([]))
-    shipped = MARATrainConfig(work=Path("results/mara/mara"), out=VARIANTS["mara"].path)
-    assert config == shipped
+    assert exit_.value.code == 2 and err.count("\n") == 1 and re.search(message, err)

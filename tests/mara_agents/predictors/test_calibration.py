@@ -115,8 +115,9 @@ def test_a_calibrated_predictor_reads_its_samples_through_it_and_saves_it(tmp_pa
 
 def test_the_shipped_checkpoint_is_calibrated_and_can_be_read_raw():
     from mara_agents.predictors import make_predictor
+    from mara_agents.predictors.flow import PRETRAINED
 
-    shipped, raw = make_predictor("fm"), make_predictor("fm_uncalibrated")
+    shipped, raw = make_predictor("fm"), FMPredictor.pretrained(PRETRAINED, calibrated=False)
     assert shipped.calibration is not None and raw.calibration is None
     prefix = 2.0 * (1.0 + np.arange(60.0)) ** -0.4
     np.testing.assert_array_equal(shipped.futures([prefix]), raw.futures([prefix]))

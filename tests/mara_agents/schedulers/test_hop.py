@@ -11,6 +11,7 @@ from helpers import idle, play_checking_matchings, power_curve, scripted_env, ta
 from coreenv_lab.diagnostics import ClairvoyantPredictor
 from mara_agents.predictors import WLSPredictor
 from mara_agents.schedulers import HOP, LARA, HOPConfig
+from mara_agents.schedulers.hop import HOP_TUNED
 from mara_agents.schedulers.planning import select_feasible, select_feasible_many
 from mara_agents.sweep import METHODS, validate
 
@@ -213,12 +214,8 @@ def test_hop_refuses_samples_of_the_wrong_shape():
             observations, _, _, _, infos = env.step(hop.act(observations, infos))
 
 
-def test_hop_methods_are_valid_sweep_names():
-    assert {"hop_fm", "hop_wls"} <= set(METHODS)
-    validate(["hop_wls"], ["id"], [0.04])
-    assert isinstance(METHODS["hop_wls"](), HOP)
-
-
-def test_hop_fm_is_a_valid_sweep_name():
+def test_hop_is_a_sweep_method_on_the_flow_matching_predictor():
     pytest.importorskip("torch")
-    validate(["hop_fm"], ["id"], [0.04])
+    validate(["hop"], ["id"], [0.04])
+    hop = METHODS["hop"].make()
+    assert isinstance(hop, HOP) and hop.config == HOP_TUNED

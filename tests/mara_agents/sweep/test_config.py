@@ -3,7 +3,7 @@
 import pytest
 
 from mara_agents.schedulers import FIFO
-from mara_agents.sweep import SweepConfig
+from mara_agents.sweep import REFERENCE_LOADS, SweepConfig
 
 
 def test_run_names_differ_between_runs_of_different_settings():
@@ -36,17 +36,12 @@ def test_bad_configs_are_refused_at_construction(overrides, message):
         SweepConfig(**overrides)
 
 
-def test_the_old_keyword_arrival_probs_warns_and_sets_arrival_prob():
-    with pytest.warns(DeprecationWarning, match=r"arrival_probs is deprecated .* 0\.3\.0"):
-        config = SweepConfig(arrival_probs=[0.05, 0.06])
-    assert config.arrival_prob == (0.05, 0.06)
-    with pytest.warns(DeprecationWarning, match="use arrival_prob"):
-        assert config.arrival_probs == (0.05, 0.06)
-    with (
-        pytest.raises(TypeError, match="arrival_prob and its old name"),
-        pytest.warns(DeprecationWarning),
-    ):
-        SweepConfig(arrival_prob=[0.05], arrival_probs=[0.06])
+def test_the_default_loads_are_the_papers_per_unit_of_capacity():
+    assert SweepConfig().arrival_prob == REFERENCE_LOADS == (0.04, 0.05, 0.06, 0.07)
+    assert SweepConfig(env={"num_nodes": 8}).arrival_prob == (0.08, 0.1, 0.12, 0.14)
+    mixed = SweepConfig(env={"num_nodes": 8, "node_speeds": "mixed"})
+    assert mixed.arrival_prob == (0.16, 0.2, 0.24, 0.28)
+    assert SweepConfig(arrival_prob=[0.05], env={"num_nodes": 8}).arrival_prob == (0.05,)
 
 
 def test_the_sweep_holds_p_to_the_environments_one_rule():

@@ -127,3 +127,18 @@ def test_the_shipped_rl_baseline_plays_in_its_form_deterministically_at_any_size
     assert rates.mean() > 0.0
     big = {"task_set": "id", "num_nodes": 8, "num_slots": 16}
     assert completion_rates(make_scheduler("ppo"), 1, 1_000_000, **big).mean() > 0.0
+
+
+def test_playing_every_method_imports_no_training_code():
+    pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    from helpers import run_python
+
+    code = (
+        "import sys\n"
+        "from mara_agents.sweep import METHODS, validate\n"
+        "validate(list(METHODS), ['id'], [0.04])\n"
+        "ours = ('coreenv', 'mara_agents', 'curvegen', 'coreenv_lab')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(ours) and 'train' in m))\n"
+    )
+    assert run_python(code).splitlines()[-1] == "[]"

@@ -68,7 +68,7 @@ def test_beta_is_the_variants_unless_overridden(variant):
         ({"task_set": "corpus"}, r"MARATrainConfig.task_set must be one of \[.*'corpus_train'"),
         (
             {"predictor": "gp"},
-            r"MARATrainConfig.predictor must be None or one of \[.*'fm_uncalibrated'",
+            r"MARATrainConfig.predictor must be None or one of \[.*'fm_mara_student'",
         ),
     ],
 )
@@ -82,7 +82,7 @@ def test_bad_training_config_is_refused(fields, message):
     [("grouped", GroupedTrainer), ("ppo", PPOTrainer), ("held_ppo", HeldPPOTrainer)],
 )
 def test_the_algorithm_chooses_the_rl_stage_on_the_shaped_training_regime(algorithm, kind):
-    run = config(algorithm=algorithm, variant="mara_noshape")
+    run = config(algorithm=algorithm, shaping_beta=0.0)
     trainer = make_trainer(run, MAT(MATConfig()), None)
     assert isinstance(trainer, kind)
     env = trainer.envs.config if algorithm == "ppo" else trainer.env_config
@@ -93,13 +93,8 @@ def test_the_algorithm_chooses_the_rl_stage_on_the_shaped_training_regime(algori
 def test_the_predictor_is_the_variants_unless_overridden(variant):
     network = variant_network(variant)
     assert config(variant=variant, mat=network).observed == VARIANTS[variant].predictor
-    renamed = config(variant=variant, mat=network, predictor="fm_uncalibrated")
-    assert renamed.observed == "fm_uncalibrated"
-
-
-def test_an_old_predictor_name_warns_and_is_renamed():
-    with pytest.warns(DeprecationWarning, match="'fm_raw' is deprecated .* use 'fm_uncalibrated'"):
-        assert config(predictor="fm_raw").observed == "fm_uncalibrated"
+    overridden = config(variant=variant, mat=network, predictor="wls")
+    assert overridden.observed == "wls"
 
 
 def test_the_task_set_chooses_the_training_episodes_and_what_fm_warms_on():
