@@ -1,8 +1,21 @@
-"""Fixtures shared across the test packages."""
+"""Fixtures shared across the test packages, and the lab on the path of every process they start.
+
+pytest puts ``lab/`` (`coreenv_lab`, outside the wheel) on its own path (pyproject's
+``pythonpath``); the interpreters a test starts get it through ``PYTHONPATH``, so the suite runs
+from a clone whether or not ``pip install -e lab`` was done.
+"""
+
+import os
+from pathlib import Path
 
 import pytest
 
 from coreenv.curves import TASK_SETS
+
+LAB = str(Path(__file__).resolve().parents[1] / "lab")
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [LAB, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ deprecated. The top level re-exports what a user of the environment imports.
 
 from importlib.metadata import PackageNotFoundError, version
 
-from coreenv import curves
+from coreenv import compat, curves
 from coreenv.compat import OracleView, SlotTable
 from coreenv.config import CLUSTERS, SPEED_MIXES, EnvConfig, default_arrival_prob, make_config
 from coreenv.context import (
@@ -37,6 +37,7 @@ from coreenv.shells import (
     CoreVectorEnv,
     SequentialVectorEnv,
 )
+from coreenv.wls import WLSEstimates
 
 __all__ = [
     "CLUSTERS",
@@ -69,6 +70,7 @@ __all__ = [
     "SlotFeature",
     "SlotTable",
     "TaskContext",
+    "WLSEstimates",
     "curves",
     "default_arrival_prob",
     "describe",
@@ -86,3 +88,4 @@ except PackageNotFoundError:  # a source tree that was never installed
     __version__ = "0+unknown"
 
 register_envs()
+compat.install()  # the module paths 0.1.0 pickles name

@@ -4,11 +4,15 @@
   `CoreEnv.slot_table()` and `CoreEnv.oracle_view()` warn and return them; `CoreEnv.view()` (a
   `SchedulerView`, the truth in ``view(clairvoyant=True)``) replaces both.
 - `State` and `Counters`: the names a `CoreEnv` pickled by 0.1.0 refers to; such an environment is
-  rebuilt from its config (`CoreEnv.__setstate__`).
+  rebuilt from its config (`CoreEnv.__setstate__`). `install` (called by ``import coreenv``) puts
+  back the two module paths of 0.1.0 that its pickles name: ``coreenv.core.env`` (`CoreEnv`) and
+  ``coreenv.core.state`` (`State`, `Counters`), and ``coreenv.core.views.SlotTable``.
 """
 
 from __future__ import annotations
 
+import sys
+import types
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,7 +24,7 @@ from coreenv.errors import NoPredictorError
 if TYPE_CHECKING:
     from coreenv.core.lanes import Lanes
 
-__all__ = ["Counters", "OracleView", "SlotTable", "State", "TaskTruth"]
+__all__ = ["Counters", "OracleView", "SlotTable", "State", "TaskTruth", "install"]
 
 
 class SlotTable:
@@ -141,3 +145,18 @@ class State:
 
 Counters = State
 """Kept until 0.4.0: what a 0.1.0 pickle's episode counters load as (as `State`)."""
+
+
+def install() -> None:
+    """Make the module paths a 0.1.0 pickle names resolve to today's classes (idempotent)."""
+    from coreenv.core import views
+    from coreenv.shells.parallel import CoreEnv
+
+    paths = {"coreenv.core.env": {"CoreEnv": CoreEnv}, "coreenv.core.state": {"State": State}}
+    paths["coreenv.core.state"]["Counters"] = Counters
+    for name, names in paths.items():
+        if name not in sys.modules:
+            module = types.ModuleType(name, "A module path of coreenv 0.1.0, for its pickles.")
+            module.__dict__.update(names)
+            sys.modules[name] = module
+    views.SlotTable = SlotTable

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from coreenv import METRIC_KEYS, BatchedCore, CoreEnv, Decisions, EnvConfig, SchedulerView, make_config
-from coreenv.core.events import make_decisions
+from coreenv.core import make_decisions
 from mara_agents.checks import check
 from mara_agents.schedulers.base import (
     Scheduler,

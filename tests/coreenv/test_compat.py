@@ -102,7 +102,7 @@ def test_oracle_view_warns_and_tells_the_truth_of_slots_and_queue():
 # -- names of the unreleased 0.2.0 are gone -------------------------------------------------------
 
 
-@pytest.mark.parametrize("old", ["coreenv.gym_env", "coreenv.core.env", "coreenv.sequential_env"])
+@pytest.mark.parametrize("old", ["coreenv.gym_env", "coreenv.core.batched", "coreenv.sequential_env"])
 def test_a_module_path_no_release_had_does_not_import(old):
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module(old)
@@ -114,5 +114,14 @@ def test_the_layout_helpers_live_in_coreenv_layout_only():
         _ = coreenv.slot_width
 
 
-def test_compat_keeps_only_the_names_of_0_1_0():
-    assert sorted(compat.__all__) == ["Counters", "OracleView", "SlotTable", "State", "TaskTruth"]
+def test_compat_keeps_only_the_names_of_0_1_0_and_the_paths_its_pickles_name():
+    assert sorted(compat.__all__) == [
+        "Counters",
+        "OracleView",
+        "SlotTable",
+        "State",
+        "TaskTruth",
+        "install",
+    ]
+    assert importlib.import_module("coreenv.core.env").CoreEnv is coreenv.CoreEnv
+    assert importlib.import_module("coreenv.core.state").State is compat.State

@@ -105,7 +105,7 @@ def _option_value(text: str, convert: Callable[[str], Any], checked: Callable[[A
 
 
 def arrival_prob(text: str) -> float:
-    """An option's arrival probability p (`coreenv.check_arrival_prob`'s rule)."""
+    """An option's arrival probability p (`coreenv.config.check_arrival_prob`'s rule)."""
     return _option_value(text, float, lambda p: check_arrival_prob(p, "an arrival probability"))
 
 

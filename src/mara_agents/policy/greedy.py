@@ -3,7 +3,7 @@
 `MAT.act` pays torch's per-operation cost some 250 times a step (the encoder, then one decoder
 pass over every node position per node), which is most of a step when few episodes run.
 `GreedyMAT` computes the same network from the same weights in one compiled call (the engine's
-`coreenv.compiled`), in float64, with each node's decoder pass computing only its own
+`coreenv.core.engine.compiled`), in float64, with each node's decoder pass computing only its own
 position (the decoder is causal over nodes: the keys and values of the positions before it are
 kept), and takes each node's most likely action.
 
@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from coreenv import SlotFeature
-from coreenv.core.engine import compiled
+from coreenv.core import compiled
 from mara_agents.policy.mat import MAT
 
 __all__ = ["TOLERANCE", "GreedyMAT"]

@@ -2,7 +2,7 @@
 
 Each trajectory's first crossing of ``log(ε / L_n)`` (linear between grid points) gives remaining
 batches; the estimate is their median, ``p_success`` the share that cross within the budget.
-Compiled (the engine's `coreenv.compiled`): a predictor decodes once per step, a few
+Compiled (the engine's `coreenv.core.engine.compiled`): a predictor decodes once per step, a few
 tasks at a time, where numpy's per-call cost would be most of the work.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from coreenv.core.engine import compiled
+from coreenv.core import compiled
 
 __all__ = ["crossings", "decode"]
 

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from coreenv import BatchedCore
-from coreenv.core.events import DecisionEvents
+from coreenv.core import DecisionEvents
 from coreenv.layout import slot_width, speed_columns
 from mara_agents.policy.mat import MAT
 

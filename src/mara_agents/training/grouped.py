@@ -8,7 +8,7 @@ The recipe answers what made PPO fail on CoRE-Learning (docs/mara.md, *Why PPO d
   input-dependent baseline: Mao et al., ICLR 2019), so the arrivals, curves and deadlines that
   every lane of a seed shares cancel out.
 - **One step's action almost never matters.** Decisions are held between events
-  (`coreenv.DecisionEvents`), so each sampled decision is one the outcome can
+  (`coreenv.core.events.DecisionEvents`), so each sampled decision is one the outcome can
   notice; only decision steps enter the gradient.
 - **The critic cannot see it.** No critic: Monte-Carlo returns with γ = 1 over whole episodes.
 - **Small steps from a good start.** PPO's clipped ratio on each node's action, and a KL anchor

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 import coreenv
+from coreenv_lab.recording import fingerprint, fingerprint_vector
 from coreenv.core import engine
 from coreenv.core.engine import claims
 
@@ -57,14 +58,14 @@ def _recorded(steps: int) -> list[dict]:
     vector = coreenv.CoreVectorEnv(8, view="nodes", shaping_beta=1.0, admission="edf")
     env = coreenv.CoreEnv(task_set="synthetic", shaping_beta=0.5, admission="edf", num_slots=4)
     return [
-        coreenv.fingerprint_vector(vector, seed=21, steps=steps).as_dict(),
-        coreenv.fingerprint(env, seeds=[5], max_steps=steps).as_dict(),
+        fingerprint_vector(vector, seed=21, steps=steps).as_dict(),
+        fingerprint(env, seeds=[5], max_steps=steps).as_dict(),
     ]
 
 
 def _recorded(steps: int) -> dict:
     env = coreenv.CoreVectorEnv(8, view="nodes", shaping_beta=1.0, admission="edf")
-    return coreenv.fingerprint_vector(env, seed=21, steps=steps).as_dict()
+    return fingerprint_vector(env, seed=21, steps=steps).as_dict()
 
 
 def test_compiled_and_plain_python_runs_give_the_same_episodes_bit_for_bit():

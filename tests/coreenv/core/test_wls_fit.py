@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import coreenv
+from coreenv_lab.recording import fingerprint, fingerprint_vector
 from coreenv import CoreEnv, EnvConfig
 from coreenv.wls import WLSEstimates
 from coreenv.core.features import OBS_BOUND, SlotFeature
@@ -129,7 +130,7 @@ def _recorded() -> dict:
     targets = np.array([prefix[-1] * 0.9 for prefix in prefixes])
     remaining, p_success = WLSEstimates().estimate_batch(prefixes, targets, np.full(20, 300))
     env = CoreEnv(CONFIG, predictor=WLSEstimates())
-    record = coreenv.fingerprint(env, seeds=[4], max_steps=300).as_dict()
+    record = fingerprint(env, seeds=[4], max_steps=300).as_dict()
     return {"remaining": remaining.tolist(), "p": p_success.tolist(), "episode": record}
 
 
