@@ -87,7 +87,9 @@ CASES: dict[str, Callable[[], Fingerprint]] = {
     "live": _parallel([8], task_set="live", max_steps=300),
     "stress": _parallel([9], scenario="infeasible_stress"),
     "edf_shaped": _parallel([10], admission="edf", shaping_beta=1.0),
-    "small_fast": _parallel([11], num_nodes=2, num_slots=5, batches_per_step=3, min_prefix=4),
+    "small_fast": _parallel(
+        [11], num_nodes=2, num_slots=5, batches_per_step=3, min_prefix=4, arrival_prob=0.04
+    ),  # p given: the default load of 2 nodes is 0.02 since 0.3.0, the reference's was 0.04
     "slope_quantiles": _parallel([12], "slope", estimate_quantiles=LEVELS),
     "events_wls": _parallel([13], "wls", decisions="events", shaping_beta=1.0),
     "vector": _vector(14, 1500, shaping_beta=1.0),

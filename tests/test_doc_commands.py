@@ -15,15 +15,16 @@ The rules, applied to every command alike:
   value); a brace list ``x_{1,2,3}`` names its last item, to match; ``$V`` and ``$((...))``
   are expanded; ``taskset -c N`` is dropped.
 * Budget (`TINY`): the options that size a command's work are set to tiny values, whether the
-  page gives them or leaves their defaults: episodes, seeds' loops, training steps, updates and
-  minutes, evaluation episodes, worker processes (1: in-process). ``--quick`` becomes
-  ``--episodes 1``. Options that choose what runs (methods, task sets, recipes, variants, nodes)
-  stay as written. A command named without options, or with one option and no value
-  (`coreenv sweep`, `coreenv eval-predictors --queries`), runs with ``--help``.
+  page gives them or leaves their defaults: episodes, seeds' loops, training steps, demonstration
+  episodes, DAgger rounds and minutes, evaluation episodes, worker processes (1: in-process).
+  ``--quick`` becomes ``--episodes 1``. Options that choose what runs (methods, task sets,
+  variants, nodes, clusters) stay as written. A command named without options, or with one
+  option and no value (`coreenv sweep`, `coreenv eval-predictors --queries`), runs with
+  ``--help``.
 * Unwritten options (`UNWRITTEN`): a sweep's grid left at its default runs one point (id,
   p = 0.04); a command whose default output is a file the package ships (the bank, the corpus,
-  the FM, the weigher, a MARA checkpoint) is given ``--out`` in the page's folder. Relative paths
-  stay in the page's folder.
+  the FM) is given ``--out`` in the page's folder. Relative paths (a training run's ``--work``
+  included) stay in the page's folder.
 * Placeholders a reader fills in (`PLACEHOLDERS`, `provide_files`): ``M`` = 8 nodes, ``S`` = the
   rl_ood task set, ``p`` = 0.04, ``NAME`` = mara, ``COMMAND`` = ``--help``; a scheduler
   ``pkg.module:Class`` of one's own is the tutorial's (examples/my_scheduler.py); ``my_*.csv`` a
@@ -66,33 +67,20 @@ TINY = {
     "coreenv stress": {"--episodes": "1"},
     "benchmarks/stress_infeasible.py": {"--episodes": "1"},
     "coreenv eval-predictors": {"--per-curve": "1"},
-    "coreenv eval-predictors lofo": {"--steps": "2", "--runs": "8"},
-    "coreenv eval-predictors loko": {"--steps": "2", "--runs": "8"},
     "coreenv train-mara": {
-        "--minutes": "1",
-        "--max-updates": "1",
+        "--minutes": "0.01",
+        "--demo-episodes": "1",
+        "--dagger-rounds": "0",
         "--eval-every": "1",
         "--eval-episodes": "2",
     },
-    "coreenv train-mara grouped": {
-        "--workloads": "1",
-        "--group": "2",
-        "--demo-episodes": "1",
-        "--dagger-rounds": "1",
-        "--dagger-episodes": "1",
-        "--demo-epochs": "1",
-    },
-    "coreenv train-mara held_ppo": {"--episodes": "2", "--max-steps": "1"},
     "coreenv train-baseline": {
         "--minutes": "1",
         "--max-steps": "64",
         "--eval-every": "64",
         "--eval-episodes": "2",
-        "--envs": "2",
-        "--n-steps": "32",
     },
     "coreenv compare": {"--episodes": "2"},
-    "coreenv learning-curves": {"--test-episodes": "2"},
     "benchmarks/make_curve_bank.py": {"--runs-per-family": "1", "--batches": "8", "--workers": "1"},
     "benchmarks/make_corpus.py": {"--runs-per-family": "1", "--batches": "8", "--workers": "1"},
     "benchmarks/describe_task_sets.py": {"--episodes": "1", "--tasks": "50"},
@@ -118,31 +106,23 @@ TINY = {
     },
     "benchmarks/bench_vector.py": {"--envs": "2", "--n-steps": "16", "--steps": "64"},
     "benchmarks/train_fm.py": {"--steps": "2", "--runs": "8", "--batch": "32", "--every": "2"},
-    "benchmarks/train_weigher.py": {"--epochs": "1", "--runs": "40", "--episodes": "1"},
     "studies/tuning/calibrate_regime.py": {"--episodes": "1", "--workers": "1"},
     "studies/tuning/tune_lara.py": {"--episodes": "1", "--per-curve": "1", "--workers": "1"},
-    "studies/performance/mara_hold.py": {"--episodes": "2"},  # paired: >= 2
-    "studies/value_of_information/value_of_information.py": {"--episodes": "2", "--workers": "1"},
-    "studies/value_of_information/sample_noise.py": {"--runs": "1"},
 }
-"""Budget options by command (and by its form: train-mara's --algorithm, eval-predictors'
---protocol): each is set to its value, added where missing; None drops the option."""
+"""Budget options by command: each is set to its value, added where missing; None drops the
+option."""
 
-FORMS = {
-    "coreenv train-mara": ("--algorithm", "grouped"),
-    "coreenv eval-predictors": ("--protocol", "standard"),
-}
-"""The option that picks a command's form, and its default."""
+FORMS: dict[str, tuple[str, str]] = {}
+"""The option that picks a command's form, and its default (a form's budget is
+``TINY[f"{command} {form}"]``); no command of 0.3.0 has forms."""
 
 GRID = {"--task-sets": "id", "--arrival-prob": "0.04"}
 UNWRITTEN = {
     "coreenv sweep": GRID,
     "benchmarks/sweep_load.py": GRID,
-    "coreenv train-mara": {"--out": "mara.pt"},
     "benchmarks/make_curve_bank.py": {"--out": "bank.npz"},
     "benchmarks/make_corpus.py": {"--out": "corpus.npz"},
     "benchmarks/train_fm.py": {"--out": "fm.pt"},
-    "benchmarks/train_weigher.py": {"--out": "weigher.pt"},
 }
 """Options added only where the command does not give them: a sweep's grid left at its default
 runs one point; a default --out that is a file the package ships goes to the page's folder."""
@@ -388,7 +368,7 @@ for seed in 1 2 3; do
   coreenv train-baseline --seed $seed --env-seed $((10 * seed)) \\
       --work runs/seed_$seed      # a comment
 done
-coreenv learning-curves --arm a runs/seed_{1,2,3}
+coreenv sweep --out runs/seed_{1,2,3}
 ```
 
 ```python
@@ -405,7 +385,7 @@ def test_the_collector_reads_blocks_prose_and_tables_in_page_order():
         "coreenv stress --episodes 10",
         "pip install -e .",
         "coreenv train-baseline --seed $seed --env-seed $((10 * seed)) --work runs/seed_$seed",
-        "coreenv learning-curves --arm a runs/seed_{1,2,3}",
+        "coreenv sweep --out runs/seed_{1,2,3}",
     ]
     assert [c.folder for c in found] == [".", ".", ".", ".", "examples", "examples"]
     assert exclusion(found[3].text) == "installs packages"
@@ -420,8 +400,9 @@ def test_the_budget_rule_shrinks_counts_and_keeps_choices():
         *["--methods", "fifo", "--episodes", "1", "--workers", "1"],
         *["--task-sets", "id", "--arrival-prob", "0.04"],
     ]
-    assert tiny("coreenv train-mara", ["--algorithm", "held_ppo", "--episodes", "32"])[-4:] == [
-        "--max-steps", "1", "--out", "mara.pt"
+    assert tiny("coreenv train-mara", ["--variant", "mara_sets", "--minutes", "60"]) == [
+        *["--variant", "mara_sets", "--minutes", "0.01", "--demo-episodes", "1"],
+        *["--dagger-rounds", "0", "--eval-every", "1", "--eval-episodes", "2"],
     ]
     assert tiny("coreenv sweep", []) == tiny("coreenv eval-predictors", ["--queries"]) == ["--help"]
 

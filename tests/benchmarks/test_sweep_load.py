@@ -69,7 +69,7 @@ def test_a_lab_method_plays_under_its_scheduler_s_name(tmp_path, capsys):
     [
         ("--methods", "magic", r"unknown method 'magic': use one of \[.*'fifo'"),
         ("--task-sets", "ood_rl", r"task set 'ood_rl'.*Valid names: \[.*'rl_ood'"),
-        ("--task-sets", "runs.csv", r"bank_from_csv"),
+        ("--task-sets", "runs.csv", r"task set 'runs.csv': no CSV of training logs at"),
         ("--arrival-prob", "1.5", r"--arrival-prob: an arrival probability must be .* got 1.5"),
         ("--methods", "no_such_module:Cls", r"cannot import scheduler.*current directory"),
         ("--information", "all", r"--information: invalid choice: 'all'"),
@@ -375,7 +375,7 @@ def test_the_information_model_is_a_sweep_option(tmp_path, capsys):
     assert [r["completion_rate"] for r in rows[0]] == [r["completion_rate"] for r in rows[1]]
 
 
-def test_the_cluster_is_a_sweep_option_with_loads_per_node(tmp_path, capsys):
+def test_the_cluster_is_a_sweep_option_with_loads_per_unit_of_node_speed(tmp_path, capsys):
     config = sweep.parse_args(["--nodes", "8", "--cluster", "mixed_costly", "--methods", "lara"])
     assert dict(config.env) == {
         "num_nodes": 8,
@@ -383,7 +383,9 @@ def test_the_cluster_is_a_sweep_option_with_loads_per_node(tmp_path, capsys):
         "node_speeds": "mixed",
         "switch_cost": 5,
     }
-    assert config.arrival_prob == (0.08, 0.1, 0.12, 0.14)
+    assert config.arrival_prob == (0.16, 0.2, 0.24, 0.28)  # speeds 1, 1, 2, 4 twice: 16 units
+    equal = sweep.parse_args(["--nodes", "8", "--methods", "lara"])
+    assert equal.arrival_prob == (0.08, 0.1, 0.12, 0.14)
     given = sweep.parse_args([*TINY, "--methods", "lara", "--nodes", "8", "--slots", "10"])
     assert given.arrival_prob == (0.04,) and given.env["num_slots"] == 10
     argv = [*TINY, "--methods", "fifo", "lara", "--cluster", "costly_moves", "--nodes", "2"]

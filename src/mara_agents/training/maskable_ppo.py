@@ -212,8 +212,8 @@ def _check_resumed(model: MaskablePPO, config: MaskablePPOConfig, saved: Path) -
     trained = getattr(model, DECISIONS, None)
     asked = dataclasses.asdict(config.decision_form) if config.form == "sequential" else None
     policy, order = policy_name(model), getattr(model, SLOT_ORDER, "table")
-    observes = observes(model)["predictor"]
-    if (trained, policy, order, observes) != (
+    observed = observes(model)["predictor"]
+    if (trained, policy, order, observed) != (
         asked,
         config.policy,
         config.slot_order,
@@ -221,7 +221,7 @@ def _check_resumed(model: MaskablePPO, config: MaskablePPOConfig, saved: Path) -
     ):
         raise ValueError(
             f"{saved} holds a run of form {'joint' if trained is None else 'sequential'}, policy "
-            f"{policy!r}, decisions {trained}, slot_order {order!r}, observing {observes!r}; this "
+            f"{policy!r}, decisions {trained}, slot_order {order!r}, observing {observed!r}; this "
             f"config asks for form {config.form!r}, policy {config.policy!r}, decisions {asked}, "
             f"slot_order {config.slot_order!r}, observing {config.observe!r}: give the new run "
             "another work folder."

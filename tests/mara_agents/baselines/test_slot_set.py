@@ -145,7 +145,7 @@ def test_a_sets_policy_reads_a_cluster_twice_as_big_with_the_same_weights(cluste
 def test_a_policy_of_one_size_at_another_is_refused_naming_the_one_that_plays_any():
     ppo, env = model()
     big = make_config(None, **{**ENV, "num_nodes": 6, "num_slots": 8})
-    with pytest.raises(ValueError, match="trained at 3 nodes and 4 slots .* 'ppo_sets'"):
+    with pytest.raises(ValueError, match="trained at 3 nodes and 4 slots .* 'ppo'"):
         resized(ppo.policy, big)
     sets, _ = model(sets=True)
     shown = make_config(None, **{**ENV, "switch_cost": 2})

@@ -55,7 +55,7 @@ def test_workers_forked_after_torch_ran_on_threads_do_not_hang():
         "torch.set_num_threads(2)\n"
         "torch.ones(512, 512) @ torch.ones(512, 512)\n"
         "from mara_agents.sweep import SweepConfig, run_sweep\n"
-        "config = SweepConfig(methods=['ppo_mlp'], task_sets=['id'], arrival_prob=[0.04, 0.05],"
+        "config = SweepConfig(methods=['ppo'], task_sets=['id'], arrival_prob=[0.04, 0.05],"
         " episodes=1, workers=2)\n"
         "rows = run_sweep(config)\n"
         "print(len(rows), torch.get_num_threads())\n"
