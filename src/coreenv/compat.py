@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 import types
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from coreenv.errors import NoPredictorError
 if TYPE_CHECKING:
     from coreenv.core.lanes import Lanes
 
-__all__ = ["Counters", "OracleView", "SlotTable", "State", "TaskTruth", "install"]
+__all__ = ["PICKLED_PATHS", "Counters", "OracleView", "SlotTable", "State", "TaskTruth", "install"]
 
 
 class SlotTable:
@@ -147,16 +148,30 @@ Counters = State
 """Kept until 0.4.0: what a 0.1.0 pickle's episode counters load as (as `State`)."""
 
 
+PICKLED_PATHS = {
+    "coreenv.core.env": {"CoreEnv": "coreenv.shells.parallel"},
+    "coreenv.core.state": {"State": __name__, "Counters": __name__},
+}
+"""The module paths of 0.1.0 that its pickles name: each name and the module that holds it now
+(named as text, so that this module imports nothing above the simulator)."""
+
+
 def install() -> None:
     """Make the module paths a 0.1.0 pickle names resolve to today's classes (idempotent)."""
-    from coreenv.core import views
-    from coreenv.shells.parallel import CoreEnv
-
-    paths = {"coreenv.core.env": {"CoreEnv": CoreEnv}, "coreenv.core.state": {"State": State}}
-    paths["coreenv.core.state"]["Counters"] = Counters
-    for name, names in paths.items():
+    for name, names in PICKLED_PATHS.items():
         if name not in sys.modules:
             module = types.ModuleType(name, "A module path of coreenv 0.1.0, for its pickles.")
-            module.__dict__.update(names)
+            module.__getattr__ = _reader(name, names)
             sys.modules[name] = module
-    views.SlotTable = SlotTable
+    importlib.import_module("coreenv.core.views").SlotTable = SlotTable
+
+
+def _reader(path: str, names: dict[str, str]):
+    """A module ``__getattr__`` serving ``names`` from the modules that hold them now."""
+
+    def __getattr__(name: str) -> object:
+        if name not in names:
+            raise AttributeError(f"module {path!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(names[name]), name)
+
+    return __getattr__

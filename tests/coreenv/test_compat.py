@@ -118,6 +118,7 @@ def test_compat_keeps_only_the_names_of_0_1_0_and_the_paths_its_pickles_name():
     assert sorted(compat.__all__) == [
         "Counters",
         "OracleView",
+        "PICKLED_PATHS",
         "SlotTable",
         "State",
         "TaskTruth",

@@ -60,7 +60,7 @@ def read_rows(path: Path) -> list[dict]:
             row = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if "load" in row:  # written before the arrival probability had one name (0.2.0)
+        if "load" in row:  # a row of 0.1.0, before the arrival probability had one name
             row["arrival_prob"] = row.pop("load")
         rows.append(row)
     return rows
