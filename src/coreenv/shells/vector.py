@@ -166,12 +166,6 @@ class CoreVectorEnv(VectorEnv):
             infos = self._add_info(infos, ended, lane)
         return step.obs, step.rewards, step.terminated, step.truncated, infos
 
-    def __setstate__(self, state: dict) -> None:
-        """A pickled env continues exactly; one pickled before the state form, as it showed."""
-        self.__dict__.update(state)
-        if self.view == "state":
-            self.core._show_states()
-
     def action_masks(self) -> np.ndarray:
         """(N, M·(K + 1)) bool: each lane's node masks, concatenated (MaskablePPO's layout)."""
         return self.node_action_masks().reshape(self.num_envs, -1)
