@@ -22,14 +22,14 @@ from coreenv.core.features import (
     category_columns,
     cluster_columns,
     global_names,
+    observation_size,
     slot_names,
     slot_tables,
     slot_width,
     speed_columns,
     table_start,
 )
-from coreenv.core.masks import live_mask, live_masks
-from coreenv.core.observation import state_space
+from coreenv.masks import live_mask, live_masks
 
 __all__ = [
     "CLUSTER_FEATURES",
@@ -57,7 +57,7 @@ SLOT_ORDERS = ("table", "deadline")
 
 def sequential_layout(config: EnvConfig) -> tuple[int, int, int]:
     """Where the parts of a sequential observation start: the taken flags, the node, the end."""
-    taken = state_space(config).shape[0]
+    taken = observation_size(config) - config.num_nodes  # the state's size
     node = taken + config.num_slots
     return taken, node, node + config.num_nodes
 

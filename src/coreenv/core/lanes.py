@@ -239,13 +239,15 @@ class Lanes:
 
     # -- what the lanes show ----------------------------------------------------------------------
 
-    def observe(self, which: np.ndarray) -> np.ndarray:
-        """(len(which), M, D) float32 node observations of lanes ``which`` (`engine.observe`)."""
-        return e.observe(which, self.lane, self.table, self.settings, self.scales[e.HORIZON])
+    def observe(self, which: np.ndarray, states: bool = False) -> np.ndarray:
+        """(len(which), M, D) float32 node observations of lanes ``which`` (`engine.observe_rows`).
 
-    def observe_states(self, which: np.ndarray) -> np.ndarray:
-        """(len(which), S) float32 states of lanes ``which`` (`engine.observe_states`)."""
-        return e.observe_states(which, self.lane, self.table, self.settings, self.scales[e.HORIZON])
+        (len(which), S) states instead if ``states``.
+        """
+        shape = self.state_shape if states else self.obs_shape
+        obs = np.empty((len(which), *shape[1:]), np.float32)
+        e.observe_rows(obs, which, self.lane, self.table, self.settings, self.scales[e.HORIZON])
+        return obs[:, 0] if states else obs
 
     def view(
         self,

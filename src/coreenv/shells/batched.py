@@ -27,9 +27,9 @@ from coreenv.core.events import DecisionEvents, Decisions, make_decisions
 from coreenv.core.features import observation_size, slot_width, speed_columns
 from coreenv.core.estimates import Estimates, defers_estimates
 from coreenv.core.lanes import Lanes
-from coreenv.core.masks import idle_reasons
+from coreenv.masks import idle_reasons
 from coreenv.core.metrics import metrics
-from coreenv.core.observation import node_observations
+from coreenv.shells.spaces import node_observations
 from coreenv.core.scenarios import Scenario, make_scenario
 from coreenv.core.views import SchedulerView, new_episode_id
 from coreenv.curves import resolve_task_set
@@ -460,9 +460,7 @@ class BatchedCore(PredictorHook):
     def _observe(self, lanes: np.ndarray | None = None) -> np.ndarray:
         """(len(lanes), M, D) float32: what `CoreEnv` gives each lane's nodes (or (L, S) states)."""
         lanes = np.arange(self.num_envs) if lanes is None else lanes
-        if self.observation == "state":
-            return self.lanes.observe_states(lanes)
-        return self.lanes.observe(lanes)
+        return self.lanes.observe(lanes, self.observation == "state")
 
 
 def checked_lanes_actions(actions: object, lanes: int, nodes: int, k: int) -> np.ndarray:

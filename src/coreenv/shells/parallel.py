@@ -17,9 +17,9 @@ from coreenv.compat import OracleView, SlotTable
 from coreenv.config import EnvConfig, make_config
 from coreenv.core import engine
 from coreenv.core.events import Decisions, make_decisions
-from coreenv.core.masks import action_indices, idle_reasons
+from coreenv.masks import action_indices, idle_reasons
 from coreenv.core.metrics import metrics
-from coreenv.core.observation import observation_space, state_space
+from coreenv.shells.spaces import observation_space, state_space
 from coreenv.core.scenarios import Scenario
 from coreenv.core.views import SchedulerView
 from coreenv.curves import CurveSource

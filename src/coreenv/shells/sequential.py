@@ -1,7 +1,7 @@
 """One node's choice per step: a Gymnasium form of `CoreEnv` whose joint actions are matchings.
 
 A single-agent learner picks the nodes' slots one after another. Each pick is masked by the
-rule of the AEC form (`coreenv.core.masks.live_mask`: a slot an earlier node took this step is
+rule of the AEC form (`coreenv.masks.live_mask`: a slot an earlier node took this step is
 not allowed), and the observation says which slots are taken and which node is choosing, so a
 policy over ``Discrete(K + 1)`` expresses any matching and nothing else (docs/rl.md).
 
@@ -22,7 +22,7 @@ from gymnasium import spaces
 
 from coreenv.config import EnvConfig
 from coreenv.core.features import OBS_BOUND
-from coreenv.core.masks import invalid_actions, live_mask
+from coreenv.masks import invalid_actions, live_mask
 from coreenv.errors import ConfigError, InvalidActionError
 from coreenv.layout import SLOT_ORDERS, listed_state, sequential_layout, slot_listing
 from coreenv.shells.parallel import CoreEnv

@@ -27,7 +27,7 @@ from coreenv.core.features import (
     slot_width,
     speed_columns,
 )
-from coreenv.core.masks import invalid_actions, live_masks
+from coreenv.masks import invalid_actions, live_masks
 from coreenv.errors import ConfigError, InvalidActionError
 from coreenv.layout import SLOT_ORDERS, listed_state, sequential_layout, slot_listing
 from coreenv.predictor import Predictor

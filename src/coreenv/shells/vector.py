@@ -18,7 +18,7 @@ from gymnasium.vector.utils import batch_space
 from coreenv.config import EnvConfig, make_config
 from coreenv.core.events import Decisions, make_decisions
 from coreenv.core.features import OBS_BOUND
-from coreenv.core.observation import state_space
+from coreenv.shells.spaces import state_space
 from coreenv.errors import ConfigError
 from coreenv.predictor import Predictor
 from coreenv.shells.batched import BatchedCore

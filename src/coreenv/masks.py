@@ -1,4 +1,8 @@
-"""Action masks and the resolution of node actions into a feasible matching (design §2, step 1)."""
+"""How the shells read node actions: as the engine's claims, why one idles, the live masks.
+
+The rule itself, claims in node order into a feasible matching (design §2, step 1), is the
+engine's (`coreenv.core.engine.claims`); this module gives the shells' side of it.
+"""
 
 from __future__ import annotations
 
