@@ -209,11 +209,14 @@ class BatchedCore(PredictorHook):
         """(B,) bool whether each lane runs an episode."""
         return self.lanes.lane[:, engine.ACTIVE] == 1
 
-    def reset(self, seeds: Iterable[int] | Callable[[int], int]) -> BatchedObservation:
+    def reset(
+        self, seeds: Iterable[int | np.random.Generator] | Callable[[int], int]
+    ) -> BatchedObservation:
         """Start lanes on the first ``num_envs`` seeds; later seeds feed the auto-resets.
 
         Lanes left without a seed are inactive. Seeds are non-negative ints (numpy ints too);
-        lane b's episode on seed s is `CoreEnv.reset(seed=s)`'s. ``seeds`` may instead be a
+        lane b's episode on seed s is `CoreEnv.reset(seed=s)`'s. A `numpy.random.Generator` in
+        their place draws the episode from it (its seed shows as -1). ``seeds`` may instead be a
         function of the lane, called for each episode a lane starts, in lane order (a lane then
         never runs out).
         """
@@ -441,6 +444,9 @@ class BatchedCore(PredictorHook):
             if seed is _DONE:
                 self.lanes.stop(lane)
                 self.seeds[lane], self.episodes[lane] = -1, -1
+                continue
+            if isinstance(seed, np.random.Generator):
+                self.start(lane, seed)
                 continue
             seed = _checked_seed(seed)
             self.start(lane, seeding.np_random(seed)[0], seed)

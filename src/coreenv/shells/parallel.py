@@ -26,7 +26,7 @@ from coreenv.curves import CurveSource
 from coreenv.errors import ConfigError, InvalidActionError
 from coreenv.predictor import Predictor
 from coreenv.shells.batched import BatchedCore
-from coreenv.shells.render import ansi_table, gantt
+from coreenv.shells.render import Rendering, ansi_table
 
 __all__ = ["CoreEnv", "parallel_env"]
 
@@ -135,8 +135,9 @@ class CoreEnv(ParallelEnv):
             )
         self.render_mode = render_mode
         self._core = BatchedCore(cfg, 1, predictor, make_decisions(decisions))
+        self._rendering = Rendering(render_mode, cfg.num_nodes, self.render_ansi)
         if render_mode is not None:
-            self._core.watch = self._watched
+            self._core.watch = self._rendering.watched
 
         m, k = cfg.num_nodes, cfg.num_slots
         self.possible_agents = [f"node_{i}" for i in range(m)]
@@ -150,8 +151,6 @@ class CoreEnv(ParallelEnv):
         self._masks_version = -1
         self.np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
-        self._served = np.full(m, engine.EMPTY)  # task each node trained last (render modes)
-        self._history: list[np.ndarray] = []
         self._shown = self._core.lanes.observe(_LANE)[0]
 
     # -- PettingZoo API ---------------------------------------------------------------------------
@@ -181,8 +180,7 @@ class CoreEnv(ParallelEnv):
         self._core.start(0, self.np_random, known)
         self._core.restart_events()
         self._masks_version = -1
-        self._served[:] = engine.EMPTY
-        self._history = []
+        self._rendering.restart()
         self.agents = self.possible_agents[:]
         observations, *_, infos = self._answer(
             self._core.lanes.observe(_LANE)[0], 0.0, engine.RUNNING, {}
@@ -229,13 +227,6 @@ class CoreEnv(ParallelEnv):
         text = "; ".join(f"{agent}: {why}" for agent, why in reasons.items())
         raise InvalidActionError(f"invalid actions at t={self.t}: {text}.")
 
-    def _watched(self, served: np.ndarray) -> None:
-        """A step was played (render modes): who served whom, for `render`; printed if human."""
-        self._served = served[0]
-        self._history.append(self._served)
-        if self.render_mode == "human":
-            print(self.render_ansi(), end="\n\n")
-
     def state(self) -> np.ndarray:
         """The global view: global features and every slot block, without a node id."""
         m = self.config.num_nodes
@@ -247,17 +238,12 @@ class CoreEnv(ParallelEnv):
         ``ansi``: the slot table; ``rgb_array``: a Gantt picture of node assignments over the last
         300 steps; ``human``: prints the table.
         """
-        if self.render_mode == "ansi":
-            return self.render_ansi()
-        if self.render_mode == "rgb_array":
-            return gantt(self._history, self.config.num_nodes)
-        if self.render_mode == "human":
-            print(self.render_ansi())
-        return None
+        return self._rendering.render()
 
     def render_ansi(self) -> str:
         """The slot table as text, whatever the render mode (who served whom: in a render mode)."""
-        return ansi_table(self.view(), self.metrics(), self._served, self.possible_agents)
+        served = self._rendering.served
+        return ansi_table(self.view(), self.metrics(), served, self.possible_agents)
 
     def close(self) -> None:
         """Nothing to release."""
