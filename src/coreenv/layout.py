@@ -21,9 +21,7 @@ from coreenv.core.features import (
     SlotFeature,
     category_columns,
     cluster_columns,
-    global_names,
     observation_size,
-    slot_names,
     slot_tables,
     slot_width,
     speed_columns,
@@ -53,6 +51,19 @@ __all__ = [
 
 SLOT_ORDERS = ("table", "deadline")
 """How a sequential observation lists the slots: as the table holds them, or by deadline."""
+
+
+def global_names(config: EnvConfig) -> list[str]:
+    """The names of a state's global columns: `GLOBAL_FEATURES`, then any node speeds."""
+    return [*GLOBAL_FEATURES, *(f"speed_{i}" for i in range(speed_columns(config)))]
+
+
+def slot_names(config: EnvConfig) -> list[str]:
+    """The names of a slot block's columns, in order (`slot_width` of them)."""
+    names = [f.name.lower() for f in SlotFeature]
+    names += [f"quantile_{q}" for q in config.estimate_quantiles]
+    names += list(CLUSTER_FEATURES) if config.cluster_shown else []
+    return names + [f"{field}_id" for field in config.kind_fields[: category_columns(config)]]
 
 
 def sequential_layout(config: EnvConfig) -> tuple[int, int, int]:

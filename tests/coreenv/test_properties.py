@@ -4,7 +4,6 @@ import math
 import pickle
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -6,8 +6,7 @@ decision point, training the served slots, successes and expiry, arrivals and ad
 team reward and the episode's end, then writes every lane's observation. It is compiled by
 Numba; with ``NUMBA_DISABLE_JIT=1`` the same source runs as Python, so the suite proves one
 source in both modes. It draws nothing (episodes are drawn at reset) and calls no predictor: it
-returns the slots to re-estimate (which `wls_fit` fits in one more compiled call when WLS is the
-predictor).
+returns the slots to re-estimate (`estimates.Estimates`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from coreenv.config import EnvConfig
 from coreenv.context import reads_context
 from coreenv.core import engine as e
 from coreenv.core.events import Decisions
-from coreenv.core.features import NO_PREDICTOR, SlotFeature, write_estimates
+from coreenv.core.features import NO_PREDICTOR, OBS_BOUND, QUANTILES, SlotFeature
 from coreenv.core.lanes import RECORD_ROW, Lanes
 from coreenv.predictor import Predictor, observed_estimates
 
@@ -136,8 +136,16 @@ class Estimates:
         p_success: np.ndarray,
         quantiles: np.ndarray | None,
     ) -> None:
-        """Slots ``flat`` have new predictor estimates (and quantiles, (len(flat), Q))."""
-        lanes = self.lanes
-        write_estimates(lanes.table, flat, remaining, p_success, quantiles, lanes.scales[e.BATCH_SCALE])
-        lanes.slot_floats[e.EST_REMAINING, flat] = remaining
-        lanes.slot_floats[e.EST_P, flat] = p_success
+        """Slots ``flat`` have new predictor estimates (and quantiles, (len(flat), Q)).
+
+        Their features: remaining batches (and quantiles) over the batch scale (B · time_scale),
+        at most OBS_BOUND, and P(success) as it is; the raw estimates go to ``slot_floats``.
+        """
+        table, scale = self.lanes.table, self.lanes.scales[e.BATCH_SCALE]
+        table[flat, SlotFeature.EST_REMAINING] = np.minimum(remaining / scale, OBS_BOUND)
+        table[flat, SlotFeature.EST_P_SUCCESS] = p_success
+        if quantiles is not None:
+            levels = slice(QUANTILES, QUANTILES + quantiles.shape[1])
+            table[flat, levels] = np.minimum(quantiles / scale, OBS_BOUND)
+        self.lanes.slot_floats[e.EST_REMAINING, flat] = remaining
+        self.lanes.slot_floats[e.EST_P, flat] = p_success
