@@ -109,19 +109,19 @@ class Played:
 
     Attributes:
         obs: (B, M, D) float32 (or (B, S)) each lane's observation after its last step.
-        successes: (B,) int64 tasks completed, summed over the steps played.
-        conflicts: (B,) int64 node actions turned into idling at the first step.
-        ended: (B,) int64 each lane's `engine.ENDED` after its last step.
+        outcome: (B, 3) int64 per lane the tasks completed (summed over the steps played), the
+            node actions turned into idling at the first step, and its `engine.ENDED` after its
+            last step (`SUCCESSES`, `CONFLICTS`, `ENDED` name the columns).
         rewards: (B,) float64 team rewards, summed.
         takes: (B, M) bool which nodes trained at the first step (`engine.claims`).
         elapsed: (B,) int64 steps each lane played in the event form; None in the every-step
             form (one step each).
     """
 
+    SUCCESSES, CONFLICTS, ENDED = range(3)
+
     obs: np.ndarray
-    successes: np.ndarray
-    conflicts: np.ndarray
-    ended: np.ndarray
+    outcome: np.ndarray
     rewards: np.ndarray
     takes: np.ndarray
     elapsed: np.ndarray | None = None
@@ -247,8 +247,8 @@ class BatchedCore(PredictorHook):
         finally:
             if waiting is not None:
                 lane[waiting, engine.ACTIVE] = 1
-        obs, ended, rewards = played.obs, played.ended, played.rewards
-        successes, conflicts = played.successes.copy(), played.conflicts.copy()
+        obs, rewards = played.obs, played.rewards
+        successes, conflicts, ended = played.outcome.T.copy()
         if waiting is not None and waiting.size:
             obs[waiting] = self._shown[0][waiting]
             for reported in (ended, successes, conflicts, rewards):
@@ -289,11 +289,10 @@ class BatchedCore(PredictorHook):
         estimates, or in the event form held steps until each lane's event with the estimates
         put off until it decides (`defers_estimates`). Ended lanes are not restarted.
         """
-        defer = defers_estimates(self.decisions, self.predictor)
+        defer = defers_estimates(self.decisions, self._predictor)
         obs = self._step_once(chosen, refuse, defer)
         outcome = self.lanes.lane[:, engine.STEP_SUCCESSES : engine.ENDED + 1].copy()
-        rewards = self.lanes.returns[:, engine.REWARD].copy()
-        played = Played(obs, *outcome.T, rewards, self.takes)
+        played = Played(obs, outcome, self.lanes.returns[:, engine.REWARD].copy(), self.takes)
         if self.decisions.held:
             played.takes = self.takes.copy()
             played.elapsed = self._hold(chosen, refuse, played, defer)
@@ -365,11 +364,11 @@ class BatchedCore(PredictorHook):
         served = None if self.watch is None else lanes.served(chosen, takes)
         states = self.observation == "state"
         obs, ready = lanes.step(chosen, takes, claim, logs, states)
-        if self.predictor is not None and ready.size:
+        if ready.size and self._predictor is not None:
             if defer:
                 self.estimates.defer(ready)
             else:  # lanes in order, then nodes: the order of one lane after another
-                self.estimates.estimate(ready, self.predictor, self.config, logs)
+                self.estimates.estimate(ready, self._predictor, self.config, logs)
                 obs = self._observe()
         if served is not None:
             self.watch(served)
@@ -386,30 +385,36 @@ class BatchedCore(PredictorHook):
         last step.
         """
         lane, returns = self.lanes.lane, self.lanes.returns
-        obs, ended = played.obs, played.ended
+        obs, outcome = played.obs, played.outcome
         active = np.flatnonzero(lane[:, engine.ACTIVE])
         elapsed = np.zeros(self.num_envs, np.int64)
         elapsed[active] = 1
-        playing = active[ended[active] == engine.RUNNING]
-        playing = playing[~self._events.due_tables(self._tables(playing), lanes=playing)]
-        holding = np.zeros(self.num_envs, bool)
+        playing = active[outcome[active, Played.ENDED] == engine.RUNNING]
+        playing = playing[~self._decide(playing)]
         while playing.size:
-            holding[:] = False
-            holding[playing] = True
-            waiting = active[~holding[active]]
-            lane[waiting, engine.ACTIVE] = 0
+            rows = playing[0] if playing.size == 1 else playing  # one lane: scalar indexing
+            waiting = active[~np.isin(active, playing)] if playing.size < active.size else None
+            if waiting is not None:  # they wait, set inactive, while the others step
+                lane[waiting, engine.ACTIVE] = 0
             try:
                 stepped = self._step_once(chosen, refuse, defer)
             finally:
-                lane[waiting, engine.ACTIVE] = 1
-            obs[playing] = stepped[playing]
-            ended[playing] = lane[playing, engine.ENDED]
-            played.successes[playing] += lane[playing, engine.STEP_SUCCESSES]
-            played.rewards[playing] += returns[playing, engine.REWARD]
-            elapsed[playing] += 1
-            playing = playing[ended[playing] == engine.RUNNING]
-            playing = playing[~self._events.due_tables(self._tables(playing), lanes=playing)]
+                if waiting is not None:
+                    lane[waiting, engine.ACTIVE] = 1
+            obs[rows] = stepped[rows]
+            outcome[rows, Played.ENDED] = lane[rows, engine.ENDED]
+            outcome[rows, Played.SUCCESSES] += lane[rows, engine.STEP_SUCCESSES]
+            played.rewards[rows] += returns[rows, engine.REWARD]
+            elapsed[rows] += 1
+            playing = playing[outcome[playing, Played.ENDED] == engine.RUNNING]
+            playing = playing[~self._decide(playing)]
         return elapsed
+
+    def _decide(self, lanes: np.ndarray) -> np.ndarray:
+        """(L,) bool which of ``lanes`` (sorted) decide at this step (`DecisionEvents`)."""
+        if lanes.size == self.num_envs:  # every lane: no index arrays
+            return self._events.due_tables(self._tables())
+        return self._events.due_tables(self._tables(lanes), lanes=lanes)
 
     # -- actions ----------------------------------------------------------------------------------
 

@@ -202,14 +202,13 @@ class CoreEnv(ParallelEnv):
         agents, k, chosen = self.possible_agents, self.config.num_slots, self._chosen
         action_indices(actions, agents, k, chosen[0])
         played = self._core.advance(chosen, lambda: self._refuse(actions))
-        ended = int(played.ended[0])
-        info = {"successes": int(played.successes[0])}
-        answer = self._answer(played.obs[0], float(played.rewards[0]), ended, info)
+        successes, conflicts, ended = played.outcome[0].tolist()
+        answer = self._answer(played.obs[0], played.rewards.item(0), ended, {"successes": successes})
         infos = answer[-1]
         if played.elapsed is not None:
             for info in infos.values():
-                info["elapsed"] = int(played.elapsed[0])
-        if played.conflicts[0]:
+                info["elapsed"] = played.elapsed.item(0)
+        if conflicts:
             reasons = idle_reasons(actions, agents, k, chosen[0], played.takes[0])
             for agent, why in reasons.items():
                 infos[agent]["invalid_action"] = why
