@@ -391,10 +391,14 @@ class BatchedCore(PredictorHook):
         elapsed[active] = 1
         playing = active[outcome[active, Played.ENDED] == engine.RUNNING]
         playing = playing[~self._decide(playing)]
+        holding = np.zeros(self.num_envs, bool)
         while playing.size:
             rows = playing[0] if playing.size == 1 else playing  # one lane: scalar indexing
-            waiting = active[~np.isin(active, playing)] if playing.size < active.size else None
-            if waiting is not None:  # they wait, set inactive, while the others step
+            waiting = None
+            if playing.size < active.size:  # the others wait, set inactive, while these step
+                holding[:] = False
+                holding[playing] = True
+                waiting = active[~holding[active]]
                 lane[waiting, engine.ACTIVE] = 0
             try:
                 stepped = self._step_once(chosen, refuse, defer)
