@@ -274,7 +274,7 @@ def play_sequential_lanes(
         np.testing.assert_array_equal(float_bits(obs[lane]), float_bits(first))
         assert infos["node"][lane] == info["node"] and infos["elapsed"][lane] == info["elapsed"]
         assert infos["episode_seed"][lane] == seed + lane
-        empty += not single.env.agents
+        empty += not single.vector.core.active[0]
     rng = np.random.default_rng(action_seed)
     for call in range(calls):
         masks = envs.action_masks()
@@ -285,7 +285,7 @@ def play_sequential_lanes(
             actions = rng.integers(-1, k + 2, num_envs)
         else:
             actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
-        if call == raise_at and singles[1].env.agents:
+        if call == raise_at and singles[1].vector.core.active[0]:
             refused = actions.copy()
             refused[1] = -1
             with pytest.raises(coreenv.InvalidActionError, match=r"lane 1 .*action -1 is not an"):
@@ -312,7 +312,7 @@ def play_sequential_lanes(
                 episodes[lane] += 1
                 shown, info = single.reset(seed=seed + lane + episodes[lane] * num_envs)
                 assert infos["reset_elapsed"][lane] == info["elapsed"], where
-                empty += not single.env.agents
+                empty += not single.vector.core.active[0]
             else:
                 assert "_final_obs" not in infos or not infos["_final_obs"][lane], where
                 assert infos["reset_elapsed"][lane] == 0, where

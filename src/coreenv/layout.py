@@ -21,15 +21,13 @@ from coreenv.core.features import (
     SlotFeature,
     category_columns,
     cluster_columns,
-    global_names,
-    slot_names,
+    observation_size,
     slot_tables,
     slot_width,
     speed_columns,
     table_start,
 )
-from coreenv.core.masks import live_mask, live_masks
-from coreenv.core.observation import state_space
+from coreenv.masks import live_mask, live_masks
 
 __all__ = [
     "CLUSTER_FEATURES",
@@ -55,9 +53,22 @@ SLOT_ORDERS = ("table", "deadline")
 """How a sequential observation lists the slots: as the table holds them, or by deadline."""
 
 
+def global_names(config: EnvConfig) -> list[str]:
+    """The names of a state's global columns: `GLOBAL_FEATURES`, then any node speeds."""
+    return [*GLOBAL_FEATURES, *(f"speed_{i}" for i in range(speed_columns(config)))]
+
+
+def slot_names(config: EnvConfig) -> list[str]:
+    """The names of a slot block's columns, in order (`slot_width` of them)."""
+    names = [f.name.lower() for f in SlotFeature]
+    names += [f"quantile_{q}" for q in config.estimate_quantiles]
+    names += list(CLUSTER_FEATURES) if config.cluster_shown else []
+    return names + [f"{field}_id" for field in config.kind_fields[: category_columns(config)]]
+
+
 def sequential_layout(config: EnvConfig) -> tuple[int, int, int]:
     """Where the parts of a sequential observation start: the taken flags, the node, the end."""
-    taken = state_space(config).shape[0]
+    taken = observation_size(config) - config.num_nodes  # the state's size
     node = taken + config.num_slots
     return taken, node, node + config.num_nodes
 

@@ -2,10 +2,11 @@
 
 Attached as an environment's predictor (``CoreEnv(predictor=WLSEstimates())``, `BatchedCore`,
 the vector and sequential forms), its estimates are written by one compiled call per step for
-every lane (`coreenv.core.wls_fit.estimate_slots`, reading the curve store's logs): no Python
+every lane (`coreenv.wls_fit.estimate_slots`, reading the curve store's logs): no Python
 runs per task. Elsewhere it is a `coreenv.Predictor` like any other, by the same compiled fit.
 An object whose ``in_engine`` attribute is a `WLSEstimates` is computed in the engine the same
-way (`mara_agents.predictors.WLSPredictor` is one).
+way (`mara_agents.predictors.WLSPredictor` is one): the simulator calls `estimate_slots`
+(`coreenv.core.estimates.InEngine`).
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from functools import cached_property
 import numpy as np
 
 from coreenv.checks import is_int, is_number
-from coreenv.core import wls_fit
+from coreenv import wls_fit
+from coreenv.core.lanes import Lanes
 from coreenv.predictor import Estimate
 
-__all__ = ["WLSEstimates", "WLSFit", "in_engine"]
+__all__ = ["WLSEstimates", "WLSFit"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +41,7 @@ class WLSFit:
 
 @dataclass(frozen=True)
 class WLSEstimates:
-    """LARA's discounted ridge WLS power-law fit (`coreenv.core.wls_fit`) as a predictor.
+    """LARA's discounted ridge WLS power-law fit (`coreenv.wls_fit`) as a predictor.
 
     Defaults tuned on ID training runs. `estimate` and `estimate_batch` take loss prefixes
     (``prefix[0]`` the initial loss); attached to an environment, the engine computes the same
@@ -69,8 +71,16 @@ class WLSEstimates:
 
     @property
     def in_engine(self) -> WLSEstimates:
-        """Itself: what an environment computes in its engine (`in_engine`)."""
+        """Itself: what an environment computes in its engine (`estimate_slots`)."""
         return self
+
+    def estimate_slots(self, ready: np.ndarray, lanes: Lanes, logs: np.ndarray) -> None:
+        """Write the estimates of the flat slots ``ready`` of ``lanes`` in one compiled call.
+
+        ``logs``: the curve store's log-losses (`wls_fit.estimate_slots`).
+        """
+        arrays = (lanes.lane, lanes.slot_ints, lanes.slot_floats, lanes.table, logs)
+        wls_fit.estimate_slots(ready, *arrays, lanes.settings, lanes.scales, *self.settings())
 
     def settings(self) -> tuple[np.ndarray, int, float, int, int]:
         """The trailing arguments of the `wls_fit` functions: powers, window, λ, min points, H.
@@ -136,8 +146,3 @@ class WLSEstimates:
         )
         return remaining, p_success
 
-
-def in_engine(predictor: object) -> WLSEstimates | None:
-    """The `WLSEstimates` the engine computes for ``predictor`` (its ``in_engine``), or None."""
-    estimates = getattr(predictor, "in_engine", None)
-    return estimates if isinstance(estimates, WLSEstimates) else None

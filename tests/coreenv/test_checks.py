@@ -41,6 +41,7 @@ def test_every_count_in_coreenv_is_checked_by_the_shared_checker(make, words):
 @pytest.mark.parametrize("shell", [CoreGymEnv, CoreSequentialEnv])
 def test_shells_take_the_options_of_coreenv_and_name_a_wrong_one(shell):
     env = shell(EnvConfig(num_slots=5), decisions="events", num_nodes=2, render_mode="ansi")
-    assert env.env.decisions.held and env.config.num_nodes == 2 and env.render_mode == "ansi"
+    inner = env.vector if shell is CoreSequentialEnv else env.env  # what it plays on
+    assert inner.decisions.held and env.config.num_nodes == 2 and env.render_mode == "ansi"
     with pytest.raises(ConfigError, match="EnvConfig has no field 'num_slot'"):
         shell(num_slot=3)

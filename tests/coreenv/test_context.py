@@ -99,7 +99,7 @@ def test_the_history_holds_each_finished_task_as_it_ended():
     config = EnvConfig(information="history", **SHORT)
     core = play(config, seed=11, steps=400)
     counters = core.lanes.counters(0)
-    history = core.lanes.history(0)
+    history = core.lanes.memory.history(0)
     completed = [task for task in history if task.completed]
     assert len(history) == len(completed) + counters.failures
     assert len(completed) == counters.successes > 0 and counters.failures > 0

@@ -68,3 +68,24 @@ def test_code_above_imports_coreenv_only_through_its_public_faces():
             for name in imported_modules(path):
                 if name.split(".")[0] == "coreenv":
                     assert name in PUBLIC_FACES, f"{path.relative_to(repository)} imports {name}"
+
+
+BELOW_CORE = (
+    "coreenv.checks",
+    "coreenv.config",
+    "coreenv.context",
+    "coreenv.curves",
+    "coreenv.errors",
+    "coreenv.predictor",
+)
+"""What the simulator (`coreenv.core`) may import besides itself: the floors below it."""
+
+
+def test_the_simulator_imports_nothing_above_it():
+    core = Path(coreenv.__file__).parent / "core"
+    for path in sorted(core.rglob("*.py")):
+        for name in imported_modules(path):
+            if name.split(".")[0] != "coreenv":
+                continue
+            below = name.startswith("coreenv.core") or name.startswith(BELOW_CORE)
+            assert below, f"core/{path.relative_to(core)} imports {name}, above the simulator"

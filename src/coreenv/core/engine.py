@@ -6,8 +6,7 @@ decision point, training the served slots, successes and expiry, arrivals and ad
 team reward and the episode's end, then writes every lane's observation. It is compiled by
 Numba; with ``NUMBA_DISABLE_JIT=1`` the same source runs as Python, so the suite proves one
 source in both modes. It draws nothing (episodes are drawn at reset) and calls no predictor: it
-returns the slots to re-estimate (which `wls_fit` fits in one more compiled call when WLS is the
-predictor).
+returns the slots to re-estimate (`estimates.Estimates`).
 """
 
 from __future__ import annotations
@@ -22,15 +21,7 @@ import numpy as np
 
 from coreenv.core.features import table_start
 
-__all__ = [
-    "claims",
-    "clear_slot",
-    "observe",
-    "observe_into",
-    "observe_rows",
-    "observe_states",
-    "step",
-]
+__all__ = ["claims", "clear_slot", "observe_rows", "step"]
 
 NEVER = 2**62  # the deadline of an empty slot, the arrival of the padding after the last task
 EMPTY = -1  # the task number of an empty slot
@@ -159,8 +150,8 @@ def step(
         chosen: (B, M) node actions, as `claims` reads them.
         takes: (B, M) bool, `claims` of ``chosen``: made here if ``claim``, else given.
         claim: whether to make ``takes``.
-        obs: (B, M, D) float32, where every lane's node observations are written (`observe`),
-            or (B, 1, S), where its state alone is (`observe_states`).
+        obs: (B, M, D) float32, where every lane's node observations are written, or
+            (B, 1, S), where its state alone is (`observe_rows`).
         ready: (B·M,) int64, where the flat slots to re-estimate are written: trained without
             success, still holding that task, with a ready prefix; lanes in order, then nodes.
         lane: `Lanes.lane`; each lane's successes, conflicts and end are written into it.
@@ -398,47 +389,6 @@ def _fill(
     mask[b, a] = 1
     lane[b, NUM_OCCUPIED] += 1
     lane[b, VERSION] += 1
-
-
-@compiled
-def observe(
-    lanes: np.ndarray, lane: np.ndarray, table: np.ndarray, settings: np.ndarray, horizon: float
-) -> np.ndarray:
-    """(L, M, D) float32: the node observations of each of ``lanes`` (`observe_into`)."""
-    k = table.shape[0] // lane.shape[0]
-    nodes = settings.size - SPEEDS
-    size = nodes + GLOBALS + _speeds_shown(settings) + k * table.shape[1]
-    obs = np.empty((lanes.size, nodes, size), np.float32)
-    observe_into(obs, lanes, lane, table, settings, horizon)
-    return obs
-
-
-@compiled
-def observe_into(
-    obs: np.ndarray,
-    lanes: np.ndarray,
-    lane: np.ndarray,
-    table: np.ndarray,
-    settings: np.ndarray,
-    horizon: float,
-) -> None:
-    """Write into ``obs`` (L, M, D) the node observations of each of ``lanes`` (`CoreEnv`'s)."""
-    observe_rows(obs, lanes, lane, table, settings, horizon)
-
-
-@compiled
-def observe_states(
-    lanes: np.ndarray, lane: np.ndarray, table: np.ndarray, settings: np.ndarray, horizon: float
-) -> np.ndarray:
-    """(L, S) float32: the state of each of ``lanes``, its node observations without the id."""
-    k = table.shape[0] // lane.shape[0]
-    states = np.empty(
-        (lanes.size, GLOBALS + _speeds_shown(settings) + k * table.shape[1]), np.float32
-    )
-    observe_rows(
-        states.reshape(lanes.size, 1, states.shape[1]), lanes, lane, table, settings, horizon
-    )
-    return states
 
 
 @compiled

@@ -19,14 +19,11 @@ __all__ = [
     "cluster_columns",
     "entering_rows",
     "estimate_columns",
-    "global_names",
     "observation_size",
-    "slot_names",
     "slot_tables",
     "slot_width",
     "speed_columns",
     "table_start",
-    "write_estimates",
 ]
 
 OBS_BOUND = 1000.0  # every feature lies in [-OBS_BOUND, OBS_BOUND]; unbounded ones are clipped
@@ -120,39 +117,6 @@ def observation_size(config: EnvConfig) -> int:
     """D, the length of a node's observation: one-hot id, globals, speeds, then K slot blocks."""
     start = table_start(config.num_nodes, speed_columns(config))
     return start + config.num_slots * slot_width(config)
-
-
-def global_names(config: EnvConfig) -> list[str]:
-    """The names of a state's global columns: `GLOBAL_FEATURES`, then any node speeds."""
-    return [*GLOBAL_FEATURES, *(f"speed_{i}" for i in range(speed_columns(config)))]
-
-
-def slot_names(config: EnvConfig) -> list[str]:
-    """The names of a slot block's columns, in order (`slot_width` of them)."""
-    names = [f.name.lower() for f in SlotFeature]
-    names += [f"quantile_{q}" for q in config.estimate_quantiles]
-    names += list(CLUSTER_FEATURES) if config.cluster_shown else []
-    return names + [f"{field}_id" for field in config.kind_fields[: category_columns(config)]]
-
-
-def write_estimates(
-    table: np.ndarray,
-    rows: np.ndarray | list[int],
-    remaining: np.ndarray,
-    p_success: np.ndarray,
-    quantiles: np.ndarray | None,
-    batch_scale: float,
-) -> None:
-    """Write a predictor's answers into the slot-feature ``rows`` of ``table``.
-
-    Remaining batches (and quantiles) are divided by ``batch_scale`` (B · time_scale), at most
-    OBS_BOUND; P(success) as it is.
-    """
-    table[rows, SlotFeature.EST_REMAINING] = np.minimum(remaining / batch_scale, OBS_BOUND)
-    table[rows, SlotFeature.EST_P_SUCCESS] = p_success
-    if quantiles is not None:
-        levels = slice(QUANTILES, QUANTILES + quantiles.shape[1])
-        table[rows, levels] = np.minimum(quantiles / batch_scale, OBS_BOUND)
 
 
 def entering_rows(

@@ -1,6 +1,9 @@
 """`Lanes`: the state of B episodes ("lanes") as a few arrays, what `engine.step` advances.
 
-`CoreEnv` holds one lane, `BatchedCore` B. Slots are addressed by flat indices
+What the lanes know of their tasks is their `memory.Memory`; the predictor's estimates are
+written into them by `estimates.Estimates`.
+
+`BatchedCore` holds B lanes (`CoreEnv` one). Slots are addressed by flat indices
 ``lane * K + slot`` (lanes in order); what a task brings into a slot is packed into one record,
 copied when the slot fills. The rows and columns of every array are named in `engine`. An
 empty slot holds `engine.EMPTY_INTS` and `engine.EMPTY_FLOATS` and points at the curve store's
@@ -15,45 +18,24 @@ from collections.abc import Sequence
 import numpy as np
 
 from coreenv.config import EnvConfig
-from coreenv.context import Description, FinishedTask, TaskContext, reads_context
 from coreenv.core import engine as e
 from coreenv.core.episodes import EpisodeTasks
-from coreenv.core.events import Decisions
 from coreenv.core.features import (
     NO_PREDICTOR,
-    SlotFeature,
     cluster_columns,
     entering_rows,
     estimate_columns,
     observation_size,
     slot_width,
-    write_estimates,
 )
+from coreenv.core.memory import Memory
 from coreenv.core.metrics import Counters
 from coreenv.core.views import SchedulerView
-from coreenv.core.wls_fit import estimate_slots
-from coreenv.predictor import Predictor, observed_estimates
-from coreenv.wls import in_engine
 
-__all__ = ["Lanes", "defers_estimates"]
+__all__ = ["RECORD_ROW", "Lanes"]
 
-_ROW = e.RECORD_INTS + e.RECORD_FLOATS  # where a task record's feature row starts
+RECORD_ROW = e.RECORD_INTS + e.RECORD_FLOATS  # where a task record's feature row starts
 _RECORD_INTS = ("crossing", "last", "offset", "arrival", "deadline")  # then the task's index
-_OCCUPIED = int(SlotFeature.OCCUPIED)
-
-
-def defers_estimates(decisions: Decisions, predictor: Predictor | None) -> bool:
-    """Whether held steps put their estimates off until the lane decides (`Lanes.defer`).
-
-    In the event form, unless a decision waits on them (``feasibility``) or they are computed in
-    the engine (WLS: cheap).
-    """
-    return (
-        decisions.held
-        and not decisions.feasibility
-        and predictor is not None
-        and in_engine(predictor) is None
-    )
 
 
 class Lanes:
@@ -77,8 +59,8 @@ class Lanes:
         records: (B, W, R) float64: what a slot takes from a task when it fills (`engine`'s
             record layout, ints exact as floats).
         curves: ``curves[lane][i]`` is task i's losses (an array, or a live run's losses).
-        descriptions: ``descriptions[lane][i]`` is task i's `Description`; None per lane at
-            ``information="prefix"``.
+        memory: what the lanes know of their tasks (`Memory`: descriptions, finished tasks).
+        new_estimate: what an entering task's estimate features read (`Estimates.attach`).
         settings, scales: the config's step settings for `engine.step` (int64, float64).
         obs_shape: (B, M, D), the shape of the lanes' node observations.
         state_shape: (B, 1, S), the shape of their states, as `engine.step` writes them.
@@ -90,7 +72,6 @@ class Lanes:
         self.obs_shape = (b, config.num_nodes, observation_size(config))
         self.state_shape = (b, 1, observation_size(config) - config.num_nodes)
         self.ready = np.empty(b * config.num_nodes, np.int64)  # the slots a step re-estimates
-        self.deferred = np.full(b * k, -1, np.int64)  # per flat slot, the task `defer` put off
         self.lane = np.zeros((b, e.LANE_COLUMNS), np.int64)
         self.lane[:, [e.NEXT_ARRIVAL, e.WAITING_DEADLINE]] = e.NEVER
         self.returns = np.zeros((b, 2))
@@ -99,17 +80,14 @@ class Lanes:
         self.table = np.zeros((b * k, width))
         self.mask = np.zeros((b, k + 2), np.int8)
         self.mask[:, k] = 1  # idle is always allowed
-        self.record_size = _ROW + width
+        self.record_size = RECORD_ROW + width
         self.task_ints = np.zeros((e.TASK_ROWS, b, 0), np.int64)
         self.records = np.zeros((b, 0, self.record_size))
         self._widen(1)
         self.curves: list[Sequence] = [[] for _ in range(b)]
-        self.descriptions: list[Sequence[Description] | None] = [None] * b
-        self.warm: list[tuple[FinishedTask, ...]] = [()] * b
-        self._histories: list[tuple[FinishedTask, ...]] = [()] * b  # each lane's, as last made
+        self.memory = Memory(self, config.information == "history")
         self.estimate_columns = estimate_columns(config)
-        self.remembers = config.information == "history"
-        self.new_estimate = NO_PREDICTOR  # what a filled slot's estimates read (0 with one)
+        self.new_estimate = NO_PREDICTOR
         self.settings = np.array(
             [
                 config.batches_per_step,
@@ -133,26 +111,6 @@ class Lanes:
                 config.arrival_horizon,
             ]
         )
-
-    def __setstate__(self, state: dict) -> None:
-        """Lanes pickled before the state form get its shape."""
-        b, m, d = state["obs_shape"]
-        state.setdefault("state_shape", (b, 1, d - m))
-        ints = state["task_ints"]
-        if len(ints) < e.TASK_ROWS:  # pickled before tasks recorded how they ended
-            grown = np.zeros((e.TASK_ROWS, *ints.shape[1:]), np.int64)
-            grown[: len(ints)] = ints
-            state["task_ints"] = grown
-        _grow_for_cluster(state, m)
-        state.setdefault("descriptions", [None] * b)
-        state.setdefault(
-            "estimate_columns", slice(int(SlotFeature.EST_REMAINING), state["table"].shape[1])
-        )
-        state.setdefault("remembers", False)
-        state.setdefault("warm", [()] * b)
-        state.setdefault("_histories", [()] * b)
-        state.setdefault("deferred", np.full(len(state["table"]), -1, np.int64))
-        self.__dict__.update(state)
 
     @property
     def occupied(self) -> np.ndarray:
@@ -224,9 +182,7 @@ class Lanes:
         self.records[lane, n:] = 0.0
         self.lane[lane, [e.NEXT_ARRIVAL, e.ACTIVE]] = ints[e.TASK_ARRIVAL, 0], 1
         self.curves[lane] = episode.curves
-        self.descriptions[lane] = episode.descriptions
-        self.warm[lane] = episode.warm
-        self._histories[lane] = ()
+        self.memory.start(lane, episode)
         if not (episode.log_target < episode.log_initial).all():
             self.settings[e.GUARD] = 1
 
@@ -244,15 +200,19 @@ class Lanes:
         self.task_ints[:, lane] = 0
         self.task_ints[e.TASK_ARRIVAL, lane] = e.NEVER
         self.curves[lane] = []
-        self.descriptions[lane] = None
-        self.warm[lane] = ()
-        self._histories[lane] = ()
+        self.memory.start(lane, None)
 
     def shift_offsets(self, shift: np.ndarray) -> None:
         """The curve store moved lane b's curves by ``shift[b]``."""
         self.records[:, :, e.OFFSET - e.CROSSING] += shift[:, None]
         moved = np.repeat(shift, self.num_slots) * self.occupied.reshape(-1)  # not the sentinel
         self.slot_ints[e.OFFSET] += moved
+
+    def served(self, chosen: np.ndarray, takes: np.ndarray) -> np.ndarray:
+        """(B, M) the task each node trains by its claims ``takes`` (`engine.EMPTY`: none)."""
+        k = self.num_slots
+        flat = np.arange(self.num_lanes)[:, None] * k + np.minimum(chosen, k - 1)
+        return np.where(takes, self.slot_ints[e.INDEX, flat], e.EMPTY)
 
     def reveal(self, chosen: np.ndarray, takes: np.ndarray, logs: np.ndarray) -> None:
         """Train the live runs the nodes serve this step, before `engine.step` reads their logs.
@@ -277,137 +237,17 @@ class Lanes:
                     ints[e.CROSSING, j] = n
                     break
 
-    # -- the predictor's estimates ----------------------------------------------------------------
-
-    def set_has_predictor(self, attached: bool) -> None:
-        """A predictor was attached or detached: occupied slots' estimates restart from none."""
-        self.new_estimate = 0.0 if attached else NO_PREDICTOR
-        occupied = self.occupied.reshape(-1)
-        columns = self.estimate_columns
-        self.table[occupied, columns] = self.new_estimate
-        self.slot_floats[e.EST_REMAINING :, occupied] = 0.0
-        tasks = self.records[:, :, _ROW + _OCCUPIED] == 1.0  # not the padding
-        self.records[tasks, _ROW + columns.start : _ROW + columns.stop] = self.new_estimate
-
-    def estimate(
-        self, ready: np.ndarray, predictor: Predictor, config: EnvConfig, logs: np.ndarray
-    ) -> None:
-        """Re-estimate the tasks in flat slots ``ready`` with one predictor call.
-
-        A task's prefix is its revealed losses; its budget the batches its deadline still allows.
-        A predictor with a `coreenv.wls.WLSEstimates` ``in_engine`` is one compiled call over
-        ``logs``, the curve store's log-losses, instead (`wls_fit.estimate_slots`).
-        """
-        wls = in_engine(predictor)
-        if wls is not None:
-            args = (self.lane, self.slot_ints, self.slot_floats, self.table, logs)
-            estimate_slots(ready, *args, self.settings, self.scales, *wls.settings())
-            return
-        which = ready // self.num_slots
-        ints = self.slot_ints[:, ready]
-        tasks, cursors = ints[e.INDEX].tolist(), ints[e.CURSOR].tolist()
-        prefixes = [
-            self.curves[b][task][: cursor + 1]
-            for b, task, cursor in zip(which.tolist(), tasks, cursors)
-        ]
-        budgets = config.fastest_batches * (ints[e.DEADLINE] - self.lane[which, e.T])
-        targets = self.slot_floats[e.TARGET, ready]
-        levels = config.estimate_quantiles
-        contexts = self.contexts(ready) if reads_context(predictor) else None
-        estimates = observed_estimates(predictor, prefixes, targets, budgets, levels, contexts)
-        self.record_estimates(ready, *estimates)
-
-    def defer(self, ready: np.ndarray) -> None:
-        """Put off the estimates slots ``ready`` are due now until their lane decides.
-
-        No one sees a held step's estimates. A held action trains the same tasks every step
-        until an event, so a task due in a hold is due again at its last step, where the lane
-        decides: `estimate_deferred` then makes the estimates that step gives.
-        """
-        self.deferred[ready] = self.slot_ints[e.INDEX, ready]
-
-    def estimate_deferred(
-        self, predictor: Predictor, config: EnvConfig, logs: np.ndarray
-    ) -> np.ndarray:
-        """Make the estimates put off (`defer`) in one call; the lanes that had any.
-
-        Every lane has decided when this is called. A task that has left its slot since is not
-        estimated.
-        """
-        flat = np.flatnonzero(self.deferred >= 0)
-        there = self.occupied.ravel()[flat] & (self.slot_ints[e.INDEX, flat] == self.deferred[flat])
-        self.deferred[flat] = -1
-        flat = flat[there]
-        if flat.size:
-            self.estimate(flat, predictor, config, logs)
-        return np.unique(flat // self.num_slots)
-
-    # -- what a cluster that remembers knows (EnvConfig.information) ------------------------------
-
-    def contexts(self, flat: np.ndarray) -> list[TaskContext]:
-        """The `TaskContext` of the task in each of the flat slots ``flat``."""
-        histories: dict[int, tuple[FinishedTask, ...]] = {}
-        contexts = []
-        for j in flat.tolist():
-            b, task = j // self.num_slots, int(self.slot_ints[e.INDEX, j])
-            if b not in histories:
-                histories[b] = self.history(b)
-            described = self.descriptions[b]
-            description = Description() if described is None else described[task]
-            contexts.append(TaskContext(description, histories[b]))
-        return contexts
-
-    def history(self, lane: int) -> tuple[FinishedTask, ...]:
-        """The tasks ``lane``'s episode has finished, in the order they left (then arrival).
-
-        After the tasks it started with (`EnvConfig.warm_history`); empty below
-        ``information="history"``.
-        """
-        described = self.descriptions[lane]
-        if described is None or not self.remembers:
-            return ()
-        ints = self.task_ints[:, lane]
-        done = np.flatnonzero(ints[e.TASK_OUTCOME] != e.PENDING)
-        if len(self._histories[lane]) == len(self.warm[lane]) + done.size:
-            return self._histories[lane]  # tasks only ever finish: no new one, the same history
-        done = done[np.argsort(ints[e.TASK_ENDED, done], kind="stable")]
-        targets = self.records[lane, :, e.RECORD_INTS + e.TARGET]
-        self._histories[lane] = self.warm[lane] + tuple(
-            FinishedTask(
-                description=described[i],
-                losses=np.asarray(self.curves[lane][i][: ints[e.TASK_TRAINED, i] + 1]),
-                target=float(targets[i]),
-                completed=bool(ints[e.TASK_OUTCOME, i] == e.COMPLETED),
-                arrival=int(ints[e.TASK_ARRIVAL, i]),
-                deadline=int(ints[e.TASK_DEADLINE, i]),
-                ended=int(ints[e.TASK_ENDED, i]),
-            )
-            for i in done.tolist()
-        )
-        return self._histories[lane]
-
-    def record_estimates(
-        self,
-        flat: np.ndarray,
-        remaining: np.ndarray,
-        p_success: np.ndarray,
-        quantiles: np.ndarray | None,
-    ) -> None:
-        """Slots ``flat`` have new predictor estimates (and quantiles, (len(flat), Q))."""
-        scale = self.scales[e.BATCH_SCALE]
-        write_estimates(self.table, flat, remaining, p_success, quantiles, scale)
-        self.slot_floats[e.EST_REMAINING, flat] = remaining
-        self.slot_floats[e.EST_P, flat] = p_success
-
     # -- what the lanes show ----------------------------------------------------------------------
 
-    def observe(self, which: np.ndarray) -> np.ndarray:
-        """(len(which), M, D) float32 node observations of lanes ``which`` (`engine.observe`)."""
-        return e.observe(which, self.lane, self.table, self.settings, self.scales[e.HORIZON])
+    def observe(self, which: np.ndarray, states: bool = False) -> np.ndarray:
+        """(len(which), M, D) float32 node observations of lanes ``which`` (`engine.observe_rows`).
 
-    def observe_states(self, which: np.ndarray) -> np.ndarray:
-        """(len(which), S) float32 states of lanes ``which`` (`engine.observe_states`)."""
-        return e.observe_states(which, self.lane, self.table, self.settings, self.scales[e.HORIZON])
+        (len(which), S) states instead if ``states``.
+        """
+        shape = self.state_shape if states else self.obs_shape
+        obs = np.empty((len(which), *shape[1:]), np.float32)
+        e.observe_rows(obs, which, self.lane, self.table, self.settings, self.scales[e.HORIZON])
+        return obs[:, 0] if states else obs
 
     def view(
         self,
@@ -424,7 +264,7 @@ class Lanes:
         ``seeds``: (B,) each episode's number and seed (-1: none); ``estimates``: whether a
         predictor is attached; ``clairvoyant``: add the hidden truth (for the oracle and tests).
         """
-        ints = self.slot_ints.reshape(-1, self.num_lanes, self.num_slots)
+        ints, memory = self.slot_ints.reshape(-1, self.num_lanes, self.num_slots), self.memory
         raw = self.slot_floats[e.EST_REMAINING :].reshape(2, self.num_lanes, self.num_slots)
         return SchedulerView(
             configs=(config,) * self.num_lanes,
@@ -442,8 +282,8 @@ class Lanes:
             episode=episodes.copy(),
             seed=seeds.copy(),
             curves=list(self.curves),
-            descriptions=list(self.descriptions) if any(self.descriptions) else (),
-            histories=[self.history(b) for b in range(self.num_lanes)] if self.remembers else (),
+            descriptions=list(memory.descriptions) if any(memory.descriptions) else (),
+            histories=[memory.history(b) for b in range(self.num_lanes)] if memory.remembers else (),
             remaining=self.remaining() if clairvoyant else None,
             last_node=ints[e.NODE].copy(),
             resume_cost=self.resume_cost(config.switch_cost),
@@ -492,13 +332,13 @@ def _records(episode: EpisodeTasks, estimates: slice, estimate: float, size: int
     for i, name in enumerate(_RECORD_INTS):
         records[:, i] = getattr(episode, name)
     records[:, e.INDEX - e.CROSSING] = np.arange(n)
-    floats = records[:, e.RECORD_INTS : _ROW]
+    floats = records[:, e.RECORD_INTS : RECORD_ROW]
     floats[:, e.TARGET], floats[:, e.LOG_INITIAL] = episode.target, episode.log_initial
     floats[:, e.LOG_TARGET] = episode.log_target
     floats[:, e.INITIAL_LOSS] = episode.initial
     floats[:, e.LOG_SPAN] = episode.log_initial - episode.log_target
     entering_rows(
-        records[:, _ROW:],
+        records[:, RECORD_ROW:],
         episode.log_initial,
         episode.log_target,
         estimates,
@@ -507,17 +347,3 @@ def _records(episode: EpisodeTasks, estimates: slice, estimate: float, size: int
     )
     return records
 
-
-def _grow_for_cluster(state: dict, num_nodes: int) -> None:
-    """Lanes pickled before the cluster options get its counters, slot rows and settings."""
-    lane = state["lane"]
-    if lane.shape[1] < e.LANE_COLUMNS:
-        state["lane"] = np.insert(lane, e.SWITCHES, 0, axis=1)
-        state["lane"] = np.insert(state["lane"], e.SWITCH_STEPS, 0, axis=1)
-    ints = state["slot_ints"]
-    if len(ints) < e.SLOT_INT_ROWS:
-        new = np.repeat(e.EMPTY_INTS[len(ints) :, None], ints.shape[1], axis=1)
-        state["slot_ints"] = np.concatenate([ints, new])
-    settings = state["settings"]
-    if settings.size < e.SPEEDS:
-        state["settings"] = np.concatenate([settings, [0, -1], np.ones(num_nodes, np.int64)])

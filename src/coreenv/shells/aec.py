@@ -11,7 +11,7 @@ from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from coreenv.core.features import OBS_BOUND
-from coreenv.core.masks import live_mask
+from coreenv.masks import live_mask
 from coreenv.shells.parallel import parallel_env
 
 __all__ = ["env", "raw_env"]
@@ -22,7 +22,7 @@ class raw_env(parallel_to_aec_wrapper):  # noqa: N801 - PettingZoo's name for th
 
     It wraps the parallel `CoreEnv` (``self.env``); keyword arguments as `parallel_env` (its
     ``decisions`` too). A node's mask drops the slots the nodes before it took in the same step
-    (`coreenv.core.masks.live_mask`), and its observation is the parallel one followed by K
+    (`coreenv.masks.live_mask`), and its observation is the parallel one followed by K
     "taken" flags, so every joint action the masks admit is a matching.
     """
 

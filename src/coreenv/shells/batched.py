@@ -14,6 +14,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 from gymnasium.utils import seeding
@@ -24,11 +25,12 @@ from coreenv.core import engine
 from coreenv.core.episodes import EpisodeDrawer
 from coreenv.core.events import DecisionEvents, Decisions, make_decisions
 from coreenv.core.features import observation_size, slot_width, speed_columns
-from coreenv.core.lanes import Lanes, defers_estimates
-from coreenv.core.masks import idle_reasons
+from coreenv.core.estimates import Estimates, defers_estimates
+from coreenv.core.lanes import Lanes
+from coreenv.masks import idle_reasons
 from coreenv.core.metrics import metrics
-from coreenv.core.observation import node_observations
-from coreenv.core.scenarios import make_scenario
+from coreenv.shells.spaces import node_observations
+from coreenv.core.scenarios import Scenario, make_scenario
 from coreenv.core.views import SchedulerView, new_episode_id
 from coreenv.curves import resolve_task_set
 from coreenv.errors import ConfigError, InvalidActionError
@@ -101,6 +103,30 @@ class BatchedStep(BatchedObservation):
     elapsed: np.ndarray | None = None
 
 
+@dataclass
+class Played:
+    """What `BatchedCore.advance` played in each of B lanes (no lane restarted).
+
+    Attributes:
+        obs: (B, M, D) float32 (or (B, S)) each lane's observation after its last step.
+        outcome: (B, 3) int64 per lane the tasks completed (summed over the steps played), the
+            node actions turned into idling at the first step, and its `engine.ENDED` after its
+            last step (`SUCCESSES`, `CONFLICTS`, `ENDED` name the columns).
+        rewards: (B,) float64 team rewards, summed.
+        takes: (B, M) bool which nodes trained at the first step (`engine.claims`).
+        elapsed: (B,) int64 steps each lane played in the event form; None in the every-step
+            form (one step each).
+    """
+
+    SUCCESSES, CONFLICTS, ENDED = range(3)
+
+    obs: np.ndarray
+    outcome: np.ndarray
+    rewards: np.ndarray
+    takes: np.ndarray
+    elapsed: np.ndarray | None = None
+
+
 class BatchedCore(PredictorHook):
     """``num_envs`` lanes of `CoreEnv` episodes of one config, stepped together, with auto-reset.
 
@@ -138,24 +164,40 @@ class BatchedCore(PredictorHook):
         self.num_envs = b = checked_lanes(num_envs)
         self._seeds: Iterator | Callable[[int], int] | None = None
         self.source = resolve_task_set(cfg.task_set)
+        self._predictor = None
         self.scenario = make_scenario(cfg, self.source)
-        self.max_steps = cfg.max_steps or self.scenario.step_bound()
-        self.drawer = EpisodeDrawer(cfg, self.scenario, self.source, b)
-        self.lanes = Lanes(b, cfg, self.drawer.arrival_end, self.max_steps)
         self.predictor = predictor
+        self.watch: Callable[[np.ndarray], None] | None = None
+        """Called after every step played with the (B, M) task each node trained (-1: none)."""
         self.agents = [f"node_{i}" for i in range(cfg.num_nodes)]
         self.obs_dim = observation_size(cfg)
-        self._takes = np.zeros((b, cfg.num_nodes), bool)
+        self.takes = np.zeros((b, cfg.num_nodes), bool)
         self.decisions = held = make_decisions(decisions)
         self._events = DecisionEvents(
             cfg.num_nodes, slot_width(cfg), held.hold, held.feasibility, speed_columns(cfg)
         )
+        self.seeds = np.full(b, -1, np.int64)  # each lane's episode's seed (-1: none)
+        self.episodes = np.full(b, -1, np.int64)  # and its number (`SchedulerView.episode`)
 
     # -- public API -------------------------------------------------------------------------------
 
-    def _hooked_lanes(self) -> Lanes:
-        """The lanes whose estimate features `predictor` fills."""
-        return self.lanes
+    def _hooked_estimates(self) -> Estimates:
+        """The estimate features `predictor` fills."""
+        return self.estimates
+
+    @property
+    def scenario(self) -> Scenario:
+        """What draws the episodes' tasks; one set here is drawn from at the next episode."""
+        return self.drawer.scenario
+
+    @scenario.setter
+    def scenario(self, scenario: Scenario) -> None:
+        cfg = self.config
+        self.max_steps = cfg.max_steps or scenario.step_bound()
+        self.drawer = EpisodeDrawer(cfg, scenario, self.source, self.num_envs)
+        self.lanes = Lanes(self.num_envs, cfg, self.drawer.arrival_end, self.max_steps)
+        self.estimates = Estimates(self.lanes)
+        self.estimates.attach(self._predictor is not None)
 
     @property
     def t(self) -> np.ndarray:
@@ -167,22 +209,20 @@ class BatchedCore(PredictorHook):
         """(B,) bool whether each lane runs an episode."""
         return self.lanes.lane[:, engine.ACTIVE] == 1
 
-    def reset(self, seeds: Iterable[int] | Callable[[int], int]) -> BatchedObservation:
+    def reset(
+        self, seeds: Iterable[int | np.random.Generator] | Callable[[int], int]
+    ) -> BatchedObservation:
         """Start lanes on the first ``num_envs`` seeds; later seeds feed the auto-resets.
 
         Lanes left without a seed are inactive. Seeds are non-negative ints (numpy ints too);
-        lane b's episode on seed s is `CoreEnv.reset(seed=s)`'s. ``seeds`` may instead be a
+        lane b's episode on seed s is `CoreEnv.reset(seed=s)`'s. A `numpy.random.Generator` in
+        their place draws the episode from it (its seed shows as -1). ``seeds`` may instead be a
         function of the lane, called for each episode a lane starts, in lane order (a lane then
         never runs out).
         """
-        b = self.num_envs
         self._seeds = seeds if callable(seeds) else iter(seeds)
-        self.seeds = np.full(b, -1, np.int64)
-        self.episodes = np.full(b, -1, np.int64)
-        self._start(np.arange(b))
-        if self.decisions.held:
-            self._events.restart()
-            self._events.due_tables(self._tables())
+        self._start(np.arange(self.num_envs))
+        self.restart_events()
         self._shown = self._observe(), self._masks()
         return BatchedObservation(*self._shown, self.active, self.seeds.copy())
 
@@ -202,23 +242,13 @@ class BatchedCore(PredictorHook):
         waiting = None if lanes is None else np.flatnonzero(~lanes & self.active)
         if waiting is not None:
             lane[waiting, engine.ACTIVE] = 0
-        defer = defers_estimates(self.decisions, self.predictor)
         try:
-            obs = self._advance(chosen, actions, defer)
-            ended = lane[:, engine.ENDED].copy()
-            successes = lane[:, engine.STEP_SUCCESSES].copy()
-            conflicts = lane[:, engine.STEP_CONFLICTS].copy()
-            rewards = self.lanes.returns[:, engine.REWARD].copy()
-            elapsed = None
-            if self.decisions.held:
-                elapsed = self._hold(chosen, actions, obs, ended, successes, rewards, defer)
-            if defer:
-                logs = self.drawer.store.logs
-                estimated = self.lanes.estimate_deferred(self.predictor, self.config, logs)
-                obs[estimated] = self._observe(estimated)
+            played = self.advance(chosen, lambda: self._raise_invalid(np.asarray(actions), chosen))
         finally:
             if waiting is not None:
                 lane[waiting, engine.ACTIVE] = 1
+        obs, rewards = played.obs, played.rewards
+        successes, conflicts, ended = played.outcome.T.copy()
         if waiting is not None and waiting.size:
             obs[waiting] = self._shown[0][waiting]
             for reported in (ended, successes, conflicts, rewards):
@@ -247,29 +277,49 @@ class BatchedCore(PredictorHook):
             final_obs,
             conflicts,
             finished,
-            elapsed,
+            played.elapsed,
         )
+
+    def advance(self, chosen: np.ndarray, refuse: Callable[[], NoReturn]) -> Played:
+        """Play the (B, M) actions ``chosen`` (`engine.claims`' form) in every active lane.
+
+        The orchestration of a step, which every shell plays through: claims first where
+        something comes between them and the step (an invalid action to refuse: ``refuse``
+        raises; live runs to train; a `watch`), the compiled step, then the predictor's
+        estimates, or in the event form held steps until each lane's event with the estimates
+        put off until it decides (`defers_estimates`). Ended lanes are not restarted.
+        """
+        defer = defers_estimates(self.decisions, self._predictor)
+        obs = self._step_once(chosen, refuse, defer)
+        outcome = self.lanes.lane[:, engine.STEP_SUCCESSES : engine.ENDED + 1].copy()
+        played = Played(obs, outcome, self.lanes.returns[:, engine.REWARD].copy(), self.takes)
+        if self.decisions.held:
+            played.takes = self.takes.copy()
+            played.elapsed = self._hold(chosen, refuse, played, defer)
+        if defer:
+            logs = self.drawer.store.logs
+            estimated = self.estimates.estimate_deferred(self.predictor, self.config, logs)
+            played.obs[estimated] = self._observe(estimated)
+        return played
 
     def __setstate__(self, state: dict) -> None:
         """A pickled or copied core continues exactly.
 
         Its running episodes get numbers of their own (`SchedulerView.episode`).
         """
-        state.setdefault("observation", "nodes")  # pickled before the state form
         self.__dict__.update(state)
-        if self._seeds is not None:
-            self.episodes = np.array(
-                [new_episode_id() if on else -1 for on in self.active], np.int64
-            )
+        self.episodes = np.array([new_episode_id() if on else -1 for on in self.active], np.int64)
 
-    def _show_states(self) -> None:
-        """Observe the states alone from now on (a core pickled before the state form)."""
-        if self.observation == "state":
-            return
-        self.observation = "state"
-        if self._seeds is not None:
-            obs, masks = self._shown
-            self._shown = np.ascontiguousarray(obs[:, 0, self.config.num_nodes :]), masks
+    def start(self, lane: int, rng: np.random.Generator, seed: int = -1) -> None:
+        """Start ``lane`` on an episode drawn from ``rng``, known by ``seed`` (-1: none)."""
+        self.lanes.start(lane, self.drawer.draw(lane, rng))
+        self.seeds[lane], self.episodes[lane] = seed, new_episode_id()
+
+    def restart_events(self) -> None:
+        """In the event form, every lane decides at its next step (its history forgotten)."""
+        if self.decisions.held:
+            self._events.restart()
+            self._events.due_tables(self._tables())
 
     def view(self, clairvoyant: bool = False) -> SchedulerView:
         """Every lane's running episode as a `SchedulerView` (E = B).
@@ -296,69 +346,79 @@ class BatchedCore(PredictorHook):
     def _metrics(self, lane: int) -> dict[str, float]:
         return metrics(self.lanes.counters(lane), self.config.num_nodes)
 
-    def _advance(self, chosen: np.ndarray, actions: np.ndarray, defer: bool) -> np.ndarray:
+    def _step_once(
+        self, chosen: np.ndarray, refuse: Callable[[], NoReturn], defer: bool
+    ) -> np.ndarray:
         """One step of every active lane: its observations (`_observe`), estimates updated.
 
-        ``defer``: put the estimates off until the lanes decide (`Lanes.defer`) instead.
+        ``defer``: put the estimates off until the lanes decide (`Estimates.defer`) instead.
         """
-        lanes, takes = self.lanes, self._takes
-        claim = self.config.invalid_action != "raise" and not self.drawer.live
+        lanes, takes, logs = self.lanes, self.takes, self.drawer.store.logs
+        raising = self.config.invalid_action == "raise"
+        claim = not (raising or self.drawer.live or self.watch is not None)
         if not claim:  # claims first: nothing may change before an error, live runs train
             engine.claims(chosen, lanes.mask, lanes.lane, takes)
-            if self.config.invalid_action == "raise" and lanes.lane[:, engine.STEP_CONFLICTS].any():
-                self._raise_invalid(np.asarray(actions), chosen)
-            lanes.reveal(chosen, takes, self.drawer.store.logs)
+            if raising and lanes.lane[:, engine.STEP_CONFLICTS].any():
+                refuse()
+            lanes.reveal(chosen, takes, logs)
+        served = None if self.watch is None else lanes.served(chosen, takes)
         states = self.observation == "state"
-        obs, ready = lanes.step(chosen, takes, claim, self.drawer.store.logs, states)
-        if self.predictor is not None and ready.size:
+        obs, ready = lanes.step(chosen, takes, claim, logs, states)
+        if ready.size and self._predictor is not None:
             if defer:
-                lanes.defer(ready)
-            else:  # lanes in order, then nodes: the order `CoreEnv`'s single lane gives
-                lanes.estimate(ready, self.predictor, self.config, self.drawer.store.logs)
+                self.estimates.defer(ready)
+            else:  # lanes in order, then nodes: the order of one lane after another
+                self.estimates.estimate(ready, self._predictor, self.config, logs)
                 obs = self._observe()
+        if served is not None:
+            self.watch(served)
         return obs
 
     def _hold(
-        self,
-        chosen: np.ndarray,
-        actions: np.ndarray,
-        obs: np.ndarray,
-        ended: np.ndarray,
-        successes: np.ndarray,
-        rewards: np.ndarray,
-        defer: bool,
+        self, chosen: np.ndarray, refuse: Callable[[], NoReturn], played: Played, defer: bool
     ) -> np.ndarray:
         """The event form after a step's first step: (B,) steps each lane played, in all.
 
-        Each lane holds ``chosen`` until its event, its end or ``hold`` steps (`CoreEnv.step`'s
-        loop, lane by lane): the lanes still holding step together while the others are set
-        inactive, so they wait. ``obs``, ``ended``, ``successes`` and ``rewards`` are updated in
-        place, each lane's from its own last step.
+        Each lane holds ``chosen`` until its event, its end or ``hold`` steps: the lanes still
+        holding step together while the others are set inactive, so they wait. ``played``'s
+        observations, ends, successes and rewards are updated in place, each lane's from its own
+        last step.
         """
         lane, returns = self.lanes.lane, self.lanes.returns
+        obs, outcome = played.obs, played.outcome
         active = np.flatnonzero(lane[:, engine.ACTIVE])
         elapsed = np.zeros(self.num_envs, np.int64)
         elapsed[active] = 1
-        playing = active[ended[active] == engine.RUNNING]
-        playing = playing[~self._events.due_tables(self._tables(playing), lanes=playing)]
+        playing = active[outcome[active, Played.ENDED] == engine.RUNNING]
+        playing = playing[~self._decide(playing)]
         holding = np.zeros(self.num_envs, bool)
         while playing.size:
-            holding[:] = False
-            holding[playing] = True
-            waiting = active[~holding[active]]
-            lane[waiting, engine.ACTIVE] = 0
+            rows = playing[0] if playing.size == 1 else playing  # one lane: scalar indexing
+            waiting = None
+            if playing.size < active.size:  # the others wait, set inactive, while these step
+                holding[:] = False
+                holding[playing] = True
+                waiting = active[~holding[active]]
+                lane[waiting, engine.ACTIVE] = 0
             try:
-                played = self._advance(chosen, actions, defer)
+                stepped = self._step_once(chosen, refuse, defer)
             finally:
-                lane[waiting, engine.ACTIVE] = 1
-            obs[playing] = played[playing]
-            ended[playing] = lane[playing, engine.ENDED]
-            successes[playing] += lane[playing, engine.STEP_SUCCESSES]
-            rewards[playing] += returns[playing, engine.REWARD]
-            elapsed[playing] += 1
-            playing = playing[ended[playing] == engine.RUNNING]
-            playing = playing[~self._events.due_tables(self._tables(playing), lanes=playing)]
+                if waiting is not None:
+                    lane[waiting, engine.ACTIVE] = 1
+            obs[rows] = stepped[rows]
+            outcome[rows, Played.ENDED] = lane[rows, engine.ENDED]
+            outcome[rows, Played.SUCCESSES] += lane[rows, engine.STEP_SUCCESSES]
+            played.rewards[rows] += returns[rows, engine.REWARD]
+            elapsed[rows] += 1
+            playing = playing[outcome[playing, Played.ENDED] == engine.RUNNING]
+            playing = playing[~self._decide(playing)]
         return elapsed
+
+    def _decide(self, lanes: np.ndarray) -> np.ndarray:
+        """(L,) bool which of ``lanes`` (sorted) decide at this step (`DecisionEvents`)."""
+        if lanes.size == self.num_envs:  # every lane: no index arrays
+            return self._events.due_tables(self._tables())
+        return self._events.due_tables(self._tables(lanes), lanes=lanes)
 
     # -- actions ----------------------------------------------------------------------------------
 
@@ -376,7 +436,7 @@ class BatchedCore(PredictorHook):
         lanes = np.flatnonzero(self.lanes.lane[:, engine.STEP_CONFLICTS]).tolist()
         lane, k = lanes[0], self.config.num_slots
         named = {agent: int(a) for agent, a in zip(self.agents, actions[lane])}
-        why = idle_reasons(named, self.agents, k, chosen[lane], self._takes[lane])
+        why = idle_reasons(named, self.agents, k, chosen[lane], self.takes[lane])
         reasons = "; ".join(f"{agent}: {text}" for agent, text in why.items())
         others = f" (lanes {lanes[1:]} too)" if len(lanes) > 1 else ""
         raise InvalidActionError(
@@ -394,10 +454,11 @@ class BatchedCore(PredictorHook):
                 self.lanes.stop(lane)
                 self.seeds[lane], self.episodes[lane] = -1, -1
                 continue
+            if isinstance(seed, np.random.Generator):
+                self.start(lane, seed)
+                continue
             seed = _checked_seed(seed)
-            self.lanes.start(lane, self.drawer.draw(lane, seeding.np_random(seed)[0]))
-            self.seeds[lane] = seed
-            self.episodes[lane] = new_episode_id()
+            self.start(lane, seeding.np_random(seed)[0], seed)
 
     # -- observations -----------------------------------------------------------------------------
 
@@ -414,9 +475,7 @@ class BatchedCore(PredictorHook):
     def _observe(self, lanes: np.ndarray | None = None) -> np.ndarray:
         """(len(lanes), M, D) float32: what `CoreEnv` gives each lane's nodes (or (L, S) states)."""
         lanes = np.arange(self.num_envs) if lanes is None else lanes
-        if self.observation == "state":
-            return self.lanes.observe_states(lanes)
-        return self.lanes.observe(lanes)
+        return self.lanes.observe(lanes, self.observation == "state")
 
 
 def checked_lanes_actions(actions: object, lanes: int, nodes: int, k: int) -> np.ndarray:

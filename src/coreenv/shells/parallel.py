@@ -1,4 +1,4 @@
-"""`CoreEnv`: the CoRE-Learning PettingZoo `ParallelEnv`, a shell over one lane of the engine.
+"""`CoreEnv`: the CoRE-Learning PettingZoo `ParallelEnv`, a shell over one lane of `BatchedCore`.
 
 `parallel_env` is its PettingZoo factory (`coreenv.core_v1`).
 """
@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from gymnasium import spaces
@@ -16,25 +16,22 @@ from pettingzoo import ParallelEnv
 from coreenv.compat import OracleView, SlotTable
 from coreenv.config import EnvConfig, make_config
 from coreenv.core import engine
-from coreenv.core.episodes import EpisodeDrawer
-from coreenv.core.events import DecisionEvents, Decisions, make_decisions
-from coreenv.core.features import slot_width, speed_columns
-from coreenv.core.lanes import Lanes, defers_estimates
-from coreenv.core.masks import action_indices, idle_reasons
+from coreenv.core.events import Decisions, make_decisions
+from coreenv.masks import action_indices, idle_reasons
 from coreenv.core.metrics import metrics
-from coreenv.core.observation import observation_space, state_space
-from coreenv.core.scenarios import Scenario, make_scenario
-from coreenv.core.views import SchedulerView, new_episode_id
-from coreenv.curves import resolve_task_set
+from coreenv.shells.spaces import observation_space, state_space
+from coreenv.core.scenarios import Scenario
+from coreenv.core.views import SchedulerView
+from coreenv.curves import CurveSource
 from coreenv.errors import ConfigError, InvalidActionError
 from coreenv.predictor import Predictor
-from coreenv.shells.hook import PredictorHook
-from coreenv.shells.render import ansi_table, gantt
+from coreenv.shells.batched import BatchedCore
+from coreenv.shells.render import Rendering, ansi_table
 
 __all__ = ["CoreEnv", "parallel_env"]
 
 
-class CoreEnv(PredictorHook, ParallelEnv):
+class CoreEnv(ParallelEnv):
     """CoRE-Learning with dynamic arrivals, deadlines and discrete compute nodes (design §2).
 
     ## Description
@@ -131,17 +128,16 @@ class CoreEnv(PredictorHook, ParallelEnv):
         **overrides: Any,
     ) -> None:
         self.config = cfg = make_config(config, **overrides)
-        self._decisions = make_decisions(decisions)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
                 f"got {render_mode!r}."
             )
         self.render_mode = render_mode
-        self.source = resolve_task_set(cfg.task_set)
-        self._predictor = None
-        self.scenario = make_scenario(cfg, self.source)
-        self.predictor = predictor
+        self._core = BatchedCore(cfg, 1, predictor, make_decisions(decisions))
+        self._rendering = Rendering(render_mode, cfg.num_nodes, self.render_ansi)
+        if render_mode is not None:
+            self._core.watch = self._rendering.watched
 
         m, k = cfg.num_nodes, cfg.num_slots
         self.possible_agents = [f"node_{i}" for i in range(m)]
@@ -151,21 +147,11 @@ class CoreEnv(PredictorHook, ParallelEnv):
         self._action_spaces = {a: spaces.Discrete(k + 1) for a in self.possible_agents}
         self.state_space = state_space(cfg)
         self._chosen = np.full((1, m), k, np.int64)  # this step's actions, as the engine reads them
-        self._takes = np.zeros((1, m), bool)
         self._masks = np.empty((m, k + 1), np.int8)
         self._masks_version = -1
-        self._events = DecisionEvents(
-            m,
-            slot_width(cfg),
-            self._decisions.hold,
-            self._decisions.feasibility,
-            speed_columns(cfg),
-        )
         self.np_random: np.random.Generator | None = None
         self.np_random_seed: int | None = None
-        self._served = np.full(m, engine.EMPTY)  # task each node trained last (render modes)
-        self._history: list[np.ndarray] = []
-        self._shown = self._lanes.observe(_LANE)[0]
+        self._shown = self._core.lanes.observe(_LANE)[0]
 
     # -- PettingZoo API ---------------------------------------------------------------------------
 
@@ -190,22 +176,14 @@ class CoreEnv(PredictorHook, ParallelEnv):
             seed = self.config.seed
         if seed is not None or self.np_random is None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
-        self._lanes.start(0, self._drawer.draw(0, self.np_random))
-        self._claims_first = (
-            self.config.invalid_action == "raise"
-            or self._drawer.live
-            or self.render_mode is not None
-        )
+        known = seed if seed is not None and 0 <= seed < 2**63 else -1  # what `view` shows
+        self._core.start(0, self.np_random, known)
+        self._core.restart_events()
         self._masks_version = -1
-        self._served[:] = engine.EMPTY
-        self._history = []
-        self._episode, self._seed = new_episode_id(), seed
+        self._rendering.restart()
         self.agents = self.possible_agents[:]
-        if self.decisions.held:
-            self._events.restart()
-            self._events.due_tables(self._slot_table())
         observations, *_, infos = self._answer(
-            self._lanes.observe(_LANE)[0], 0.0, engine.RUNNING, {}
+            self._core.lanes.observe(_LANE)[0], 0.0, engine.RUNNING, {}
         )
         return observations, infos
 
@@ -221,47 +199,19 @@ class CoreEnv(PredictorHook, ParallelEnv):
         if not actions.keys() <= self._agent_set:
             unknown = sorted(set(actions) - self._agent_set)
             raise ValueError(f"actions name unknown agents {unknown}; agents are {self.agents}.")
-        lanes, chosen, takes, logs = self._lanes, self._chosen, self._takes, self._drawer.store.logs
-        agents, k, held = self.possible_agents, self.config.num_slots, self._decisions.held
+        agents, k, chosen = self.possible_agents, self.config.num_slots, self._chosen
         action_indices(actions, agents, k, chosen[0])
-        claim = not self._claims_first
-        reward, successes, elapsed, invalid = 0.0, 0, 0, {}
-        defer = defers_estimates(self._decisions, self._predictor)
-        while True:
-            if not claim:
-                self._claim_and_train(actions, logs)
-            obs, ready = lanes.step(chosen, takes, claim, logs)
-            if ready.size and self._predictor is not None:
-                if defer:
-                    lanes.defer(ready)
-                else:
-                    lanes.estimate(ready, self._predictor, self.config, logs)
-                    obs = None
-            won, conflicts, ended = lanes.lane[_OUTCOME].tolist()
-            if conflicts and not elapsed:
-                invalid = idle_reasons(actions, agents, k, chosen[0], takes[0])
-            reward += lanes.returns.item(_REWARD)
-            successes += won
-            elapsed += 1
-            if self.render_mode is not None:
-                self._history.append(self._served)
-                if self.render_mode == "human":
-                    print(self.render_ansi(), end="\n\n")
-            if not held or ended or self._events.due_tables(self._slot_table())[0]:
-                break
-        if defer and lanes.estimate_deferred(self._predictor, self.config, logs).size:
-            obs = None
-
-        agents = self.agents
-        if obs is None:
-            obs = lanes.observe(_LANE)
-        answer = self._answer(obs[0], reward, ended, {"successes": successes})
+        played = self._core.advance(chosen, lambda: self._refuse(actions))
+        successes, conflicts, ended = played.outcome[0].tolist()
+        answer = self._answer(played.obs[0], played.rewards.item(0), ended, {"successes": successes})
         infos = answer[-1]
-        if held:
+        if played.elapsed is not None:
             for info in infos.values():
-                info["elapsed"] = elapsed
-        for agent, why in invalid.items():
-            infos[agent]["invalid_action"] = why
+                info["elapsed"] = played.elapsed.item(0)
+        if conflicts:
+            reasons = idle_reasons(actions, agents, k, chosen[0], played.takes[0])
+            for agent, why in reasons.items():
+                infos[agent]["invalid_action"] = why
         if ended:
             summary = self.metrics()
             for info in infos.values():
@@ -269,26 +219,17 @@ class CoreEnv(PredictorHook, ParallelEnv):
             self.agents = []
         return answer
 
-    def _claim_and_train(self, actions: dict[str, Any], logs: np.ndarray) -> None:
-        """Claims made before the step, for what comes between them and it.
-
-        That is an invalid action to raise on, live runs to train, or who served whom to record
-        for rendering.
-        """
-        lanes, chosen, takes, k = self._lanes, self._chosen, self._takes, self.config.num_slots
-        engine.claims(chosen, lanes.mask, lanes.lane, takes)
-        if self.config.invalid_action == "raise" and lanes.lane[0, engine.STEP_CONFLICTS]:
-            reasons = idle_reasons(actions, self.possible_agents, k, chosen[0], takes[0])
-            text = "; ".join(f"{agent}: {why}" for agent, why in reasons.items())
-            raise InvalidActionError(f"invalid actions at t={self.t}: {text}.")
-        lanes.reveal(chosen, takes, logs)
-        uids = lanes.slot_ints[engine.INDEX, np.minimum(chosen[0], k - 1)]
-        self._served = np.where(takes[0], uids, engine.EMPTY)
+    def _refuse(self, actions: dict[str, Any]) -> NoReturn:
+        """Raise `InvalidActionError` naming every node whose action cannot be carried out."""
+        chosen, takes = self._chosen[0], self._core.takes[0]
+        reasons = idle_reasons(actions, self.possible_agents, self.config.num_slots, chosen, takes)
+        text = "; ".join(f"{agent}: {why}" for agent, why in reasons.items())
+        raise InvalidActionError(f"invalid actions at t={self.t}: {text}.")
 
     def state(self) -> np.ndarray:
         """The global view: global features and every slot block, without a node id."""
         m = self.config.num_nodes
-        return self._lanes.observe(_LANE)[0, 0, m:]
+        return self._core.lanes.observe(_LANE)[0, 0, m:]
 
     def render(self) -> str | np.ndarray | None:
         """Render in ``render_mode``.
@@ -296,17 +237,12 @@ class CoreEnv(PredictorHook, ParallelEnv):
         ``ansi``: the slot table; ``rgb_array``: a Gantt picture of node assignments over the last
         300 steps; ``human``: prints the table.
         """
-        if self.render_mode == "ansi":
-            return self.render_ansi()
-        if self.render_mode == "rgb_array":
-            return gantt(self._history, self.config.num_nodes)
-        if self.render_mode == "human":
-            print(self.render_ansi())
-        return None
+        return self._rendering.render()
 
     def render_ansi(self) -> str:
         """The slot table as text, whatever the render mode (who served whom: in a render mode)."""
-        return ansi_table(self.view(), self.metrics(), self._served, self.possible_agents)
+        served = self._rendering.served
+        return ansi_table(self.view(), self.metrics(), served, self.possible_agents)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -317,7 +253,7 @@ class CoreEnv(PredictorHook, ParallelEnv):
         Its running episode gets a number of its own (`SchedulerView.episode`). One pickled by
         0.1.0 is made again from its config (a mid-episode one asks for a reset).
         """
-        if "_lanes" not in state:  # pickled by 0.1.0
+        if "_core" not in state:  # pickled by 0.1.0
             if state.get("agents"):
                 warnings.warn(
                     "this CoreEnv was pickled by an older coreenv in the middle of an episode, "
@@ -330,52 +266,63 @@ class CoreEnv(PredictorHook, ParallelEnv):
                 render_mode=state.get("render_mode"),
             )
             return
-        self.__dict__.update(state)
-        self._episode = new_episode_id()
+        self.__dict__.update(state)  # its core numbers its episode anew
 
     # -- beyond PettingZoo ------------------------------------------------------------------------
 
-    def _hooked_lanes(self) -> Lanes:
-        """The lanes whose estimate features `predictor` fills."""
-        return self._lanes
+    @property
+    def predictor(self) -> Predictor | None:
+        """The predictor filling the estimate features; None: they read ``NO_PREDICTOR``."""
+        return self._core.predictor
+
+    @predictor.setter
+    def predictor(self, predictor: Predictor | None) -> None:
+        """Attach or detach a predictor; mid-episode, the estimate features follow at once."""
+        self._core.predictor = predictor
 
     @property
     def scenario(self) -> Scenario:
         """What draws the episodes' tasks; one set here is drawn from at the next reset."""
-        return self._drawer.scenario
+        return self._core.scenario
 
     @scenario.setter
     def scenario(self, scenario: Scenario) -> None:
-        cfg = self.config
-        self.max_steps = cfg.max_steps or scenario.step_bound()
-        self._drawer = EpisodeDrawer(cfg, scenario, self.source, 1)
-        self._lanes = Lanes(1, cfg, self._drawer.arrival_end, self.max_steps)
-        self._lanes.set_has_predictor(self._predictor is not None)
+        self._core.scenario = scenario
         self.agents = []
+
+    @property
+    def source(self) -> CurveSource:
+        """Where the tasks' curves come from (``config.task_set``, resolved)."""
+        return self._core.source
+
+    @property
+    def max_steps(self) -> int:
+        """The truncation bound: ``config.max_steps``, else the scenario's bound."""
+        return self._core.max_steps
 
     @property
     def decisions(self) -> Decisions:
         """When the nodes decide (fixed at construction): every step, or at events."""
-        return self._decisions
+        return self._core.decisions
 
     @property
     def t(self) -> int:
         """The current step."""
-        return int(self._lanes.lane[0, engine.T])
+        return int(self._core.lanes.lane[0, engine.T])
 
     def metrics(self) -> dict[str, float]:
         """Design §2 metrics of the episode so far."""
-        return metrics(self._lanes.counters(0), self.config.num_nodes)
+        return metrics(self._core.lanes.counters(0), self.config.num_nodes)
 
     def slot_table(self) -> SlotTable:
         """Deprecated (removed in 0.4.0): the (K,) slot arrays of 0.1.0; read `view` instead."""
         _deprecated("slot_table()", "view()")
-        return SlotTable(self._lanes, self._predictor is not None)
+        return SlotTable(self._core.lanes, self.predictor is not None)
 
     def oracle_view(self) -> OracleView:
         """Deprecated (removed in 0.4.0): 0.1.0's truth; read ``view(clairvoyant=True)`` instead."""
         _deprecated("oracle_view()", "view(clairvoyant=True)")
-        return OracleView.of(self._lanes)
+        return OracleView.of(self._core.lanes)
 
     @property
     def slot_version(self) -> int:
@@ -383,7 +330,7 @@ class CoreEnv(PredictorHook, ParallelEnv):
 
         A scheduler whose choice depends only on which tasks are present can reuse it until then.
         """
-        return int(self._lanes.lane[0, engine.VERSION])
+        return int(self._core.lanes.lane[0, engine.VERSION])
 
     def view(self, clairvoyant: bool = False) -> SchedulerView:
         """The running episode as a `SchedulerView` of one episode (what shipped schedulers read).
@@ -392,24 +339,19 @@ class CoreEnv(PredictorHook, ParallelEnv):
         """
         if not self.agents:
             raise RuntimeError("the episode is over (or never started): call reset() first.")
-        seed = self._seed if self._seed is not None and 0 <= self._seed < 2**63 else -1
-        shown = self._shown[None], self._lanes.mask[:, :-1].copy()
-        episodes, seeds = np.array([self._episode]), np.array([seed])
-        return self._lanes.view(
-            self.config, shown, episodes, seeds, self._predictor is not None, clairvoyant
-        )
+        core = self._core
+        shown = self._shown[None], core.lanes.mask[:, :-1].copy()
+        estimates = core.predictor is not None
+        return core.lanes.view(self.config, shown, core.episodes, core.seeds, estimates, clairvoyant)
 
     def action_masks(self) -> np.ndarray:
         """(M, K + 1) int8: every node's mask (they are identical): occupied slots and idle."""
-        version = self._lanes.lane.item(0, engine.VERSION)
+        lanes = self._core.lanes
+        version = lanes.lane.item(0, engine.VERSION)
         if self._masks_version != version:  # masks change only with the slots
-            self._masks[:] = self._lanes.mask[0, :-1]
+            self._masks[:] = lanes.mask[0, :-1]
             self._masks_version = version
         return self._masks.copy()
-
-    def _slot_table(self) -> np.ndarray:
-        """(1, K, F) float32 the slot table as observed (what `DecisionEvents` reads)."""
-        return self._lanes.table.astype(np.float32)[None]
 
     def _answer(
         self, obs: np.ndarray, reward: float, ended: int, info: dict[str, Any]
@@ -432,8 +374,6 @@ class CoreEnv(PredictorHook, ParallelEnv):
 
 
 _LANE = np.zeros(1, np.int64)  # the one lane, as `Lanes.observe` takes it
-_OUTCOME = 0, slice(engine.STEP_SUCCESSES, engine.ENDED + 1)  # the lane's successes to its end
-_REWARD = 0, engine.REWARD  # the lane's reward in `Lanes.returns`
 
 
 def _deprecated(old: str, new: str) -> None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from coreenv.core.engine import EMPTY
 from coreenv.core.features import SlotFeature, slot_tables, slot_width, speed_columns
 from coreenv.core.views import SchedulerView
 
-__all__ = ["GANTT_STEPS", "ansi_table", "gantt"]
+__all__ = ["GANTT_STEPS", "Rendering", "ansi_table", "gantt"]
 
 GANTT_STEPS = 300  # the picture shows the most recent steps
 _ROW, _GAP, _COL = 14, 2, 2  # pixels: row height, gap between nodes, width of one step
@@ -87,3 +89,39 @@ def gantt(history: list[np.ndarray], num_nodes: int) -> np.ndarray:
         top = _GAP + i * (_ROW + _GAP)
         image[top : top + _ROW] = rows[i * _ROW : (i + 1) * _ROW]
     return image
+
+
+class Rendering:
+    """Who served whom in one episode, drawn as a ``render_mode`` asks (`CoreEnv`'s modes).
+
+    The shells of one episode hand `watched` to their core (`BatchedCore.watch`), and ``table``
+    makes their slot table as text (`ansi_table` of their view).
+    """
+
+    def __init__(self, mode: str | None, num_nodes: int, table: Callable[[], str]) -> None:
+        self.mode, self.num_nodes, self.table = mode, num_nodes, table
+        self.served = np.full(num_nodes, EMPTY)  # the task each node trained last
+        self.history: list[np.ndarray] = []  # what they trained, step by step
+
+    def restart(self) -> None:
+        """A new episode: nothing served yet."""
+        self.served = np.full(self.num_nodes, EMPTY)
+        self.history = []
+
+    def watched(self, served: np.ndarray) -> None:
+        """A step was played: (1, M) the task each node trained; printed in ``"human"`` mode."""
+        self.served = served[0]
+        self.history.append(self.served)
+        if self.mode == "human":
+            print(self.table(), end="\n\n")
+
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: the slot table; ``rgb_array``: a Gantt picture of the last steps;
+        ``human``: prints the table."""
+        if self.mode == "ansi":
+            return self.table()
+        if self.mode == "rgb_array":
+            return gantt(self.history, self.num_nodes)
+        if self.mode == "human":
+            print(self.table())
+        return None

@@ -10,6 +10,7 @@ per round, until every lane has a real choice to make. The core observes the (N,
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,7 @@ from coreenv.core.features import (
     slot_width,
     speed_columns,
 )
-from coreenv.core.masks import invalid_actions, live_masks
+from coreenv.masks import invalid_actions, live_masks
 from coreenv.errors import ConfigError, InvalidActionError
 from coreenv.layout import SLOT_ORDERS, listed_state, sequential_layout, slot_listing
 from coreenv.predictor import Predictor
@@ -106,6 +107,8 @@ class SequentialVectorEnv(VectorEnv):
         self._node = np.zeros(n, np.int64)  # how many of each lane's nodes have chosen
         self._pending = _Totals(n)  # what each lane's episode played before its first choice
         self._ended: dict[int, _Ended] = {}  # episodes that ended before their first choice
+        self.finished: dict[int, _Ended] = {}
+        """The episodes the last call ended, by lane (what `CoreSequentialEnv` reports)."""
         self._states = np.zeros((n, size - k - m), np.float32)  # (N, S) the core's states
         self._masks = np.zeros((n, k + 1), np.int8)  # (N, K + 1) the core's step masks
         self._live: np.ndarray | None = None  # (N, K + 1) the live masks shown, listed
@@ -118,7 +121,16 @@ class SequentialVectorEnv(VectorEnv):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start every lane's next episode and play each on to its first real choice."""
         self.seeds = lane_seeds(seed, self.num_envs, self.config, self.seeds)
-        start = self.core.reset(self.seeds)
+        return self.start(self.seeds)
+
+    def start(
+        self, seeds: Iterable[int | np.random.Generator] | Callable[[int], int]
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """`reset` from ``seeds`` as `BatchedCore.reset` takes them: a lane they leave stops.
+
+        `CoreSequentialEnv` starts its one lane from its generator this way, with no next one.
+        """
+        start = self.core.reset(seeds)
         self._states, self._masks = start.obs, start.action_mask
         self._chosen[:] = self.config.num_slots
         self._node[:] = 0
@@ -137,7 +149,7 @@ class SequentialVectorEnv(VectorEnv):
         self, actions: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Each lane's choosing node's slot; lanes whose joint action is complete play it."""
-        if self.seeds is None:
+        if self._live is None:
             raise RuntimeError("SequentialVectorEnv.step before reset: call reset() first.")
         actions = self._checked_actions(actions)
         reported, self._ended = self._ended, {}
@@ -156,6 +168,8 @@ class SequentialVectorEnv(VectorEnv):
         for lane, ended in reported.items():
             terminated[lane], truncated[lane] = ended.terminated, ended.truncated
             played.finished[lane] = ended
+        self.finished = played.finished
+        stopped = {lane: e for lane, e in played.finished.items() if not self.core.active[lane]}
         infos: dict[str, Any] = {
             "node": self._node.copy(),
             "elapsed": totals.elapsed,
@@ -168,13 +182,21 @@ class SequentialVectorEnv(VectorEnv):
             ended = played.finished[lane]
             info = {"final_obs": ended.obs, "final_info": {"metrics": ended.metrics}}
             infos = self._add_info(infos, info, lane)
-        return self._observe(), totals.reward, terminated, truncated, infos
+        return self._observe(stopped), totals.reward, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
         """(N, K + 1) bool: each lane's choosing node's live mask, its slots in the listed order."""
         if self._live is None:
             raise RuntimeError("SequentialVectorEnv.action_masks before reset: call reset() first.")
         return self._live.copy()
+
+    def turns(self) -> np.ndarray:
+        """(N,) the node of each lane that chooses next (how many of its nodes have chosen)."""
+        return self._node.copy()
+
+    def step_masks(self) -> np.ndarray:
+        """(N, K + 1) int8: each lane's step mask, the slot table's (occupied slots, then idle)."""
+        return self._masks.copy()
 
     def metrics(self) -> list[dict[str, float] | None]:
         """Design §2 metrics of the episode each lane's engine runs so far (`BatchedCore`)."""
@@ -245,9 +267,10 @@ class SequentialVectorEnv(VectorEnv):
         after = _Totals(n)  # the steps played after that, in the episode the call began with
         while True:
             self._choice = live_masks(self._masks, self._chosen, self._node)
-            stuck = (phase < 2) & (self._node < m) & ~self._choice[0][:, :k].any(axis=1)
+            going = (phase < 2) & self.core.active  # a lane without a next episode stops
+            stuck = going & (self._node < m) & ~self._choice[0][:, :k].any(axis=1)
             self._node[stuck] = m  # the rest idle: their entries already read K
-            playing = (phase < 2) & (self._node == m)
+            playing = going & (self._node == m)
             if not playing.any():  # the live masks of every lane's choosing node are current
                 played.current.add(after)
                 return played
@@ -278,10 +301,13 @@ class SequentialVectorEnv(VectorEnv):
 
     # -- observations -----------------------------------------------------------------------------
 
-    def _observe(self) -> np.ndarray:
-        """(N, S) the observations shown (and the live masks and listing behind them)."""
+    def _observe(self, stopped: dict[int, _Ended] | None = None) -> np.ndarray:
+        """(N, S) the observations shown (and the live masks and listing behind them).
+
+        A lane whose episode ended shows it (``stopped``: those with no next episode).
+        """
         obs, self._live, self.listing = self._shown(self._states, self._node, self._choice)
-        for lane, ended in self._ended.items():
+        for lane, ended in {**self._ended, **(stopped or {})}.items():
             obs[lane], self._live[lane], self.listing[lane] = ended.obs, ended.live, ended.listing
         return obs
 

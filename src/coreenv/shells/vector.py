@@ -18,7 +18,7 @@ from gymnasium.vector.utils import batch_space
 from coreenv.config import EnvConfig, make_config
 from coreenv.core.events import Decisions, make_decisions
 from coreenv.core.features import OBS_BOUND
-from coreenv.core.observation import state_space
+from coreenv.shells.spaces import state_space
 from coreenv.errors import ConfigError
 from coreenv.predictor import Predictor
 from coreenv.shells.batched import BatchedCore
@@ -165,12 +165,6 @@ class CoreVectorEnv(VectorEnv):
             ended = {"final_obs": final[lane], "final_info": {"metrics": metrics}}
             infos = self._add_info(infos, ended, lane)
         return step.obs, step.rewards, step.terminated, step.truncated, infos
-
-    def __setstate__(self, state: dict) -> None:
-        """A pickled env continues exactly; one pickled before the state form, as it showed."""
-        self.__dict__.update(state)
-        if self.view == "state":
-            self.core._show_states()
 
     def action_masks(self) -> np.ndarray:
         """(N, M·(K + 1)) bool: each lane's node masks, concatenated (MaskablePPO's layout)."""

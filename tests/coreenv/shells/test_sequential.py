@@ -33,7 +33,7 @@ def play(env, seed, action_seed, sample_invalid=False):
         assert info["node"] == len(chosen) < m
         assert obs[node_at + info["node"]] == 1 and obs[node_at:].sum() == 1
         # a node is asked only when it has a real choice (others idle unasked), or at the end
-        assert mask[k] and (mask[:k].any() or not env.env.agents)
+        assert mask[k] and (mask[:k].any() or not env.vector.core.active[0])
         allowed = np.flatnonzero(mask)
         action = int(rng.integers(-1, k + 2)) if sample_invalid else int(rng.choice(allowed))
         chosen.append(action)
@@ -132,7 +132,7 @@ def test_a_step_after_the_end_asks_for_a_reset():
 def test_an_episode_with_nothing_to_choose_ends_at_its_first_step():
     env = CoreSequentialEnv(**{**SHORT, "arrival_prob": 0.0})
     _, info = env.reset(seed=0)
-    assert info["elapsed"] >= 1 and not env.env.agents
+    assert info["elapsed"] >= 1 and not env.vector.core.active[0]
     _, reward, terminated, truncated, info = env.step(SHORT["num_slots"])
     assert terminated and not truncated and reward == 0.0
     assert info["metrics"]["arrivals"] == 0

@@ -1,4 +1,4 @@
-"""The WLS fit computed in the engine (`coreenv.core.wls_fit`, `coreenv.WLSEstimates`): the same
+"""The WLS fit computed in the engine (`coreenv.wls_fit`, `coreenv.WLSEstimates`): the same
 estimates as the fit called on the revealed prefixes, one source compiled and as plain Python,
 refused where quantiles are asked, and its settings checked."""
 

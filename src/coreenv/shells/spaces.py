@@ -1,6 +1,6 @@
-"""The observation's spaces (design §2): node one-hot, global features, then one block per slot.
+"""The shells' observation spaces (design §2): node one-hot, global features, one block per slot.
 
-The observations themselves are written by the compiled engine (`engine.observe`).
+The observations themselves are written by the compiled engine (`engine.observe_rows`).
 """
 
 from __future__ import annotations

@@ -182,7 +182,7 @@ def estimate_slots(
 
     A slot's prefix is its task's losses up to its cursor, at its offset; its budget the batches
     its deadline still allows on the fastest node, ``fastest_batches · (deadline − t)``. Writes what
-    `Lanes.record_estimates` writes: the raw estimates into ``slot_floats`` and the estimate
+    `Estimates.record` writes: the raw estimates into ``slot_floats`` and the estimate
     features (remaining / batch scale, at most OBS_BOUND; P(success)) into ``table``.
     """
     k = table.shape[0] // lane.shape[0]

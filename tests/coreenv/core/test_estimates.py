@@ -1,4 +1,4 @@
-"""Held steps put their estimates off until the lane decides (`Lanes.defer`): every observation
+"""Held steps put their estimates off until the lane decides (`Estimates.defer`): every observation
 an agent is shown is the one estimating every step shows, bit for bit, for fewer predictor calls."""
 
 import math
@@ -7,10 +7,8 @@ import numpy as np
 import pytest
 
 import coreenv.shells.batched
-import coreenv.shells.parallel
-from coreenv import BatchedCore, CoreEnv, Decisions, EnvConfig, Estimate
-from coreenv.wls import WLSEstimates
-from coreenv.core.lanes import defers_estimates
+from coreenv import BatchedCore, CoreEnv, Decisions, EnvConfig, Estimate, WLSEstimates
+from coreenv.core.estimates import defers_estimates
 from helpers import SMALL_CURVES
 
 
@@ -55,8 +53,7 @@ PREDICTORS = [(Counted, CONFIG), (InContext, HISTORY)]
 @pytest.fixture
 def every_step(monkeypatch):
     """Estimate at every held step, as before deferral (the reference)."""
-    for shell in (coreenv.shells.batched, coreenv.shells.parallel):
-        monkeypatch.setattr(shell, "defers_estimates", lambda decisions, predictor: False)
+    monkeypatch.setattr(coreenv.shells.batched, "defers_estimates", lambda *args: False)
 
 
 def play_batched(predictor, config, seeds=range(6), lanes=3):
@@ -128,4 +125,4 @@ def test_a_task_that_left_its_slot_while_due_is_not_estimated():
         view = core.view()
         held = view.estimates[..., 0][~view.occupied]  # empty slots show no estimate
         assert not held.any()
-    assert not (core.lanes.deferred >= 0).any()  # every put-off estimate was made or dropped
+    assert not (core.estimates.deferred >= 0).any()  # every put-off estimate was made or dropped

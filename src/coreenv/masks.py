@@ -1,4 +1,8 @@
-"""Action masks and the resolution of node actions into a feasible matching (design §2, step 1)."""
+"""How the shells read node actions: as the engine's claims, why one idles, the live masks.
+
+The rule itself, claims in node order into a feasible matching (design §2, step 1), is the
+engine's (`coreenv.core.engine.claims`); this module gives the shells' side of it.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from coreenv.core import engine
 __all__ = [
     "IDLE_REASONS",
     "action_indices",
+    "action_int",
     "idle_reasons",
     "invalid_actions",
     "live_mask",
@@ -33,7 +38,7 @@ def action_indices(actions: Mapping, agents: Sequence[str], k: int, out: np.ndar
     that is not an int in ``[0, K]`` (numpy integers are ints; bools are not).
     """
     for i, action in enumerate(map(actions.get, agents)):  # a missing node's action: None
-        a = action if type(action) is int else _as_int(action, k)  # type(): the common case
+        a = action if type(action) is int else action_int(action, k)  # type(): the common case
         out[i] = a if 0 <= a <= k else k + 1
 
 
@@ -62,7 +67,7 @@ def idle_reasons(
     return reasons
 
 
-def _as_int(action: object, k: int) -> int:
+def action_int(action: object, k: int) -> int:
     """An action as an int: ``k`` (idle) for None, -1 (out of range) for a non-integer or bool."""
     if action is None:
         return k
@@ -92,7 +97,7 @@ def live_mask(mask: np.ndarray, chosen: Iterable[object]) -> tuple[np.ndarray, n
     k = len(mask) - 1
     taken = np.zeros(k, np.float32)
     for action in chosen:
-        a = action if type(action) is int else _as_int(action, k)
+        a = action if type(action) is int else action_int(action, k)
         if 0 <= a < k and mask[a]:
             taken[a] = 1.0
     live = mask.astype(np.int8, copy=True)
