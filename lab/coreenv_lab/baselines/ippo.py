@@ -6,7 +6,7 @@ view; all nodes share the weights and the team reward, and learn by PPO with GAE
 form's per-node arrays (``CoreVectorEnv(view="nodes")``). It differs from MARA's MAT in what it
 lacks: no attention between nodes. By default it has no decision order either, so two nodes may
 pick the same slot (the environment idles the later one); with ``live`` the nodes choose in index
-order under the AEC form's live masks (`coreenv.core.masks.live_mask`), each seeing the slots the
+order under the AEC form's live masks (`coreenv.masks.live_mask`), each seeing the slots the
 nodes before it took, so every joint action is a matching, and ``decisions="events"`` holds the
 joint action until the slot table changes. The network is an MLP (`NodeActorCritic`) or, over
 live masks, the slot-set policy's encoder and pointer head (`SlotSetActorCritic`), which with

@@ -11,7 +11,7 @@ The target is crossed at ``s* = exp((ln ε − θ₂) / θ₁)``, so ``R̂ = ⌈
 success probability treats the fit's weighted residual spread as Gaussian noise on ``ln L`` at
 ``s = n + budget`` and returns ``P(ln L ≤ ln ε)``.
 
-The fit is `coreenv.WLSEstimates`'s, compiled (`coreenv.core.wls_fit`): an environment given a
+The fit is `coreenv.WLSEstimates`'s, compiled (`coreenv.wls_fit`): an environment given a
 `WLSPredictor` computes its observed estimates inside its engine, by the same code.
 """
 

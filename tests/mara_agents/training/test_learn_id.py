@@ -9,7 +9,7 @@ pytest.importorskip("sb3_contrib")
 
 from coreenv import make_config  # noqa: E402
 from coreenv.registration import LEARN_ENV_ID  # noqa: E402
-from coreenv.wls import in_engine  # noqa: E402
+from coreenv.core.estimates import in_engine  # noqa: E402
 from mara_agents.training.maskable_ppo import training_envs  # noqa: E402
 from mara_agents.training.recipes import make_recipe  # noqa: E402
 from mara_agents.predictors import make_predictor  # noqa: E402
