@@ -229,6 +229,15 @@ class ShippedMARA(Scheduler):
         self.sets = MARA.pretrained("mara_sets", predictors=shared)
         self.observation_predictor = self.layout.observation_predictor
 
+    @property
+    def compiled(self) -> bool:
+        """Whether the networks act through their compiled copies (`MARA.compiled`)."""
+        return self.layout.compiled
+
+    @compiled.setter
+    def compiled(self, compiled: bool) -> None:
+        self.layout.compiled = self.sets.compiled = compiled
+
     def act_view(self, view: SchedulerView) -> np.ndarray:
         """The actions of the network that plays ``view``'s layout."""
         return self.network_for(view).act_view(view)

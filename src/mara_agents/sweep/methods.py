@@ -88,7 +88,15 @@ METHODS: dict[str, Method] = {
 
 MOVED = {
     **dict.fromkeys(
-        ("mara_wls", "mara_noshape", "mara_history", "mara_analog", "mara_learned", "mara_events"),
+        (
+            "mara_wls",
+            "mara_noshape",
+            "mara_history",
+            "mara_analog",
+            "mara_learned",
+            "mara_events",
+            "mara_sets",
+        ),
         "a study's variant of MARA",
     ),
     **dict.fromkeys(
@@ -98,8 +106,8 @@ MOVED = {
     **dict.fromkeys(("ppo_slots", "ppo_mlp", "ippo_live", "ippo_sets"), "a study's RL baseline"),
 }
 """Method names of 0.1.0 and 0.2.0 that left the package for the lab (``lab/``, reached as
-``coreenv_lab.methods:Class``); asked for by name, they say so."""
-RENAMED = {"hop_fm": "hop", "mara_sets": "mara", "ppo_sets": "ppo"}
+``coreenv_lab.methods:NAME``, a function); asked for by name, they say so."""
+RENAMED = {"hop_fm": "hop", "ppo_sets": "ppo"}
 """Names whose scheduler plays under another name now."""
 
 DEFAULT_METHODS = ("fifo", "edf", "random", "lara", "mara", "oracle")
@@ -122,8 +130,8 @@ def make_scheduler(method: str) -> Scheduler:
     if method in MOVED:
         raise SweepInputError(
             f"method {method!r} is {MOVED[method]}: it left the package in 0.3.0 for the lab "
-            "(lab/, coreenv_lab.methods in a clone); the methods are "
-            f"{sorted(METHODS)}."
+            f"(coreenv_lab.methods:{method} in a clone, with pip install -e lab); the methods "
+            f"are {sorted(METHODS)}."
         )
     if method in RENAMED:
         raise SweepInputError(f"method {method!r} is now called {RENAMED[method]!r}.")

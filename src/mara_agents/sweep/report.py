@@ -318,6 +318,7 @@ def plot(data: dict, config: SweepConfig, path: Path) -> None:
         fig.suptitle(textwrap.fill(caption, int(14 * fig.get_figwidth())), fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
+    plt.close(fig)
 
 
 def row_differences(before: list[dict], after: list[dict]) -> list[str]:
