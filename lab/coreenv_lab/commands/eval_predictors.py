@@ -60,6 +60,7 @@ from coreenv_lab.fm_training.folds import (
 from coreenv_lab.predictor_eval.history import HistoryConfig, run_kinds, score_history
 from coreenv_lab.predictor_eval.history_report import history_table, write_history
 from coreenv_lab.predictors import LAB_PREDICTORS, make_predictor
+from mara_agents.cli.eval_predictors import DEFAULT_TASK_SETS, groups, query_config, read_banks
 from mara_agents.cli.parser import CommandParser, count, whole
 from mara_agents.fm_training.calibration_fit import REACH_EDGES
 from mara_agents.fm_training.corpus import corpus_kinds, load_corpus
@@ -73,9 +74,6 @@ from mara_agents.predictor_eval.queries import (
 )
 from mara_agents.predictor_eval.report import Results, report, score_shipped, write_reports
 from mara_agents.predictors import HORIZON, POLICY_PREDICTORS
-
-DEFAULT_TASK_SETS = ["id", "rl_ood", "vit_ood"]
-"""Scored when neither ``--task-sets`` nor ``--bank`` is given."""
 
 PROG = "python -m coreenv_lab.commands.eval_predictors"
 
@@ -295,37 +293,6 @@ def history(args: argparse.Namespace) -> str:
     results = score_history(banks, predictors, args.history, args.horizon)
     write_history(results, args.out)
     return history_table(results)
-
-
-def read_banks(
-    parser: argparse.ArgumentParser, paths: list[Path], config: QueryConfig
-) -> dict[str, CurveBank]:
-    """Each ``--bank`` file as a bank named after its stem; refuse a bad file in one line."""
-    banks: dict[str, CurveBank] = {}
-    for path in paths:
-        try:
-            bank = read_bank(path)
-        except BankError as error:
-            parser.error(f"--bank {path}: {' '.join(str(error).split())}")
-        if path.stem in banks:
-            parser.error(f"--bank {path}: another bank is named {path.stem!r}; rename one file")
-        if len(make_queries(bank, config)) == 0:
-            parser.error(
-                f"--bank {path}: no query can be drawn on its curves with --queries "
-                f"{config.targets} (curves too short?)"
-            )
-        banks[path.stem] = bank
-    return banks
-
-
-def query_config(args: argparse.Namespace, targets: str) -> QueryConfig:
-    """The queries one table asks."""
-    return QueryConfig(per_curve=args.per_curve, targets=targets)
-
-
-def groups(task_sets: list[str], args: argparse.Namespace) -> dict[str, CurveBank]:
-    """The named task sets, then the user's banks: each a group of rows of the report."""
-    return {**{name: named_task_set(name) for name in task_sets}, **args.banks}
 
 
 def standard(args: argparse.Namespace, config: QueryConfig) -> Results:
