@@ -49,8 +49,7 @@ from pathlib import Path
 
 import torch
 
-from coreenv import BankError
-from coreenv.curves import TASK_SETS, CurveBank, named_task_set
+from coreenv.curves import TASK_SETS, named_task_set
 from coreenv_lab.fm_training.folds import (
     cross_fitted_calibrations,
     lofo_folds,
@@ -68,7 +67,6 @@ from mara_agents.fm_training.training import FM_RECIPES
 from mara_agents.predictor_eval.queries import (
     TARGETS,
     QueryConfig,
-    make_queries,
     read_bank,
     score_banks,
 )
