@@ -67,7 +67,6 @@ from mara_agents.fm_training.training import FM_RECIPES
 from mara_agents.predictor_eval.queries import (
     TARGETS,
     QueryConfig,
-    read_bank,
     score_banks,
 )
 from mara_agents.predictor_eval.report import Results, report, score_shipped, write_reports
