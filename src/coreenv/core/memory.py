@@ -8,7 +8,7 @@ each lane also remembers the tasks its episode has finished, after those it star
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -17,9 +17,19 @@ from coreenv.core import engine as e
 
 if TYPE_CHECKING:
     from coreenv.core.episodes import EpisodeTasks
-    from coreenv.core.lanes import Lanes
 
-__all__ = ["Memory"]
+__all__ = ["Memory", "TaskTables"]
+
+
+class TaskTables(Protocol):
+    """What `Memory` reads of the lanes it remembers for (`coreenv.core.lanes.Lanes` holds it)."""
+
+    num_lanes: int
+    num_slots: int
+    slot_ints: np.ndarray
+    task_ints: np.ndarray
+    records: np.ndarray
+    curves: Any
 
 
 class Memory:
@@ -32,7 +42,7 @@ class Memory:
         remembers: whether lanes remember their finished tasks (``information="history"``).
     """
 
-    def __init__(self, lanes: Lanes, remembers: bool) -> None:
+    def __init__(self, lanes: TaskTables, remembers: bool) -> None:
         self.lanes, self.remembers = lanes, remembers
         b = lanes.num_lanes
         self.descriptions: list[Sequence[Description] | None] = [None] * b
