@@ -19,8 +19,8 @@ def test_the_learn_id_makes_the_sequential_event_form_with_wls_estimates():
     inner = env.unwrapped
     assert isinstance(inner, CoreSequentialEnv) and inner.slot_order == "table"
     assert inner.config == LEARNABLE and inner.config.admission == "fifo"
-    assert inner.env.decisions == Decisions(at="events", hold=8)
-    assert inner.env.predictor == WLSEstimates()
+    assert inner.vector.decisions == Decisions(at="events", hold=8)
+    assert inner.vector.core.predictor == WLSEstimates()
     assert dict(LEARN_DEFAULTS) == env.spec.kwargs
 
 
@@ -32,7 +32,7 @@ def test_keyword_arguments_override_the_learn_defaults():
     env = gymnasium.make(
         LEARN_ENV_ID, decisions="step", predictor=None, task_set="id", num_nodes=8, num_slots=16
     ).unwrapped
-    assert env.env.decisions == Decisions() and env.env.predictor is None
+    assert env.vector.decisions == Decisions() and env.vector.core.predictor is None
     assert (env.config.task_set, env.config.arrival_prob) == ("id", 0.08)  # the cluster's load
 
 
