@@ -49,7 +49,9 @@ class CoreSequentialEnv(gym.Env):
     Args:
         config: the environment settings (`EnvConfig`).
         slot_order: one of `SLOT_ORDERS`: how the observation lists the slots.
-        predictor, render_mode, decisions: as `CoreEnv`'s.
+        predictor: as `CoreEnv`'s.
+        render_mode: as `CoreEnv`'s.
+        decisions: as `CoreEnv`'s.
         overrides: `EnvConfig` fields on top of ``config``.
     """
 
