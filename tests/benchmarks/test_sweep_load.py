@@ -76,7 +76,11 @@ def test_a_lab_method_plays_under_its_scheduler_s_name(tmp_path, capsys):
         ("--warm-history", "4", r"--warm-history .* needs --information history; got 4"),
         ("--nodes", "0", r"--nodes must be an int >= 1, got 0"),
         ("--cluster", "fast", r"--cluster: invalid choice: 'fast'"),
-        ("--methods", "mara_wls", r"method 'mara_wls' is a study's variant .* coreenv_lab.methods"),
+        (
+            "--methods",
+            "mara_wls",
+            r"method 'mara_wls' is a study's variant .*coreenv_lab\.methods:mara_wls",
+        ),
         ("--methods", "hop_fm", r"method 'hop_fm' is now called 'hop'"),
     ],
 )
