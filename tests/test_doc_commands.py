@@ -27,8 +27,9 @@ The rules, applied to every command alike:
   included) stay in the page's folder.
 * Placeholders a reader fills in (`PLACEHOLDERS`, `provide_files`): ``M`` = 8 nodes, ``S`` = the
   rl_ood task set, ``p`` = 0.04, ``NAME`` = mara, ``COMMAND`` = ``--help``; a scheduler
-  ``pkg.module:Class`` of one's own is the tutorial's (examples/my_scheduler.py); ``my_*.csv`` a
-  small CSV of training logs; ``OLD/`` and ``NEW/`` hold a tiny sweep's rows.
+  ``pkg.module:Class`` of one's own, or ``pkg.module:Class(key=value, ...)``, is the tutorial's
+  (examples/my_scheduler.py), taking and ignoring any keyword arguments; ``my_*.csv`` a small
+  CSV of training logs; ``OLD/`` and ``NEW/`` hold a tiny sweep's rows.
 * Not run (`EXCLUDED`, by pattern): installation, the test suite itself, ``mkdocs``, ``git``,
   commands with elided arguments (``<...>``, ``...``), a Ray cluster's address.
 """
@@ -98,10 +99,10 @@ TINY = {
     "benchmarks/bench_latency.py": {"--episodes": "1", "--repeats": "1"},
     "benchmarks/bench_training.py": {
         "--updates": "1",
-        "--n-steps": "8",
+        "--n-steps": "1",
         "--held-episodes": "2",
         "--cartpole-steps": "1000",
-        "--to-lara": "0.05",
+        "--to-lara": None,  # a study's run, checked only at its evaluations: not a tiny one
         "--eval-episodes": "2",
     },
     "benchmarks/bench_vector.py": {"--envs": "2", "--n-steps": "16", "--steps": "64"},
@@ -244,19 +245,33 @@ def write_logs(path: Path) -> None:
     path.write_text("\n".join(["run,batch,loss", *rows]) + "\n")
 
 
+SCHEDULER = re.compile(r"([a-z_][\w.]*):([A-Z]\w*)(?:\(.*\))?", re.S)
+"""``pkg.module:Class``, with keyword arguments or not: the module and the class."""
+
+
 def module_file(folder: Path, method: str) -> Path:
     """Where the sweep finds ``pkg.module:Class`` from ``folder``."""
     return folder.joinpath(*method.split(":")[0].split(".")).with_suffix(".py")
 
 
+def defines(folder: Path, method: str) -> bool:
+    """Whether ``folder`` already holds the module of ``method`` with its class."""
+    path, name = module_file(folder, method), SCHEDULER.fullmatch(method).group(2)
+    return path.exists() and re.search(rf"^(class {name}\b|{name} =)", path.read_text(), re.M)
+
+
 def write_scheduler(folder: Path, method: str) -> None:
-    """``pkg.module:Class``, a reader's scheduler: the tutorial's, under that name."""
-    path, name = module_file(folder, method), method.split(":")[1]
+    """``pkg.module:Class``, a reader's scheduler: the tutorial's under that name (its label too),
+    which takes and ignores any keyword arguments (added to the module if it exists)."""
+    path, name = module_file(folder, method), SCHEDULER.fullmatch(method).group(2)
     for package in path.relative_to(folder).parents[:-1]:
         (folder / package / "__init__.py").parent.mkdir(parents=True, exist_ok=True)
         (folder / package / "__init__.py").touch()
-    source = (ROOT / "examples" / "my_scheduler.py").read_text()
-    path.write_text(f"{source}\n{name} = ShortestHopeful\n")
+    if not path.exists():
+        path.write_text((ROOT / "examples" / "my_scheduler.py").read_text())
+    stand_in = f"\n\nclass {name}(ShortestHopeful):\n    name = {name!r}\n\n"
+    stand_in += "    def __init__(self, **kwargs):\n        super().__init__()\n"
+    path.write_text(path.read_text() + stand_in)
 
 
 def write_rows(folder: Path) -> None:
@@ -273,7 +288,7 @@ def provide_files(folder: Path, args: list[str]) -> None:
             continue
         if re.fullmatch(r"my_\w+\.csv", arg):
             write_logs(folder / arg)
-        elif re.fullmatch(r"[a-z_][\w.]*:[A-Z]\w*", arg) and not module_file(folder, arg).exists():
+        elif SCHEDULER.fullmatch(arg) and not defines(folder, arg):
             write_scheduler(folder, arg)
         elif re.fullmatch(r"(OLD|NEW)/rows\.jsonl", arg):
             write_rows(folder / arg.split("/")[0])
