@@ -25,16 +25,8 @@ from mara_agents.training.runs import BaselineRun
 
 __all__ = ["RECIPES", "TRAINERS", "make_recipe"]
 
-_SEQUENTIAL_PPO = {
-    "form": "sequential",
-    "decisions": "events",
-    "envs": 64,
-    "n_steps": 64,
-    "minibatches": 16,
-    "epochs": 10,
-    "max_steps": 5_000_000,
-    "eval_every": 250_000,
-}
+_SEQUENTIAL_PPO = {k: v for k, v in shipped.RECIPES["ppo"][1].items() if k != "policy"}
+"""The shipped recipe's settings but its network: the sequential event form, 64 lanes x 64 steps."""
 
 _LIVE_IPPO = {
     "live": True,
