@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 import coreenv
 from coreenv import CoreEnv, CoreSequentialEnv, SequentialVectorEnv
-from coreenv.core.scenarios import Scenario
-from coreenv.core.tasks import TaskDraw
+from coreenv.episodes.scenarios import Scenario
+from coreenv.episodes.tasks import TaskDraw
 from coreenv.curves import Curve, SyntheticCurves
 from coreenv.curves.targets import demand_of
 

@@ -5,8 +5,9 @@
   `SchedulerView`, the truth in ``view(clairvoyant=True)``) replaces both.
 - `State` and `Counters`: the names a `CoreEnv` pickled by 0.1.0 refers to; such an environment is
   rebuilt from its config (`CoreEnv.__setstate__`). `install` (called by ``import coreenv``) puts
-  back the two module paths of 0.1.0 that its pickles name: ``coreenv.core.env`` (`CoreEnv`) and
-  ``coreenv.core.state`` (`State`, `Counters`), and ``coreenv.core.views.SlotTable``.
+  back the module paths of 0.1.0 that its pickles name: ``coreenv.core.env`` (`CoreEnv`),
+  ``coreenv.core.state`` (`State`, `Counters`), ``coreenv.core.scenarios`` (`BernoulliArrivals`)
+  and ``coreenv.core.views.SlotTable``.
 """
 
 from __future__ import annotations
@@ -151,6 +152,7 @@ Counters = State
 PICKLED_PATHS = {
     "coreenv.core.env": {"CoreEnv": "coreenv.shells.parallel"},
     "coreenv.core.state": {"State": __name__, "Counters": __name__},
+    "coreenv.core.scenarios": {"BernoulliArrivals": "coreenv.episodes.scenarios"},
 }
 """The module paths of 0.1.0 that its pickles name: each name and the module that holds it now
 (named as text, so that this module imports nothing above the simulator)."""

@@ -45,7 +45,7 @@ CLUSTERS = {
 """Named cluster scenarios (``coreenv sweep --cluster``): the `EnvConfig` fields of their nodes.
 "equal" is the default cluster: equal nodes, tasks move for free."""
 SCENARIO_NAMES = ("default", "infeasible_stress")
-"""The scenarios `EnvConfig.scenario` may name; `coreenv.core.scenarios.SCENARIOS` builds them."""
+"""The scenarios `EnvConfig.scenario` may name (`coreenv.episodes.scenarios.SCENARIOS`)."""
 ADMISSION_RULES = ("fifo", "edf")
 MAX_QUANTILE_LEVELS = 9  # keeps a slot block at most twice its width without quantiles
 

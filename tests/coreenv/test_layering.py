@@ -75,6 +75,7 @@ BELOW_CORE = (
     "coreenv.config",
     "coreenv.context",
     "coreenv.curves",
+    "coreenv.episodes",
     "coreenv.errors",
     "coreenv.predictor",
 )
@@ -89,3 +90,12 @@ def test_the_simulator_imports_nothing_above_it():
                 continue
             below = name.startswith("coreenv.core") or name.startswith(BELOW_CORE)
             assert below, f"core/{path.relative_to(core)} imports {name}, above the simulator"
+
+
+def test_episode_drawing_imports_nothing_of_the_simulator():
+    episodes = Path(coreenv.__file__).parent / "episodes"
+    for path in sorted(episodes.rglob("*.py")):
+        for name in imported_modules(path):
+            if name.split(".")[0] == "coreenv":
+                below = name.startswith(("coreenv.episodes", *BELOW_CORE))
+                assert below, f"episodes/{path.name} imports {name}, above the drawing of episodes"

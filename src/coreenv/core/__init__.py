@@ -1,8 +1,9 @@
-"""The simulator: episodes' draws, the compiled engine, lanes, events, observations, views.
+"""The simulator: the compiled engine, lanes, events, observations, views.
 
-It is written once for any number of episodes; the environments over it are `coreenv.shells`.
-Its face for code that builds on the engine: `compiled` (numba's njit with a cache that works on
-read-only installs) and the decision form's rule (`DecisionEvents`, `make_decisions`).
+It plays the episodes `coreenv.episodes` draws, written once for any number of episodes; the
+environments over it are `coreenv.shells`. Its face for code that builds on the engine:
+`compiled` (numba's njit with a cache that works on read-only installs) and the decision form's
+rule (`DecisionEvents`, `make_decisions`).
 """
 
 from coreenv.core.engine import compiled

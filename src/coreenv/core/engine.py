@@ -20,10 +20,10 @@ import numba
 import numpy as np
 
 from coreenv.core.features import table_start
+from coreenv.episodes.tasks import NEVER
 
 __all__ = ["claims", "clear_slot", "observe_rows", "step"]
 
-NEVER = 2**62  # the deadline of an empty slot, the arrival of the padding after the last task
 EMPTY = -1  # the task number of an empty slot
 OBS_BOUND = 1000.0  # features.OBS_BOUND
 

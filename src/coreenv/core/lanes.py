@@ -19,7 +19,7 @@ import numpy as np
 
 from coreenv.config import EnvConfig
 from coreenv.core import engine as e
-from coreenv.core.episodes import EpisodeTasks
+from coreenv.episodes.drawer import EpisodeTasks
 from coreenv.core.features import (
     NO_PREDICTOR,
     cluster_columns,

@@ -16,7 +16,7 @@ from coreenv.context import Description, FinishedTask, TaskContext
 from coreenv.core import engine as e
 
 if TYPE_CHECKING:
-    from coreenv.core.episodes import EpisodeTasks
+    from coreenv.episodes.drawer import EpisodeTasks
 
 __all__ = ["Memory", "TaskTables"]
 

@@ -22,7 +22,7 @@ from gymnasium.utils import seeding
 from coreenv.checks import checked_count
 from coreenv.config import EnvConfig, make_config
 from coreenv.core import engine
-from coreenv.core.episodes import EpisodeDrawer
+from coreenv.episodes.drawer import EpisodeDrawer
 from coreenv.core.events import DecisionEvents, Decisions, make_decisions
 from coreenv.core.features import observation_size, slot_width, speed_columns
 from coreenv.core.estimates import Estimates, defers_estimates
@@ -30,7 +30,7 @@ from coreenv.core.lanes import Lanes
 from coreenv.masks import idle_reasons
 from coreenv.core.metrics import metrics
 from coreenv.shells.spaces import node_observations
-from coreenv.core.scenarios import Scenario, make_scenario
+from coreenv.episodes.scenarios import Scenario, make_scenario
 from coreenv.core.views import SchedulerView, new_episode_id
 from coreenv.curves import resolve_task_set
 from coreenv.errors import ConfigError, InvalidActionError

@@ -20,7 +20,7 @@ from coreenv.core.events import Decisions, make_decisions
 from coreenv.masks import action_indices, idle_reasons
 from coreenv.core.metrics import metrics
 from coreenv.shells.spaces import observation_space, state_space
-from coreenv.core.scenarios import Scenario
+from coreenv.episodes.scenarios import Scenario
 from coreenv.core.views import SchedulerView
 from coreenv.curves import CurveSource
 from coreenv.errors import ConfigError, InvalidActionError

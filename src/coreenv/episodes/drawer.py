@@ -28,10 +28,10 @@ import numpy as np
 
 from coreenv.config import EnvConfig
 from coreenv.context import Description, FinishedTask, category_ids
-from coreenv.core.curve_stores import BankCurves, EpisodeCurves, RowCurves, logs_of
-from coreenv.core.draws import TaskRanges, bulk_agrees, bulk_draws, scalar_draws
-from coreenv.core.engine import NEVER
-from coreenv.core.scenarios import BernoulliArrivals, Scenario
+from coreenv.episodes.curve_stores import BankCurves, EpisodeCurves, RowCurves, logs_of
+from coreenv.episodes.draws import TaskRanges, bulk_agrees, bulk_draws, scalar_draws
+from coreenv.episodes.scenarios import BernoulliArrivals, Scenario
+from coreenv.episodes.tasks import NEVER
 from coreenv.curves import Curve, CurveBank, CurveSource
 from coreenv.errors import ConfigError
 

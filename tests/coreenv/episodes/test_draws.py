@@ -6,10 +6,10 @@ import pytest
 from gymnasium.utils import seeding
 
 from coreenv import CoreEnv, EnvConfig
-from coreenv.core import draws
-from coreenv.core.curve_stores import BankCurves
-from coreenv.core.draws import TaskRanges, bulk_agrees, bulk_draws, scalar_draws
-from coreenv.core.episodes import EpisodeDrawer
+from coreenv.episodes import draws
+from coreenv.episodes.curve_stores import BankCurves
+from coreenv.episodes.draws import TaskRanges, bulk_agrees, bulk_draws, scalar_draws
+from coreenv.episodes.drawer import EpisodeDrawer
 from coreenv.curves import CurveBank, named_task_set
 from coreenv.curves.targets import target_at_fraction
 from helpers import tasks_met
@@ -66,7 +66,7 @@ def test_a_redraw_falls_back_to_the_generator_calls(monkeypatch):
     env = CoreEnv(config)
     drawer = EpisodeDrawer(config, env.scenario, env.source, 1)
     expected = episode_tasks(drawer, 5)
-    monkeypatch.setattr("coreenv.core.episodes.bulk_draws", lambda *args: None)
+    monkeypatch.setattr("coreenv.episodes.drawer.bulk_draws", lambda *args: None)
     got = episode_tasks(drawer, 5)
     np.testing.assert_array_equal(got.target, expected.target)
     np.testing.assert_array_equal(got.deadline, expected.deadline)

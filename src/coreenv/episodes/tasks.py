@@ -6,7 +6,11 @@ from dataclasses import dataclass
 
 from coreenv.curves import Curve
 
-__all__ = ["TaskDraw"]
+__all__ = ["NEVER", "TaskDraw"]
+
+NEVER = 2**62
+"""A step that never comes: an unknown crossing, the deadline of an empty slot, the arrival of
+the padding after an episode's last task."""
 
 
 @dataclass(frozen=True)

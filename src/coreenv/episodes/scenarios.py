@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from coreenv.config import EnvConfig
-from coreenv.core.tasks import TaskDraw
+from coreenv.episodes.tasks import TaskDraw
 from coreenv.curves import Curve, CurveSource, curve_problem
 
 __all__ = ["SCENARIOS", "BernoulliArrivals", "InfeasibleStress", "Scenario", "make_scenario"]

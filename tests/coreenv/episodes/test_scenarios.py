@@ -76,6 +76,6 @@ def test_default_scenario_draws_independent_deadlines():
 
 def test_every_scenario_name_the_config_accepts_is_built():
     from coreenv.config import SCENARIO_NAMES
-    from coreenv.core.scenarios import SCENARIOS
+    from coreenv.episodes.scenarios import SCENARIOS
 
     assert tuple(SCENARIOS) == SCENARIO_NAMES
