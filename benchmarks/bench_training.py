@@ -13,9 +13,11 @@ one environment step; `MARA_SCRATCH`, PPO over held decisions, its steps the epi
 environment steps, one untimed update first). CartPole-v1's random steps per second is the
 reference. The MaskablePPO recipes' updates are then counted in floating-point operations per step
 learnt from (forward and backward of every epoch, torch's flop counter), beside the speed their
-updates ran at. ``--to-lara MINUTES`` then trains the ``ppo_slots`` recipe for up to that wall
-time and reports when its evaluation first reaches LARA + 5 points on the selection episodes
-(LARA scored on the same episodes in the same run).
+updates ran at. ``--to-lara MINUTES`` then trains the shipped recipe ``ppo`` from each of
+``--seeds`` for up to that wall time and reports when its evaluation first reaches LARA + 5 points
+on the selection episodes (LARA scored on the same episodes in the same run), in minutes on this
+machine and scaled to one where CartPole takes `REFERENCE_RATE` random steps/s (the issue's
+machine: minutes × this machine's rate / that one).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import torch
 from coreenv import Predictor
 from coreenv_lab.baselines.recipes import RECIPES, make_recipe
 from coreenv_lab.baselines.throughput import (
+    first_past,
     ippo_throughput,
     maskable_ppo_throughput,
     timeline,
@@ -53,6 +56,8 @@ TARGETS = {"ppo_slots": 0.15, "ippo_live": 0.1, "held_ppo": 0.1}
 """The least ratio to CartPole each recipe should train at."""
 MARGIN = 0.05
 """How far above LARA ``--to-lara`` waits for: 5 points of completion."""
+REFERENCE_RATE = 100_000
+"""CartPole's random steps/s on the machine the wall-time target is stated for."""
 
 
 def positive_minutes(text: str) -> float:
@@ -78,6 +83,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=count, default=2, help="torch threads")
     parser.add_argument("--seed", type=int, default=1, help="the recipes' training seed")
     parser.add_argument("--to-lara", type=positive_minutes, default=None, metavar="MINUTES")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3],
+                        help="training seeds of --to-lara")  # fmt: skip
     parser.add_argument("--eval-episodes", type=count, default=None,
                         help="selection episodes of --to-lara (default: the recipe's)")  # fmt: skip
     return parser.parse_args(argv)
@@ -121,7 +128,7 @@ def main(argv: list[str] | None = None) -> None:
             )
         updates(results, args, work)
         if args.to_lara is not None:
-            to_lara(args, work / "to_lara")
+            to_lara(args, work / "to_lara", reference)
 
 
 def updates(results: dict[str, Throughput], args: argparse.Namespace, work: Path) -> None:
@@ -142,25 +149,30 @@ def updates(results: dict[str, Throughput], args: argparse.Namespace, work: Path
         print("\n".join(rows))
 
 
-def to_lara(args: argparse.Namespace, work: Path) -> None:
-    """Train the slot-set recipe up to ``--to-lara`` minutes; when did it pass LARA + 5?"""
-    overrides = {"seed": args.seed, "minutes": args.to_lara}
+def to_lara(args: argparse.Namespace, work: Path, reference: float) -> None:
+    """Train the shipped recipe from each seed for ``--to-lara`` minutes; when past LARA + 5?"""
+    overrides = {"minutes": args.to_lara}
     if args.eval_episodes is not None:
         overrides["eval_episodes"] = args.eval_episodes
-    config = make_recipe("ppo_slots", work, **overrides)
-    rates = completion_rates(LARA(), config.eval_episodes, config.selection_seed, **config.env)
-    lara = float(rates.mean())
-    print(f"\nppo_slots, seed {args.seed}: LARA {100 * lara:.1f}% on the {config.eval_episodes} "
-          f"selection episodes; the run's evaluations (minutes from its start):")  # fmt: skip
-    passed = None
-    for entry in timeline(config):
-        print(f"  {entry.minutes:6.2f} min  {entry.steps:>9,} steps  {100 * entry.score:.1f}%")
-        if passed is None and entry.score >= lara + MARGIN:
-            passed = entry
-    if passed is None:
-        print(f"not past LARA + 5 within {args.to_lara:g} minutes")
-    else:
-        print(f"past LARA + 5 after {passed.minutes:.2f} minutes ({passed.steps:,} steps)")
+    probe = make_recipe("ppo", work, **overrides)
+    episodes = (probe.eval_episodes, probe.selection_seed)
+    lara = float(completion_rates(LARA(), *episodes, **probe.env).mean())
+    scale = reference / REFERENCE_RATE
+    print(f"\nppo: LARA {100 * lara:.1f}% on the {probe.eval_episodes} selection episodes; "
+          f"minutes here, and scaled to CartPole at {REFERENCE_RATE:,} steps/s "
+          f"(x {scale:.2f})")  # fmt: skip
+    print("| seed | past LARA + 5 (min) | scaled (min) | steps then | best % | last % |")
+    print("|---|---|---|---|---|---|")
+    for seed in args.seeds:
+        evaluations = timeline(make_recipe("ppo", work / f"seed_{seed}", seed=seed, **overrides))
+        past = first_past(evaluations, lara + MARGIN)
+        best = 100 * max(e.score for e in evaluations)
+        last = 100 * evaluations[-1].score
+        if past is None:
+            print(f"| {seed} | not within {args.to_lara:g} | - | - | {best:.1f} | {last:.1f} |")
+        else:
+            print(f"| {seed} | {past.minutes:.2f} | {past.minutes * scale:.2f} | {past.steps:,} | "
+                  f"{best:.1f} | {last:.1f} |")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from mara_agents.training.runs import BaselineRun
 
 __all__ = [
     "Evaluation",
+    "first_past",
     "ippo_throughput",
     "maskable_ppo_throughput",
     "timeline",
@@ -98,6 +99,11 @@ def timeline(config: BaselineRun) -> list[Evaluation]:
         Evaluation(seconds / 60, entry["steps"], entry["eval"])
         for seconds, entry in zip(stamps, history[1:])
     ]
+
+
+def first_past(evaluations: list[Evaluation], score: float) -> Evaluation | None:
+    """The first evaluation at or above ``score``, or None."""
+    return next((e for e in evaluations if e.score >= score), None)
 
 
 def update_flops(config: MaskablePPOConfig) -> float:

@@ -64,6 +64,9 @@ class MaskablePPOConfig(BaselineRun):
     hidden: int = 256
     """Width of the two hidden layers of the policy MLP and of the value MLP (``policy="mlp"`` or
     ``"symlog_mlp"``; SB3's own default is 64)."""
+    width: int = 64
+    """Width of the slot-set network's slot encodings, context and value layer (``policy``
+    ``"slot_set"`` or ``"slot_sets"``)."""
     form: str = "joint"
     """The action form, one of `FORMS`."""
     policy: str = "mlp"
@@ -80,7 +83,7 @@ class MaskablePPOConfig(BaselineRun):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        require(self, ">= 1", ("hold", "hidden"))
+        require(self, ">= 1", ("hold", "hidden", "width"))
         if self.observe not in PREDICTORS:
             raise ValueError(
                 f"MaskablePPOConfig.observe must be one of {sorted(PREDICTORS)}, "
@@ -176,7 +179,8 @@ def new_model(config: MaskablePPOConfig, envs: VecEnv) -> MaskablePPO:
     if config.policy in ("slot_set", "slot_sets"):
         policy = SlotSetPolicy
         sets = config.policy == "slot_sets"
-        policy_kwargs = slot_set_kwargs(make_config(None, **config.env), sets=sets)
+        width = config.width
+        policy_kwargs = slot_set_kwargs(make_config(None, **config.env), width, (width,), sets)
     else:
         policy, policy_kwargs = "MlpPolicy", {"net_arch": [config.hidden] * 2}
         if config.policy == "symlog_mlp":
