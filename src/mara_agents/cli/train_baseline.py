@@ -24,6 +24,7 @@ from mara_agents.cli.parser import CommandParser, add_cluster, cluster_fields, c
 from mara_agents.training.maskable_ppo import train_maskable_ppo
 from mara_agents.training.recipe import training_env
 from mara_agents.training.recipes import RECIPES, make_recipe
+from mara_agents.training.runs import check_work
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -64,7 +65,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     work = args.work or Path("results/baselines/ppo") / f"seed_{args.seed}"
     try:
         args.config = make_recipe("ppo", work, **fields)
-    except ValueError as e:  # the config names the field and the value
+        check_work(args.config)
+    except ValueError as e:  # the config (or the work folder's run) names the field and values
         parser.error(str(e))
     return args
 

@@ -37,7 +37,7 @@ from mara_agents.baselines.maskable_ppo import (
 from mara_agents.baselines.slot_set import SlotSetPolicy, slot_set_kwargs
 from mara_agents.checks import require
 from mara_agents.predictors import PREDICTORS, make_predictor
-from mara_agents.training.runs import LOG, BaselineRun, judge, record
+from mara_agents.training.runs import LOG, BaselineRun, check_work, judge, record
 from mara_agents.training.sb3_env import SB3VecEnv
 
 __all__ = [
@@ -126,8 +126,10 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
     were in flight start afresh, on seeds after the ones played, so a resumed run is not the
     straight run bit for bit. ``best.zip`` keeps the best policy on the selection episodes.
     """
+    check_work(config)
     work = Path(config.work)
     work.mkdir(parents=True, exist_ok=True)
+    (work / "episodes.json").write_text(json.dumps(dict(config.env)))
     envs = VecMonitor(training_envs(config))
     saved = work / "model.zip"
     if saved.is_file():

@@ -17,7 +17,7 @@ from mara_agents.schedulers.base import Scheduler
 from mara_agents.training.recipe import TRAINING_ENV
 from mara_agents.training.settings import ActorCriticSettings
 
-__all__ = ["LOG", "BaselineRun", "judge", "record"]
+__all__ = ["LOG", "BaselineRun", "check_work", "judge", "record"]
 
 LOG = functools.partial(print, flush=True)
 """Where runs report each evaluation: stdout, flushed (a run's log file shows it at once)."""
@@ -63,6 +63,26 @@ class BaselineRun(ActorCriticSettings):
         require(self, ">= 0", ("env_seed", "selection_seed"))
         require(self, "in (0, 1]", ("gamma",))
         EnvConfig(**self.env)  # a bad field or cluster is refused here, naming it
+
+
+def check_work(run: BaselineRun) -> None:
+    """Refuse a ``work`` folder holding a run on other episodes (another cluster, load, task set).
+
+    A run writes its `EnvConfig` fields to ``work/episodes.json`` when it starts; resuming it
+    with other ones would train one network on two observation layouts or mix two learning
+    curves in one history.
+    """
+    saved = Path(run.work) / "episodes.json"
+    if not saved.is_file():
+        return
+    stored, asked = json.loads(saved.read_text()), json.loads(json.dumps(dict(run.env)))
+    if stored != asked:
+        changed = sorted(k for k in stored.keys() | asked.keys() if stored.get(k) != asked.get(k))
+        raise ValueError(
+            f"{run.work} holds a run on other episodes ({', '.join(changed)}: "
+            f"{ {k: stored.get(k) for k in changed} } there, { {k: asked.get(k) for k in changed} } "
+            "asked): give the new run another work folder."
+        )
 
 
 def judge(scheduler: Scheduler, run: BaselineRun, steps: int, minutes: float) -> dict:

@@ -59,6 +59,17 @@ def test_a_cluster_trains_at_its_size_and_its_default_load():
     }
 
 
+def test_a_work_folder_of_other_episodes_is_refused_before_training(tmp_path, capsys):
+    (tmp_path / "episodes.json").write_text('{"task_set": "id_train", "arrival_prob": 0.04}')
+    train_baseline.parse_args(["--work", str(tmp_path)])  # the same episodes: it resumes
+    with pytest.raises(SystemExit) as exit_:
+        train_baseline.parse_args(["--nodes", "8", "--work", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1
+    assert "holds a run on other episodes (arrival_prob, num_nodes, num_slots:" in err
+    assert "give the new run another work folder" in err
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
