@@ -25,17 +25,20 @@ import torch
 from coreenv_lab.baselines.throughput import Evaluation, first_past, timeline
 from mara_agents.evaluation import completion_rates
 from mara_agents.schedulers import LARA
+from mara_agents.training import TRAINING_ENV
 from mara_agents.training.recipes import make_recipe
+
+SHAPED = {**TRAINING_ENV, "shaping_beta": 1.0}
+"""The training episodes with MARA's log-progress shaping (β = 1)."""
 
 CANDIDATES: dict[str, dict] = {
     "shipped": {},
     "e4": {"epochs": 4, "minibatches": 4},
-    "e2": {"epochs": 2, "minibatches": 4},
-    "e4_w32": {"epochs": 4, "minibatches": 4, "width": 32},
     "e4_lr1e3": {"epochs": 4, "minibatches": 4, "lr": 1e-3},
-    "e2_lr1e3": {"epochs": 2, "minibatches": 2, "lr": 1e-3},
-    "e4_n32": {"epochs": 4, "minibatches": 4, "n_steps": 32},
-    "e4_lanes128": {"epochs": 4, "minibatches": 4, "envs": 128, "n_steps": 32},
+    "shaped": {"env": SHAPED},
+    "w32": {"width": 32},
+    "w32_mb4_lr1e3": {"width": 32, "minibatches": 4, "lr": 1e-3},
+    "w32_shaped": {"width": 32, "env": SHAPED},
 }
 """Recipe fields each candidate changes (the rest: the shipped recipe's)."""
 
