@@ -39,6 +39,10 @@ CANDIDATES: dict[str, dict] = {
     "w32": {"width": 32},
     "w32_mb4_lr1e3": {"width": 32, "minibatches": 4, "lr": 1e-3},
     "w32_shaped": {"width": 32, "env": SHAPED},
+    "e4_lr1e3_clip01": {"epochs": 4, "minibatches": 4, "lr": 1e-3, "clip": 0.1},
+    "w32_lr6e4": {"width": 32, "lr": 6e-4},
+    "e4_lr1e3_kl02": {"epochs": 4, "minibatches": 4, "lr": 1e-3, "target_kl": 0.02},
+    "w32_mb4_lr1e3_kl02": {"width": 32, "minibatches": 4, "lr": 1e-3, "target_kl": 0.02},
 }
 """Recipe fields each candidate changes (the rest: the shipped recipe's)."""
 

@@ -67,6 +67,9 @@ class MaskablePPOConfig(BaselineRun):
     width: int = 64
     """Width of the slot-set network's slot encodings, context and value layer (``policy``
     ``"slot_set"`` or ``"slot_sets"``)."""
+    target_kl: float | None = None
+    """Stop an update's epochs once the policy has moved this far (approximate KL, SB3's
+    ``target_kl``); None: every epoch runs."""
     form: str = "joint"
     """The action form, one of `FORMS`."""
     policy: str = "mlp"
@@ -84,6 +87,10 @@ class MaskablePPOConfig(BaselineRun):
     def __post_init__(self) -> None:
         super().__post_init__()
         require(self, ">= 1", ("hold", "hidden", "width"))
+        if self.target_kl is not None and not self.target_kl > 0:
+            raise ValueError(
+                f"MaskablePPOConfig.target_kl must be None or > 0, got {self.target_kl!r}."
+            )
         if self.observe not in PREDICTORS:
             raise ValueError(
                 f"MaskablePPOConfig.observe must be one of {sorted(PREDICTORS)}, "
@@ -200,6 +207,7 @@ def new_model(config: MaskablePPOConfig, envs: VecEnv) -> MaskablePPO:
         clip_range=config.clip,
         vf_coef=config.value_coef,
         max_grad_norm=config.max_grad_norm,
+        target_kl=config.target_kl,
         policy_kwargs=policy_kwargs,
         seed=config.seed,
         device="cpu",

@@ -17,7 +17,12 @@ from mara_agents.baselines.maskable_ppo import (  # noqa: E402
     SequentialPPOScheduler,
     load_scheduler,
 )
-from mara_agents.training.maskable_ppo import MaskablePPOConfig, train_maskable_ppo  # noqa: E402
+from mara_agents.training.maskable_ppo import (  # noqa: E402
+    MaskablePPOConfig,
+    new_model,
+    train_maskable_ppo,
+    training_envs,
+)
 from mara_agents.evaluation import completion_rates, run_episodes  # noqa: E402
 from mara_agents.predictors import make_predictor  # noqa: E402
 
@@ -56,8 +61,18 @@ def test_bad_settings_and_missing_models_are_refused(tmp_path):
         config(tmp_path, envs=0)
     with pytest.raises(ValueError, match=r"MaskablePPOConfig.gamma must be in \(0, 1\], got 1.5"):
         config(tmp_path, gamma=1.5)
+    with pytest.raises(ValueError, match="MaskablePPOConfig.width must be >= 1, got 0"):
+        config(tmp_path, width=0)
+    with pytest.raises(ValueError, match="MaskablePPOConfig.target_kl must be None or > 0, got 0"):
+        config(tmp_path, target_kl=0.0)
     with pytest.raises(FileNotFoundError, match="no MaskablePPO model at"):
         MaskablePPOScheduler.load(tmp_path / "missing.zip")
+
+
+def test_the_slot_set_network_has_the_configured_width_and_the_update_its_kl_stop(tmp_path):
+    run = config(tmp_path, form="sequential", policy="slot_sets", width=16, target_kl=0.02)
+    model = new_model(run, training_envs(run))
+    assert model.policy.features_extractor.width == 16 and model.target_kl == 0.02
 
 
 def test_distinct_decoding_never_collides_and_agrees_where_greedy_does_not_collide(tmp_path):
