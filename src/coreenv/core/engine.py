@@ -22,7 +22,7 @@ import numpy as np
 from coreenv.core.features import table_start
 from coreenv.episodes.tasks import NEVER
 
-__all__ = ["claims", "clear_slot", "observe_rows", "step"]
+__all__ = ["claims", "clear_slot", "observe_rows", "play", "step"]
 
 EMPTY = -1  # the task number of an empty slot
 OBS_BOUND = 1000.0  # features.OBS_BOUND
@@ -144,7 +144,7 @@ def step(
     settings: np.ndarray,
     scales: np.ndarray,
 ) -> int:
-    """Advance every active lane by one step, in place, and observe every lane.
+    """Advance every active lane by one step (`play`), in place, and observe every lane.
 
     Args:
         chosen: (B, M) node actions, as `claims` reads them.
@@ -171,6 +171,51 @@ def step(
     """
     if claim:
         claims(chosen, mask, lane, takes)
+    lanes, nodes = chosen.shape
+    k = mask.shape[1] - 2
+    won = np.empty(nodes, np.int64)
+    num_trained = 0
+    for b in range(lanes):
+        if lane[b, ACTIVE] == 1:
+            num_trained = play(
+                b, chosen, takes, ready, num_trained, won, lane, returns, slot_ints,
+                slot_floats, table, mask, task_ints, records, logs, settings, scales,
+            )  # fmt: skip
+    num_ready = 0
+    for r in range(num_trained):
+        j = ready[r]
+        if mask[j // k, j % k] and slot_ints[CURSOR, j] >= settings[MIN_PREFIX]:
+            ready[num_ready] = j
+            num_ready += 1
+    observe_rows(obs, np.arange(lanes), lane, table, settings, scales[HORIZON])
+    return num_ready
+
+
+@compiled
+def play(
+    b: int,
+    chosen: np.ndarray,
+    takes: np.ndarray,
+    trained: np.ndarray,
+    num_trained: int,
+    won: np.ndarray,
+    lane: np.ndarray,
+    returns: np.ndarray,
+    slot_ints: np.ndarray,
+    slot_floats: np.ndarray,
+    table: np.ndarray,
+    mask: np.ndarray,
+    task_ints: np.ndarray,
+    records: np.ndarray,
+    logs: np.ndarray,
+    settings: np.ndarray,
+    scales: np.ndarray,
+) -> int:
+    """Advance active lane ``b`` by one step by its claims ``takes[b]`` (the arrays as `step`'s).
+
+    The flat slots it trained without success are appended to ``trained`` after its first
+    ``num_trained``; returns their new count. ``won``: (M,) scratch.
+    """
     batches, min_prefix, edf, guard = (
         settings[BATCHES],
         settings[MIN_PREFIX],
@@ -179,133 +224,121 @@ def step(
     )
     batch_scale, time_scale, beta = scales[BATCH_SCALE], scales[TIME_SCALE], scales[BETA]
     switch_cost, cluster = settings[SWITCH_COST], settings[CLUSTER]
-    lanes, nodes = chosen.shape
+    nodes = chosen.shape[1]
     k = mask.shape[1] - 2
     width = task_ints.shape[2]
-    won = np.empty(nodes, np.int64)
-    num_trained = 0
-    for b in range(lanes):
-        if lane[b, ACTIVE] == 0:
+    now = lane[b, T] + 1
+    # -- statistics at the decision point
+    lane[b, CONFLICTS] += lane[b, STEP_CONFLICTS]
+    if lane[b, NUM_OCCUPIED] == k:
+        lane[b, FULL] += 1
+    lane[b, WAITING_SUM] += lane[b, NUM_WAITING]
+    # -- steps 2-3: served slots train; those reaching the target succeed and leave
+    num_won = 0
+    for i in range(nodes):
+        if not takes[b, i]:
             continue
-        now = lane[b, T] + 1
-        # -- statistics at the decision point
-        lane[b, CONFLICTS] += lane[b, STEP_CONFLICTS]
-        if lane[b, NUM_OCCUPIED] == k:
-            lane[b, FULL] += 1
-        lane[b, WAITING_SUM] += lane[b, NUM_WAITING]
-        # -- steps 2-3: served slots train; those reaching the target succeed and leave
-        num_won = 0
-        for i in range(nodes):
-            if not takes[b, i]:
+        j = b * k + chosen[b, i]
+        lane[b, BUSY] += 1
+        if _resumes(slot_ints, j, i, now):
+            lane[b, SWITCHES] += 1
+            slot_ints[RESTORING, j] = switch_cost
+        slot_ints[NODE, j], slot_ints[TRAINED_AT, j] = i, now
+        if cluster >= 0:
+            table[j, cluster] = (i + 1) / nodes
+        if slot_ints[RESTORING, j] > 0:  # the node restores the task: it trains nothing
+            slot_ints[RESTORING, j] -= 1
+            lane[b, SWITCH_STEPS] += 1
+            continue
+        start = slot_ints[CURSOR, j]
+        n = min(start + batches * settings[SPEEDS + i], slot_ints[LAST, j], slot_ints[CROSSING, j])
+        log_loss = logs[slot_ints[OFFSET, j] + n]
+        log_initial = slot_floats[LOG_INITIAL, j]
+        q = (log_initial - max(log_loss, slot_floats[LOG_TARGET, j])) / slot_floats[LOG_SPAN, j]
+        q = max(q, 0.0)
+        if guard and n == 0:
+            q = 0.0
+        if n >= min_prefix and start < min_prefix:
+            lane[b, READY_DELAY] += now - slot_ints[ARRIVAL, j]
+            lane[b, READY_COUNT] += 1
+            table[j, READY_COL] = 1.0
+        slot_ints[CURSOR, j] = n
+        slot_floats[PROGRESS, j] = q
+        table[j, LOG_LOSS_COL] = log_loss - log_initial
+        table[j, BATCHES_COL] = min(n / batch_scale, OBS_BOUND)
+        table[j, PROGRESS_COL] = q
+        if n == slot_ints[CROSSING, j]:
+            won[num_won] = j
+            num_won += 1
+        else:
+            trained[num_trained] = j
+            num_trained += 1
+    for w in range(num_won):  # they leave before deadlines are looked at
+        _ended(
+            task_ints, b, slot_ints[INDEX, won[w]], COMPLETED, slot_ints[CURSOR, won[w]], now
+        )
+        clear_slot(won[w], lane, slot_ints, slot_floats, table, mask)
+    lane[b, STEP_SUCCESSES] = num_won
+    lane[b, SUCCESSES] += num_won
+    # -- step 4: tasks whose deadline has come fail and leave, in slots and waiting
+    for j in range(b * k, (b + 1) * k):
+        if mask[b, j - b * k] and slot_ints[DEADLINE, j] <= now:
+            lane[b, FAILURES] += 1
+            _ended(task_ints, b, slot_ints[INDEX, j], FAILED, slot_ints[CURSOR, j], now)
+            clear_slot(j, lane, slot_ints, slot_floats, table, mask)
+    if lane[b, WAITING_DEADLINE] <= now:
+        earliest = NEVER
+        for i in range(width):
+            if not task_ints[TASK_WAITING, b, i]:
                 continue
-            j = b * k + chosen[b, i]
-            lane[b, BUSY] += 1
-            if _resumes(slot_ints, j, i, now):
-                lane[b, SWITCHES] += 1
-                slot_ints[RESTORING, j] = switch_cost
-            slot_ints[NODE, j], slot_ints[TRAINED_AT, j] = i, now
-            if cluster >= 0:
-                table[j, cluster] = (i + 1) / nodes
-            if slot_ints[RESTORING, j] > 0:  # the node restores the task: it trains nothing
-                slot_ints[RESTORING, j] -= 1
-                lane[b, SWITCH_STEPS] += 1
-                continue
-            start = slot_ints[CURSOR, j]
-            n = min(start + batches * settings[SPEEDS + i], slot_ints[LAST, j], slot_ints[CROSSING, j])
-            log_loss = logs[slot_ints[OFFSET, j] + n]
-            log_initial = slot_floats[LOG_INITIAL, j]
-            q = (log_initial - max(log_loss, slot_floats[LOG_TARGET, j])) / slot_floats[LOG_SPAN, j]
-            q = max(q, 0.0)
-            if guard and n == 0:
-                q = 0.0
-            if n >= min_prefix and start < min_prefix:
-                lane[b, READY_DELAY] += now - slot_ints[ARRIVAL, j]
-                lane[b, READY_COUNT] += 1
-                table[j, READY_COL] = 1.0
-            slot_ints[CURSOR, j] = n
-            slot_floats[PROGRESS, j] = q
-            table[j, LOG_LOSS_COL] = log_loss - log_initial
-            table[j, BATCHES_COL] = min(n / batch_scale, OBS_BOUND)
-            table[j, PROGRESS_COL] = q
-            if n == slot_ints[CROSSING, j]:
-                won[num_won] = j
-                num_won += 1
-            else:
-                ready[num_trained] = j
-                num_trained += 1
-        for w in range(num_won):  # they leave before deadlines are looked at
-            _ended(
-                task_ints, b, slot_ints[INDEX, won[w]], COMPLETED, slot_ints[CURSOR, won[w]], now
-            )
-            clear_slot(won[w], lane, slot_ints, slot_floats, table, mask)
-        lane[b, STEP_SUCCESSES] = num_won
-        lane[b, SUCCESSES] += num_won
-        # -- step 4: tasks whose deadline has come fail and leave, in slots and waiting
-        for j in range(b * k, (b + 1) * k):
-            if mask[b, j - b * k] and slot_ints[DEADLINE, j] <= now:
+            if task_ints[TASK_DEADLINE, b, i] <= now:
+                task_ints[TASK_WAITING, b, i] = 0
+                lane[b, NUM_WAITING] -= 1
                 lane[b, FAILURES] += 1
-                _ended(task_ints, b, slot_ints[INDEX, j], FAILED, slot_ints[CURSOR, j], now)
-                clear_slot(j, lane, slot_ints, slot_floats, table, mask)
-        if lane[b, WAITING_DEADLINE] <= now:
-            earliest = NEVER
-            for i in range(width):
-                if not task_ints[TASK_WAITING, b, i]:
-                    continue
-                if task_ints[TASK_DEADLINE, b, i] <= now:
-                    task_ints[TASK_WAITING, b, i] = 0
-                    lane[b, NUM_WAITING] -= 1
-                    lane[b, FAILURES] += 1
-                    _ended(task_ints, b, i, FAILED, 0, now)
-                else:
-                    earliest = min(earliest, task_ints[TASK_DEADLINE, b, i])
-            lane[b, WAITING_DEADLINE] = earliest
-        # -- the clock moves on
-        lane[b, T] = now
-        for j in range(b * k, (b + 1) * k):
-            table[j, TIME_LEFT_COL] -= slot_floats[SLOT_SCALE, j]
-            if cluster >= 0 and slot_ints[NODE, j] >= 0:  # what resuming on its node costs
-                resumed = slot_ints[TRAINED_AT, j] == now
-                cost = slot_ints[RESTORING, j] if resumed else switch_cost
-                table[j, cluster + 1] = cost / time_scale
-        # -- step 5: arrivals join the queue; step 6: waiting tasks fill the lowest free slots
-        while lane[b, NEXT_ARRIVAL] == now:
-            i = lane[b, NEXT]
-            lane[b, NEXT] = i + 1
-            lane[b, NEXT_ARRIVAL] = task_ints[TASK_ARRIVAL, b, i + 1]
-            task_ints[TASK_WAITING, b, i] = 1
-            lane[b, NUM_WAITING] += 1
-            lane[b, WAITING_DEADLINE] = min(
-                lane[b, WAITING_DEADLINE], task_ints[TASK_DEADLINE, b, i]
-            )
-        while lane[b, NUM_WAITING] > 0 and lane[b, NUM_OCCUPIED] < k:
-            pick = _pick(task_ints[TASK_WAITING, b], task_ints[TASK_DEADLINE, b], edf)
-            _fill(b, now, time_scale, records[b, pick], lane, slot_ints, slot_floats, table, mask)
-            task_ints[TASK_WAITING, b, pick] = 0
-            lane[b, NUM_WAITING] -= 1
-            if lane[b, NUM_WAITING] == 0:
-                lane[b, WAITING_DEADLINE] = NEVER
-        # -- the team reward (design §2): successes plus beta times the potential's change
-        returns[b, REWARD] = num_won
-        if beta != 0.0:
-            potential = 0.0
-            for j in range(b * k, (b + 1) * k):  # left to right over the slots
-                potential = potential + slot_floats[PROGRESS, j]
-            returns[b, REWARD] = num_won + beta * (potential - returns[b, POTENTIAL])
-            returns[b, POTENTIAL] = potential
-        # -- the end: no task can arrive any more and none remains, or max_steps
-        lane[b, ENDED] = RUNNING
-        if now >= settings[ARRIVAL_END] and lane[b, NUM_OCCUPIED] + lane[b, NUM_WAITING] == 0:
-            lane[b, ENDED] = TERMINATED
-        elif now >= settings[MAX_STEPS]:
-            lane[b, ENDED] = TRUNCATED
-    num_ready = 0
-    for r in range(num_trained):
-        j = ready[r]
-        if mask[j // k, j % k] and slot_ints[CURSOR, j] >= min_prefix:
-            ready[num_ready] = j
-            num_ready += 1
-    observe_rows(obs, np.arange(lanes), lane, table, settings, scales[HORIZON])
-    return num_ready
+                _ended(task_ints, b, i, FAILED, 0, now)
+            else:
+                earliest = min(earliest, task_ints[TASK_DEADLINE, b, i])
+        lane[b, WAITING_DEADLINE] = earliest
+    # -- the clock moves on
+    lane[b, T] = now
+    for j in range(b * k, (b + 1) * k):
+        table[j, TIME_LEFT_COL] -= slot_floats[SLOT_SCALE, j]
+        if cluster >= 0 and slot_ints[NODE, j] >= 0:  # what resuming on its node costs
+            resumed = slot_ints[TRAINED_AT, j] == now
+            cost = slot_ints[RESTORING, j] if resumed else switch_cost
+            table[j, cluster + 1] = cost / time_scale
+    # -- step 5: arrivals join the queue; step 6: waiting tasks fill the lowest free slots
+    while lane[b, NEXT_ARRIVAL] == now:
+        i = lane[b, NEXT]
+        lane[b, NEXT] = i + 1
+        lane[b, NEXT_ARRIVAL] = task_ints[TASK_ARRIVAL, b, i + 1]
+        task_ints[TASK_WAITING, b, i] = 1
+        lane[b, NUM_WAITING] += 1
+        lane[b, WAITING_DEADLINE] = min(
+            lane[b, WAITING_DEADLINE], task_ints[TASK_DEADLINE, b, i]
+        )
+    while lane[b, NUM_WAITING] > 0 and lane[b, NUM_OCCUPIED] < k:
+        pick = _pick(task_ints[TASK_WAITING, b], task_ints[TASK_DEADLINE, b], edf)
+        _fill(b, now, time_scale, records[b, pick], lane, slot_ints, slot_floats, table, mask)
+        task_ints[TASK_WAITING, b, pick] = 0
+        lane[b, NUM_WAITING] -= 1
+        if lane[b, NUM_WAITING] == 0:
+            lane[b, WAITING_DEADLINE] = NEVER
+    # -- the team reward (design §2): successes plus beta times the potential's change
+    returns[b, REWARD] = num_won
+    if beta != 0.0:
+        potential = 0.0
+        for j in range(b * k, (b + 1) * k):  # left to right over the slots
+            potential = potential + slot_floats[PROGRESS, j]
+        returns[b, REWARD] = num_won + beta * (potential - returns[b, POTENTIAL])
+        returns[b, POTENTIAL] = potential
+    # -- the end: no task can arrive any more and none remains, or max_steps
+    lane[b, ENDED] = RUNNING
+    if now >= settings[ARRIVAL_END] and lane[b, NUM_OCCUPIED] + lane[b, NUM_WAITING] == 0:
+        lane[b, ENDED] = TERMINATED
+    elif now >= settings[MAX_STEPS]:
+        lane[b, ENDED] = TRUNCATED
+    return num_trained
 
 
 @compiled

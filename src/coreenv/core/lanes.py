@@ -131,12 +131,13 @@ class Lanes:
         view, valid until the next step.
         """
         obs = np.empty(self.state_shape if states else self.obs_shape, np.float32)
-        ready = e.step(
-            chosen,
-            takes,
-            claim,
-            obs,
-            self.ready,
+        arrays = self.engine_arrays()
+        ready = e.step(chosen, takes, claim, obs, self.ready, *arrays, logs, self.settings, self.scales)
+        return (obs[:, 0] if states else obs), self.ready[:ready]
+
+    def engine_arrays(self) -> tuple[np.ndarray, ...]:
+        """The state `engine.step` advances, in its order: ``lane`` to ``records``."""
+        return (
             self.lane,
             self.returns,
             self.slot_ints,
@@ -145,11 +146,7 @@ class Lanes:
             self.mask,
             self.task_ints,
             self.records,
-            logs,
-            self.settings,
-            self.scales,
         )
-        return (obs[:, 0] if states else obs), self.ready[:ready]
 
     # -- episodes ---------------------------------------------------------------------------------
 
