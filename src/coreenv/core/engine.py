@@ -22,7 +22,17 @@ import numpy as np
 from coreenv.core.features import table_start
 from coreenv.episodes.tasks import NEVER
 
-__all__ = ["claims", "clear_slot", "observe_rows", "play", "step"]
+__all__ = [
+    "claims",
+    "clear_slot",
+    "decides",
+    "held_step",
+    "observe_rows",
+    "play",
+    "settle",
+    "settle_lanes",
+    "step",
+]
 
 EMPTY = -1  # the task number of an empty slot
 OBS_BOUND = 1000.0  # features.OBS_BOUND
@@ -73,23 +83,34 @@ RECORD_DEADLINE = DEADLINE - CROSSING
 BATCHES, MIN_PREFIX, EDF, GUARD, ARRIVAL_END, MAX_STEPS, SWITCH_COST, CLUSTER, SPEEDS = range(9)
 BATCH_SCALE, TIME_SCALE, BETA, HORIZON = range(4)
 # columns of a slot's feature row (features.SlotFeature)
-LOG_LOSS_COL, TIME_LEFT_COL, BATCHES_COL, PROGRESS_COL, READY_COL = 1, 3, 4, 5, 6
+OCCUPIED_COL, LOG_LOSS_COL, LOG_TARGET_COL, TIME_LEFT_COL, BATCHES_COL = range(5)
+PROGRESS_COL, READY_COL, P_SUCCESS_COL = 5, 6, 8
+RULE_COLUMNS = (OCCUPIED_COL, READY_COL, LOG_TARGET_COL, BATCHES_COL, P_SUCCESS_COL)
+"""The slot columns the event rule reads (`decides`)."""
 GLOBALS = table_start(0)  # the global features: the state vector's first entries
 
 
-def compiled(function: Callable) -> Callable:
+def compiled(function: Callable, inline: bool = False) -> Callable:
     """``numba.njit`` with its cache on disk, so that a later process starts at once.
 
     Numba caches beside the source, else in the user's cache folder; where neither is writable
     (a read-only install without a home, numba#1771) it would refuse to compile, so the cache
-    goes to a folder of this user's in the temporary directory instead.
+    goes to a folder of this user's in the temporary directory instead. ``inline``: compiled
+    into each compiled caller (numba's ``inline="always"``), for a function called per lane and
+    step, whose call would cost more than its work.
     """
+    options = {"cache": True, "inline": "always" if inline else "never"}
     try:
-        return numba.njit(cache=True)(function)
+        return numba.njit(**options)(function)
     except RuntimeError:  # "cannot cache function ...: no locator available"
         folder = f"coreenv-numba-{getpass.getuser()}"
         numba.config.CACHE_DIR = os.path.join(tempfile.gettempdir(), folder)
-        return numba.njit(cache=True)(function)
+        return numba.njit(**options)(function)
+
+
+def inlined(function: Callable) -> Callable:
+    """`compiled`, and compiled into each compiled caller (``inline``)."""
+    return compiled(function, inline=True)
 
 
 EMPTY_INTS = np.array([0, NEVER, 0, 0, 0, NEVER, EMPTY, -1, -1, 0], np.int64)
@@ -191,7 +212,7 @@ def step(
     return num_ready
 
 
-@compiled
+@inlined
 def play(
     b: int,
     chosen: np.ndarray,
@@ -474,3 +495,141 @@ def observe_rows(
                 obs[r, i, c] = row[c]
             if ids:
                 obs[r, i, i] = 1.0
+
+
+# -- the event form (`coreenv.core.events`): a lane holds its action until its event ------------
+
+
+@inlined
+def decides(
+    now: np.ndarray, last: np.ndarray, since: np.ndarray, b: int, hold: int, feasibility: bool
+) -> bool:
+    """Whether lane ``b`` decides at this step (`coreenv.core.events`' rule), remembering this step.
+
+    ``now``: (K, F) its slot table (float64 or float32, compared as observed: float32);
+    ``last``: (K, F) float32 its table at its last step, whose `RULE_COLUMNS` are set to
+    ``now``'s; ``since``: (B,) steps since each lane decided, ``since[b]`` counted on (0 once it
+    decides).
+    """
+    due = since[b] + 1 >= hold
+    for s in range(now.shape[0]):
+        for c in RULE_COLUMNS:
+            seen, before = np.float32(now[s, c]), last[s, c]
+            if c == BATCHES_COL:  # fewer batches: another task took the slot
+                due |= seen < before
+            elif c == P_SUCCESS_COL:
+                due |= feasibility and (seen > 0.5) != (before > 0.5)
+            else:
+                due |= seen != before
+            last[s, c] = seen
+    since[b] = 0 if due else since[b] + 1
+    return due
+
+
+HELD_SUCCESSES, HELD_CONFLICTS, HELD_ENDED = range(3)
+"""Columns of what a held step played per lane (``outcome``): tasks completed, summed; node
+actions turned into idling at its first step; its `ENDED` after its last step."""
+
+
+@inlined
+def settle(
+    b: int,
+    lane: np.ndarray,
+    returns: np.ndarray,
+    table: np.ndarray,
+    last: np.ndarray,
+    since: np.ndarray,
+    outcome: np.ndarray,
+    rewards: np.ndarray,
+    elapsed: np.ndarray,
+    hold: int,
+    feasibility: bool,
+) -> bool:
+    """Count lane ``b``'s step into its held step; whether it holds on (running, not `decides`).
+
+    ``lane``, ``returns``, ``table``: `Lanes`' arrays; ``last`` (B, K, F), ``since`` (B,): the
+    rule's memory (`DecisionEvents`); ``outcome`` (B, 3) int64 (columns `HELD_SUCCESSES`,
+    `HELD_CONFLICTS`, `HELD_ENDED`), ``rewards`` (B,) summed and ``elapsed`` (B,) steps: 0 before the
+    first step.
+    """
+    if elapsed[b] == 0:
+        outcome[b, HELD_CONFLICTS] = lane[b, STEP_CONFLICTS]
+    elapsed[b] += 1
+    outcome[b, HELD_SUCCESSES] += lane[b, STEP_SUCCESSES]
+    outcome[b, HELD_ENDED] = lane[b, ENDED]
+    rewards[b] += returns[b, REWARD]
+    if lane[b, ENDED] != RUNNING:
+        return False
+    k = last.shape[1]
+    return not decides(table[b * k : (b + 1) * k], last[b], since, b, hold, feasibility)
+
+
+@compiled
+def settle_lanes(
+    lanes: np.ndarray,
+    holding: np.ndarray,
+    lane: np.ndarray,
+    returns: np.ndarray,
+    table: np.ndarray,
+    last: np.ndarray,
+    since: np.ndarray,
+    outcome: np.ndarray,
+    rewards: np.ndarray,
+    elapsed: np.ndarray,
+    hold: int,
+    feasibility: bool,
+) -> None:
+    """`settle` each of ``lanes``, whether it holds on into ``holding`` (for a Python hold)."""
+    for r in range(lanes.size):
+        holding[r] = settle(
+            lanes[r], lane, returns, table, last, since, outcome, rewards, elapsed, hold, feasibility
+        )
+
+
+@compiled
+def held_step(
+    chosen: np.ndarray,
+    takes: np.ndarray,
+    obs: np.ndarray,
+    lane: np.ndarray,
+    returns: np.ndarray,
+    slot_ints: np.ndarray,
+    slot_floats: np.ndarray,
+    table: np.ndarray,
+    mask: np.ndarray,
+    task_ints: np.ndarray,
+    records: np.ndarray,
+    logs: np.ndarray,
+    settings: np.ndarray,
+    scales: np.ndarray,
+    last: np.ndarray,
+    since: np.ndarray,
+    outcome: np.ndarray,
+    rewards: np.ndarray,
+    elapsed: np.ndarray,
+    hold: int,
+    feasibility: bool,
+) -> None:
+    """The event form's step in one call, when no predictor runs between steps.
+
+    Every active lane plays ``chosen`` (claimed once into ``takes``: a held table keeps its
+    occupied slots, so its claims) step after step until it ends or `decides`, `settle` counting
+    each step; then every lane is observed into ``obs``. Lanes are independent, so each plays
+    its steps in one go. The arrays are `step`'s and `settle`'s.
+    """
+    claims(chosen, mask, lane, takes)
+    lanes, nodes = chosen.shape
+    trained, won = np.empty(nodes, np.int64), np.empty(nodes, np.int64)
+    for b in range(lanes):
+        if lane[b, ACTIVE] == 0:
+            continue
+        holding = True
+        while holding:
+            play(
+                b, chosen, takes, trained, 0, won, lane, returns, slot_ints, slot_floats,
+                table, mask, task_ints, records, logs, settings, scales,
+            )  # fmt: skip
+            holding = settle(
+                b, lane, returns, table, last, since, outcome, rewards, elapsed, hold, feasibility
+            )
+    observe_rows(obs, np.arange(lanes), lane, table, settings, scales[HORIZON])

@@ -9,9 +9,9 @@ held action cannot carry over, or ``hold`` steps have passed:
 - a task becomes ready (``READY`` changes: its estimates appear);
 - ``feasibility`` is on and a task's estimated chance of success crosses one half.
 
-Everything is read from the slot table as observed (float32), so one compiled rule (`decides`)
-serves the environment's event form, held in the engine (`hold`), and MARA's trainers over
-`BatchedCore` lanes (`DecisionEvents`) alike.
+Everything is read from the slot table as observed (float32), so one compiled rule
+(`engine.decides`) serves the environment's event form, held in the engine (`engine.held_step`),
+and MARA's trainers over `BatchedCore` lanes (`DecisionEvents`) alike.
 """
 
 from __future__ import annotations
@@ -22,29 +22,19 @@ import numpy as np
 
 from coreenv.checks import checked_count
 from coreenv.core import engine as e
-from coreenv.core.features import SlotFeature, slot_tables
+from coreenv.core.features import slot_tables
 from coreenv.errors import ConfigError
 
 __all__ = [
     "DECISION_FORMS",
     "DecisionEvents",
     "Decisions",
-    "decides",
-    "hold",
     "make_decisions",
-    "settle",
 ]
 
 DECISION_FORMS = ("step", "events")
 """``Decisions.at``: decide every step (the default), or at events."""
 
-_OCCUPIED, _LOG_TARGET, _BATCHES, _READY, _P_SUCCESS = (
-    int(SlotFeature.OCCUPIED),
-    int(SlotFeature.LOG_TARGET),
-    int(SlotFeature.BATCHES),
-    int(SlotFeature.READY),
-    int(SlotFeature.EST_P_SUCCESS),
-)
 
 
 @dataclass(frozen=True)
@@ -92,31 +82,6 @@ def make_decisions(decisions: Decisions | str | None) -> Decisions:
 
 
 @e.compiled
-def decides(
-    now: np.ndarray, last: np.ndarray, since: np.ndarray, b: int, hold: int, feasibility: bool
-) -> bool:
-    """Whether lane ``b`` decides at this step (the module's rule), remembering this step.
-
-    ``now``: (K, F) its slot table (float64 or float32, compared as observed: float32);
-    ``last``: (K, F) float32 its table at its last step, set to ``now``; ``since``: (B,) steps
-    since each lane decided, ``since[b]`` counted on (0 once it decides).
-    """
-    due = since[b] + 1 >= hold
-    for s in range(now.shape[0]):
-        occupied, ready = np.float32(now[s, _OCCUPIED]), np.float32(now[s, _READY])
-        target, batches = np.float32(now[s, _LOG_TARGET]), np.float32(now[s, _BATCHES])
-        p_success = np.float32(now[s, _P_SUCCESS])
-        due |= occupied != last[s, _OCCUPIED] or ready != last[s, _READY]
-        due |= target != last[s, _LOG_TARGET] or batches < last[s, _BATCHES]
-        if feasibility:
-            due |= (p_success > 0.5) != (last[s, _P_SUCCESS] > 0.5)
-        for c in range(now.shape[1]):
-            last[s, c] = now[s, c]
-    since[b] = 0 if due else since[b] + 1
-    return due
-
-
-@e.compiled
 def _due_rows(
     tables: np.ndarray,
     last: np.ndarray,
@@ -128,115 +93,7 @@ def _due_rows(
 ) -> None:
     """`decides` for lanes ``rows`` of (B, K, F) ``last``, from their (L, K, F) ``tables``."""
     for r in range(rows.size):
-        due[r] = decides(tables[r], last[rows[r]], since, rows[r], hold, feasibility)
-
-
-SUCCESSES, CONFLICTS, ENDED = range(3)
-"""Columns of what a held step played per lane (``outcome``): tasks completed, summed; node
-actions turned into idling at its first step; its `engine.ENDED` after its last step."""
-
-
-@e.compiled
-def settle(
-    b: int,
-    lane: np.ndarray,
-    returns: np.ndarray,
-    table: np.ndarray,
-    last: np.ndarray,
-    since: np.ndarray,
-    outcome: np.ndarray,
-    rewards: np.ndarray,
-    elapsed: np.ndarray,
-    hold: int,
-    feasibility: bool,
-) -> bool:
-    """Count lane ``b``'s step into its held step; whether it holds on (running, not `decides`).
-
-    ``lane``, ``returns``, ``table``: `Lanes`' arrays; ``last`` (B, K, F), ``since`` (B,): the
-    rule's memory (`DecisionEvents`); ``outcome`` (B, 3) int64 (columns `SUCCESSES`,
-    `CONFLICTS`, `ENDED`), ``rewards`` (B,) summed and ``elapsed`` (B,) steps: 0 before the
-    first step.
-    """
-    if elapsed[b] == 0:
-        outcome[b, CONFLICTS] = lane[b, e.STEP_CONFLICTS]
-    elapsed[b] += 1
-    outcome[b, SUCCESSES] += lane[b, e.STEP_SUCCESSES]
-    outcome[b, ENDED] = lane[b, e.ENDED]
-    rewards[b] += returns[b, e.REWARD]
-    if lane[b, e.ENDED] != e.RUNNING:
-        return False
-    k = last.shape[1]
-    return not decides(table[b * k : (b + 1) * k], last[b], since, b, hold, feasibility)
-
-
-@e.compiled
-def settle_lanes(
-    lanes: np.ndarray,
-    holding: np.ndarray,
-    lane: np.ndarray,
-    returns: np.ndarray,
-    table: np.ndarray,
-    last: np.ndarray,
-    since: np.ndarray,
-    outcome: np.ndarray,
-    rewards: np.ndarray,
-    elapsed: np.ndarray,
-    hold: int,
-    feasibility: bool,
-) -> None:
-    """`settle` each of ``lanes``, whether it holds on into ``holding`` (for a Python hold)."""
-    for r in range(lanes.size):
-        holding[r] = settle(
-            lanes[r], lane, returns, table, last, since, outcome, rewards, elapsed, hold, feasibility
-        )
-
-
-@e.compiled
-def held_step(
-    chosen: np.ndarray,
-    takes: np.ndarray,
-    obs: np.ndarray,
-    lane: np.ndarray,
-    returns: np.ndarray,
-    slot_ints: np.ndarray,
-    slot_floats: np.ndarray,
-    table: np.ndarray,
-    mask: np.ndarray,
-    task_ints: np.ndarray,
-    records: np.ndarray,
-    logs: np.ndarray,
-    settings: np.ndarray,
-    scales: np.ndarray,
-    last: np.ndarray,
-    since: np.ndarray,
-    outcome: np.ndarray,
-    rewards: np.ndarray,
-    elapsed: np.ndarray,
-    hold: int,
-    feasibility: bool,
-) -> None:
-    """The event form's step in one call, when no predictor runs between steps.
-
-    Every active lane plays ``chosen`` (claimed once into ``takes``: a held table keeps its
-    occupied slots, so its claims) step after step until it ends or `decides`, `settle` counting
-    each step; then every lane is observed into ``obs``. Lanes are independent, so each plays
-    its steps in one go. The arrays are `engine.step`'s and `settle`'s.
-    """
-    e.claims(chosen, mask, lane, takes)
-    lanes, nodes = chosen.shape
-    trained, won = np.empty(nodes, np.int64), np.empty(nodes, np.int64)
-    memory = (lane, returns, table, last, since, outcome, rewards, elapsed, hold, feasibility)
-    for b in range(lanes):
-        if lane[b, e.ACTIVE] == 0:
-            continue
-        holding = True
-        while holding:
-            e.play(
-                b, chosen, takes, trained, 0, won, lane, returns, slot_ints, slot_floats,
-                table, mask, task_ints, records, logs, settings, scales,
-            )  # fmt: skip
-            holding = settle(b, *memory)
-    e.observe_rows(obs, np.arange(lanes), lane, table, settings, scales[e.HORIZON])
+        due[r] = e.decides(tables[r], last[rows[r]], since, rows[r], hold, feasibility)
 
 
 class DecisionEvents:

@@ -23,7 +23,7 @@ from coreenv.checks import checked_count
 from coreenv.config import EnvConfig, make_config
 from coreenv.core import engine
 from coreenv.episodes.drawer import EpisodeDrawer
-from coreenv.core.events import DecisionEvents, Decisions, held_step, make_decisions, settle_lanes
+from coreenv.core.events import DecisionEvents, Decisions, make_decisions
 from coreenv.core.features import observation_size, slot_width, speed_columns
 from coreenv.core.estimates import Estimates, defers_estimates
 from coreenv.core.lanes import Lanes
@@ -111,7 +111,7 @@ class Played:
         obs: (B, M, D) float32 (or (B, S)) each lane's observation after its last step.
         outcome: (B, 3) int64 per lane the tasks completed (summed over the steps played), the
             node actions turned into idling at the first step, and its `engine.ENDED` after its
-            last step (`events.SUCCESSES`, `CONFLICTS`, `ENDED` name the columns).
+            last step (`engine.HELD_SUCCESSES`, `HELD_CONFLICTS`, `HELD_ENDED` name the columns).
         rewards: (B,) float64 team rewards, summed.
         takes: (B, M) bool which nodes trained at the first step (`engine.claims`).
         elapsed: (B,) int64 steps each lane played in the event form; None in the every-step
@@ -285,7 +285,7 @@ class BatchedCore(PredictorHook):
         something comes between them and the step (an invalid action to refuse: ``refuse``
         raises; live runs to train; a `watch`), the compiled step, then the predictor's
         estimates. In the event form each lane holds ``chosen`` until its event: in one compiled
-        call (`events.held_step`) unless Python runs between steps (`_hold`). Ended lanes are
+        call (`engine.held_step`) unless Python runs between steps (`_hold`). Ended lanes are
         not restarted.
         """
         lanes, b = self.lanes, self.num_envs
@@ -378,13 +378,13 @@ class BatchedCore(PredictorHook):
         return self._predictor is not None or raising or self.drawer.live or self.watch is not None
 
     def _held_step(self, chosen: np.ndarray, played: Played) -> np.ndarray:
-        """The event form's step in one compiled call (`events.held_step`): the observations.
+        """The event form's step in one compiled call (`engine.held_step`): the observations.
 
         ``played``'s ends, successes, rewards and steps are written in place.
         """
         lanes, rule, states = self.lanes, self._events, self.observation == "state"
         obs = np.empty(lanes.state_shape if states else lanes.obs_shape, np.float32)
-        held_step(
+        engine.held_step(
             chosen, self.takes, obs, *lanes.engine_arrays(), self.drawer.store.logs,
             lanes.settings, lanes.scales, rule.last, rule.since, played.outcome,
             played.rewards, played.elapsed, rule.hold, rule.feasibility,
@@ -395,7 +395,7 @@ class BatchedCore(PredictorHook):
         """The event form's step with Python between steps (`_between_steps`): the observations.
 
         Each lane holds ``chosen`` until its event, its end or ``hold`` steps: the lanes still
-        holding step together while the others are set inactive, so they wait; `events.settle`
+        holding step together while the others are set inactive, so they wait; `engine.settle`
         counts each lane's steps into ``played``. Held steps put their estimates off until the
         lanes decide (`defers_estimates`).
         """
@@ -430,7 +430,7 @@ class BatchedCore(PredictorHook):
     def _settle(self, lanes: np.ndarray, played: Played) -> np.ndarray:
         """Count the step ``lanes`` just played into ``played``: those still holding."""
         holding, rule, arrays = np.empty(lanes.size, bool), self._events, self.lanes
-        settle_lanes(
+        engine.settle_lanes(
             lanes, holding, arrays.lane, arrays.returns, arrays.table, rule.last, rule.since,
             played.outcome, played.rewards, played.elapsed, rule.hold, rule.feasibility,
         )  # fmt: skip
