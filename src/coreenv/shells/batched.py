@@ -103,9 +103,12 @@ class BatchedStep(BatchedObservation):
     elapsed: np.ndarray | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Played:
     """What `BatchedCore.advance` played in each of B lanes (no lane restarted).
+
+    In the every-step form ``outcome``, ``rewards`` and ``takes`` are views of the core's
+    arrays, valid until its next step (copies would cost a single environment's step dearly).
 
     Attributes:
         obs: (B, M, D) float32 (or (B, S)) each lane's observation after its last step.
@@ -245,7 +248,7 @@ class BatchedCore(PredictorHook):
         finally:
             if waiting is not None:
                 lane[waiting, engine.ACTIVE] = 1
-        obs, rewards = played.obs, played.rewards
+        obs, rewards = played.obs, played.rewards.copy()
         successes, conflicts, ended = played.outcome.T.copy()
         if waiting is not None and waiting.size:
             obs[waiting] = self._shown[0][waiting]
@@ -291,8 +294,8 @@ class BatchedCore(PredictorHook):
         lanes, b = self.lanes, self.num_envs
         if not self.decisions.held:
             obs = self._step_once(chosen, refuse, defer=False)
-            outcome = lanes.lane[:, engine.STEP_SUCCESSES : engine.ENDED + 1].copy()
-            return Played(obs, outcome, lanes.returns[:, engine.REWARD].copy(), self.takes)
+            outcome = lanes.lane[:, engine.STEP_SUCCESSES : engine.ENDED + 1]
+            return Played(obs, outcome, lanes.returns[:, engine.REWARD], self.takes)
         played = Played(None, np.zeros((b, 3), np.int64), np.zeros(b), self.takes, np.zeros(b, np.int64))
         if self._between_steps():
             played.obs = self._hold(chosen, refuse, played)

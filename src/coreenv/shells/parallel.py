@@ -203,11 +203,11 @@ class CoreEnv(ParallelEnv):
         action_indices(actions, agents, k, chosen[0])
         played = self._core.advance(chosen, lambda: self._refuse(actions))
         successes, conflicts, ended = played.outcome[0].tolist()
-        answer = self._answer(played.obs[0], played.rewards.item(0), ended, {"successes": successes})
-        infos = answer[-1]
+        info = {"successes": successes}
         if played.elapsed is not None:
-            for info in infos.values():
-                info["elapsed"] = played.elapsed.item(0)
+            info["elapsed"] = played.elapsed.item(0)
+        answer = self._answer(played.obs[0], played.rewards.item(0), ended, info)
+        infos = answer[-1]
         if conflicts:
             reasons = idle_reasons(actions, agents, k, chosen[0], played.takes[0])
             for agent, why in reasons.items():
@@ -363,13 +363,15 @@ class CoreEnv(ParallelEnv):
         info a copy of ``info``.
         """
         self._shown = obs
-        masks = self.action_masks()
+        agents, masks = self.agents, self.action_masks()
         terminated, truncated = ended == engine.TERMINATED, ended == engine.TRUNCATED
-        observations, rewards, terminations, truncations, infos = {}, {}, {}, {}, {}
-        for i, agent in enumerate(self.agents):  # rows by index: cheaper than iterating arrays
-            observations[agent] = {"observation": obs[i], "action_mask": masks[i]}
-            rewards[agent], terminations[agent], truncations[agent] = reward, terminated, truncated
-            infos[agent] = info.copy()
+        observations = {
+            agent: {"observation": row, "action_mask": mask}
+            for agent, row, mask in zip(agents, obs, masks)  # rows by iteration: cheapest
+        }
+        rewards = dict.fromkeys(agents, reward)
+        terminations, truncations = dict.fromkeys(agents, terminated), dict.fromkeys(agents, truncated)
+        infos = {agent: info.copy() for agent in agents}
         return observations, rewards, terminations, truncations, infos
 
 
