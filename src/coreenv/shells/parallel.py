@@ -363,15 +363,13 @@ class CoreEnv(ParallelEnv):
         info a copy of ``info``.
         """
         self._shown = obs
-        agents, masks = self.agents, self.action_masks()
+        masks = self.action_masks()
         terminated, truncated = ended == engine.TERMINATED, ended == engine.TRUNCATED
-        observations = {
-            agent: {"observation": row, "action_mask": mask}
-            for agent, row, mask in zip(agents, obs, masks)  # rows by iteration: cheapest
-        }
-        rewards = dict.fromkeys(agents, reward)
-        terminations, truncations = dict.fromkeys(agents, terminated), dict.fromkeys(agents, truncated)
-        infos = {agent: info.copy() for agent in agents}
+        observations, rewards, terminations, truncations, infos = {}, {}, {}, {}, {}
+        for i, agent in enumerate(self.agents):  # rows by index: cheaper than iterating arrays
+            observations[agent] = {"observation": obs[i], "action_mask": masks[i]}
+            rewards[agent], terminations[agent], truncations[agent] = reward, terminated, truncated
+            infos[agent] = info.copy()
         return observations, rewards, terminations, truncations, infos
 
 
