@@ -30,7 +30,6 @@ __all__ = [
     "observe_rows",
     "play",
     "settle",
-    "settle_lanes",
     "step",
 ]
 
@@ -192,16 +191,13 @@ def step(
     """
     if claim:
         claims(chosen, mask, lane, takes)
-    lanes, nodes = chosen.shape
+    lanes = chosen.shape[0]
     k = mask.shape[1] - 2
-    won = np.empty(nodes, np.int64)
-    num_trained = 0
-    for b in range(lanes):
-        if lane[b, ACTIVE] == 1:
-            num_trained = play(
-                b, chosen, takes, ready, num_trained, won, lane, returns, slot_ints,
-                slot_floats, table, mask, task_ints, records, logs, settings, scales,
-            )  # fmt: skip
+    active = lane[:, ACTIVE] == 1
+    num_trained = play(
+        active, chosen, takes, ready, lane, returns, slot_ints, slot_floats, table, mask,
+        task_ints, records, logs, settings, scales,
+    )  # fmt: skip
     num_ready = 0
     for r in range(num_trained):
         j = ready[r]
@@ -212,14 +208,12 @@ def step(
     return num_ready
 
 
-@inlined
+@compiled
 def play(
-    b: int,
+    playing: np.ndarray,
     chosen: np.ndarray,
     takes: np.ndarray,
     trained: np.ndarray,
-    num_trained: int,
-    won: np.ndarray,
     lane: np.ndarray,
     returns: np.ndarray,
     slot_ints: np.ndarray,
@@ -232,10 +226,12 @@ def play(
     settings: np.ndarray,
     scales: np.ndarray,
 ) -> int:
-    """Advance active lane ``b`` by one step by its claims ``takes[b]`` (the arrays as `step`'s).
+    """Advance each lane of ``playing`` (B,) bool (active lanes) one step by its claims ``takes``.
 
-    The flat slots it trained without success are appended to ``trained`` after its first
-    ``num_trained``; returns their new count. ``won``: (M,) scratch.
+    The arrays are `step`'s. The flat slots trained without success are written into
+    ``trained`` (B·M,), lanes in order, then nodes; returns how many. The lanes are looped over
+    here, not in a function called per lane: numba's calls (and inlined calls) with a dozen
+    arrays cost about as much as a lane's step.
     """
     batches, min_prefix, edf, guard = (
         settings[BATCHES],
@@ -245,120 +241,125 @@ def play(
     )
     batch_scale, time_scale, beta = scales[BATCH_SCALE], scales[TIME_SCALE], scales[BETA]
     switch_cost, cluster = settings[SWITCH_COST], settings[CLUSTER]
-    nodes = chosen.shape[1]
+    lanes, nodes = chosen.shape
     k = mask.shape[1] - 2
     width = task_ints.shape[2]
-    now = lane[b, T] + 1
-    # -- statistics at the decision point
-    lane[b, CONFLICTS] += lane[b, STEP_CONFLICTS]
-    if lane[b, NUM_OCCUPIED] == k:
-        lane[b, FULL] += 1
-    lane[b, WAITING_SUM] += lane[b, NUM_WAITING]
-    # -- steps 2-3: served slots train; those reaching the target succeed and leave
-    num_won = 0
-    for i in range(nodes):
-        if not takes[b, i]:
+    won = np.empty(nodes, np.int64)
+    num_trained = 0
+    for b in range(lanes):
+        if not playing[b]:
             continue
-        j = b * k + chosen[b, i]
-        lane[b, BUSY] += 1
-        if _resumes(slot_ints, j, i, now):
-            lane[b, SWITCHES] += 1
-            slot_ints[RESTORING, j] = switch_cost
-        slot_ints[NODE, j], slot_ints[TRAINED_AT, j] = i, now
-        if cluster >= 0:
-            table[j, cluster] = (i + 1) / nodes
-        if slot_ints[RESTORING, j] > 0:  # the node restores the task: it trains nothing
-            slot_ints[RESTORING, j] -= 1
-            lane[b, SWITCH_STEPS] += 1
-            continue
-        start = slot_ints[CURSOR, j]
-        n = min(start + batches * settings[SPEEDS + i], slot_ints[LAST, j], slot_ints[CROSSING, j])
-        log_loss = logs[slot_ints[OFFSET, j] + n]
-        log_initial = slot_floats[LOG_INITIAL, j]
-        q = (log_initial - max(log_loss, slot_floats[LOG_TARGET, j])) / slot_floats[LOG_SPAN, j]
-        q = max(q, 0.0)
-        if guard and n == 0:
-            q = 0.0
-        if n >= min_prefix and start < min_prefix:
-            lane[b, READY_DELAY] += now - slot_ints[ARRIVAL, j]
-            lane[b, READY_COUNT] += 1
-            table[j, READY_COL] = 1.0
-        slot_ints[CURSOR, j] = n
-        slot_floats[PROGRESS, j] = q
-        table[j, LOG_LOSS_COL] = log_loss - log_initial
-        table[j, BATCHES_COL] = min(n / batch_scale, OBS_BOUND)
-        table[j, PROGRESS_COL] = q
-        if n == slot_ints[CROSSING, j]:
-            won[num_won] = j
-            num_won += 1
-        else:
-            trained[num_trained] = j
-            num_trained += 1
-    for w in range(num_won):  # they leave before deadlines are looked at
-        _ended(
-            task_ints, b, slot_ints[INDEX, won[w]], COMPLETED, slot_ints[CURSOR, won[w]], now
-        )
-        clear_slot(won[w], lane, slot_ints, slot_floats, table, mask)
-    lane[b, STEP_SUCCESSES] = num_won
-    lane[b, SUCCESSES] += num_won
-    # -- step 4: tasks whose deadline has come fail and leave, in slots and waiting
-    for j in range(b * k, (b + 1) * k):
-        if mask[b, j - b * k] and slot_ints[DEADLINE, j] <= now:
-            lane[b, FAILURES] += 1
-            _ended(task_ints, b, slot_ints[INDEX, j], FAILED, slot_ints[CURSOR, j], now)
-            clear_slot(j, lane, slot_ints, slot_floats, table, mask)
-    if lane[b, WAITING_DEADLINE] <= now:
-        earliest = NEVER
-        for i in range(width):
-            if not task_ints[TASK_WAITING, b, i]:
+        now = lane[b, T] + 1
+        # -- statistics at the decision point
+        lane[b, CONFLICTS] += lane[b, STEP_CONFLICTS]
+        if lane[b, NUM_OCCUPIED] == k:
+            lane[b, FULL] += 1
+        lane[b, WAITING_SUM] += lane[b, NUM_WAITING]
+        # -- steps 2-3: served slots train; those reaching the target succeed and leave
+        num_won = 0
+        for i in range(nodes):
+            if not takes[b, i]:
                 continue
-            if task_ints[TASK_DEADLINE, b, i] <= now:
-                task_ints[TASK_WAITING, b, i] = 0
-                lane[b, NUM_WAITING] -= 1
-                lane[b, FAILURES] += 1
-                _ended(task_ints, b, i, FAILED, 0, now)
+            j = b * k + chosen[b, i]
+            lane[b, BUSY] += 1
+            if _resumes(slot_ints, j, i, now):
+                lane[b, SWITCHES] += 1
+                slot_ints[RESTORING, j] = switch_cost
+            slot_ints[NODE, j], slot_ints[TRAINED_AT, j] = i, now
+            if cluster >= 0:
+                table[j, cluster] = (i + 1) / nodes
+            if slot_ints[RESTORING, j] > 0:  # the node restores the task: it trains nothing
+                slot_ints[RESTORING, j] -= 1
+                lane[b, SWITCH_STEPS] += 1
+                continue
+            start = slot_ints[CURSOR, j]
+            n = min(start + batches * settings[SPEEDS + i], slot_ints[LAST, j], slot_ints[CROSSING, j])
+            log_loss = logs[slot_ints[OFFSET, j] + n]
+            log_initial = slot_floats[LOG_INITIAL, j]
+            q = (log_initial - max(log_loss, slot_floats[LOG_TARGET, j])) / slot_floats[LOG_SPAN, j]
+            q = max(q, 0.0)
+            if guard and n == 0:
+                q = 0.0
+            if n >= min_prefix and start < min_prefix:
+                lane[b, READY_DELAY] += now - slot_ints[ARRIVAL, j]
+                lane[b, READY_COUNT] += 1
+                table[j, READY_COL] = 1.0
+            slot_ints[CURSOR, j] = n
+            slot_floats[PROGRESS, j] = q
+            table[j, LOG_LOSS_COL] = log_loss - log_initial
+            table[j, BATCHES_COL] = min(n / batch_scale, OBS_BOUND)
+            table[j, PROGRESS_COL] = q
+            if n == slot_ints[CROSSING, j]:
+                won[num_won] = j
+                num_won += 1
             else:
-                earliest = min(earliest, task_ints[TASK_DEADLINE, b, i])
-        lane[b, WAITING_DEADLINE] = earliest
-    # -- the clock moves on
-    lane[b, T] = now
-    for j in range(b * k, (b + 1) * k):
-        table[j, TIME_LEFT_COL] -= slot_floats[SLOT_SCALE, j]
-        if cluster >= 0 and slot_ints[NODE, j] >= 0:  # what resuming on its node costs
-            resumed = slot_ints[TRAINED_AT, j] == now
-            cost = slot_ints[RESTORING, j] if resumed else switch_cost
-            table[j, cluster + 1] = cost / time_scale
-    # -- step 5: arrivals join the queue; step 6: waiting tasks fill the lowest free slots
-    while lane[b, NEXT_ARRIVAL] == now:
-        i = lane[b, NEXT]
-        lane[b, NEXT] = i + 1
-        lane[b, NEXT_ARRIVAL] = task_ints[TASK_ARRIVAL, b, i + 1]
-        task_ints[TASK_WAITING, b, i] = 1
-        lane[b, NUM_WAITING] += 1
-        lane[b, WAITING_DEADLINE] = min(
-            lane[b, WAITING_DEADLINE], task_ints[TASK_DEADLINE, b, i]
-        )
-    while lane[b, NUM_WAITING] > 0 and lane[b, NUM_OCCUPIED] < k:
-        pick = _pick(task_ints[TASK_WAITING, b], task_ints[TASK_DEADLINE, b], edf)
-        _fill(b, now, time_scale, records[b, pick], lane, slot_ints, slot_floats, table, mask)
-        task_ints[TASK_WAITING, b, pick] = 0
-        lane[b, NUM_WAITING] -= 1
-        if lane[b, NUM_WAITING] == 0:
-            lane[b, WAITING_DEADLINE] = NEVER
-    # -- the team reward (design §2): successes plus beta times the potential's change
-    returns[b, REWARD] = num_won
-    if beta != 0.0:
-        potential = 0.0
-        for j in range(b * k, (b + 1) * k):  # left to right over the slots
-            potential = potential + slot_floats[PROGRESS, j]
-        returns[b, REWARD] = num_won + beta * (potential - returns[b, POTENTIAL])
-        returns[b, POTENTIAL] = potential
-    # -- the end: no task can arrive any more and none remains, or max_steps
-    lane[b, ENDED] = RUNNING
-    if now >= settings[ARRIVAL_END] and lane[b, NUM_OCCUPIED] + lane[b, NUM_WAITING] == 0:
-        lane[b, ENDED] = TERMINATED
-    elif now >= settings[MAX_STEPS]:
-        lane[b, ENDED] = TRUNCATED
+                trained[num_trained] = j
+                num_trained += 1
+        for w in range(num_won):  # they leave before deadlines are looked at
+            _ended(
+                task_ints, b, slot_ints[INDEX, won[w]], COMPLETED, slot_ints[CURSOR, won[w]], now
+            )
+            clear_slot(won[w], lane, slot_ints, slot_floats, table, mask)
+        lane[b, STEP_SUCCESSES] = num_won
+        lane[b, SUCCESSES] += num_won
+        # -- step 4: tasks whose deadline has come fail and leave, in slots and waiting
+        for j in range(b * k, (b + 1) * k):
+            if mask[b, j - b * k] and slot_ints[DEADLINE, j] <= now:
+                lane[b, FAILURES] += 1
+                _ended(task_ints, b, slot_ints[INDEX, j], FAILED, slot_ints[CURSOR, j], now)
+                clear_slot(j, lane, slot_ints, slot_floats, table, mask)
+        if lane[b, WAITING_DEADLINE] <= now:
+            earliest = NEVER
+            for i in range(width):
+                if not task_ints[TASK_WAITING, b, i]:
+                    continue
+                if task_ints[TASK_DEADLINE, b, i] <= now:
+                    task_ints[TASK_WAITING, b, i] = 0
+                    lane[b, NUM_WAITING] -= 1
+                    lane[b, FAILURES] += 1
+                    _ended(task_ints, b, i, FAILED, 0, now)
+                else:
+                    earliest = min(earliest, task_ints[TASK_DEADLINE, b, i])
+            lane[b, WAITING_DEADLINE] = earliest
+        # -- the clock moves on
+        lane[b, T] = now
+        for j in range(b * k, (b + 1) * k):
+            table[j, TIME_LEFT_COL] -= slot_floats[SLOT_SCALE, j]
+            if cluster >= 0 and slot_ints[NODE, j] >= 0:  # what resuming on its node costs
+                resumed = slot_ints[TRAINED_AT, j] == now
+                cost = slot_ints[RESTORING, j] if resumed else switch_cost
+                table[j, cluster + 1] = cost / time_scale
+        # -- step 5: arrivals join the queue; step 6: waiting tasks fill the lowest free slots
+        while lane[b, NEXT_ARRIVAL] == now:
+            i = lane[b, NEXT]
+            lane[b, NEXT] = i + 1
+            lane[b, NEXT_ARRIVAL] = task_ints[TASK_ARRIVAL, b, i + 1]
+            task_ints[TASK_WAITING, b, i] = 1
+            lane[b, NUM_WAITING] += 1
+            lane[b, WAITING_DEADLINE] = min(
+                lane[b, WAITING_DEADLINE], task_ints[TASK_DEADLINE, b, i]
+            )
+        while lane[b, NUM_WAITING] > 0 and lane[b, NUM_OCCUPIED] < k:
+            pick = _pick(task_ints[TASK_WAITING, b], task_ints[TASK_DEADLINE, b], edf)
+            _fill(b, now, time_scale, records[b, pick], lane, slot_ints, slot_floats, table, mask)
+            task_ints[TASK_WAITING, b, pick] = 0
+            lane[b, NUM_WAITING] -= 1
+            if lane[b, NUM_WAITING] == 0:
+                lane[b, WAITING_DEADLINE] = NEVER
+        # -- the team reward (design §2): successes plus beta times the potential's change
+        returns[b, REWARD] = num_won
+        if beta != 0.0:
+            potential = 0.0
+            for j in range(b * k, (b + 1) * k):  # left to right over the slots
+                potential = potential + slot_floats[PROGRESS, j]
+            returns[b, REWARD] = num_won + beta * (potential - returns[b, POTENTIAL])
+            returns[b, POTENTIAL] = potential
+        # -- the end: no task can arrive any more and none remains, or max_steps
+        lane[b, ENDED] = RUNNING
+        if now >= settings[ARRIVAL_END] and lane[b, NUM_OCCUPIED] + lane[b, NUM_WAITING] == 0:
+            lane[b, ENDED] = TERMINATED
+        elif now >= settings[MAX_STEPS]:
+            lane[b, ENDED] = TRUNCATED
     return num_trained
 
 
@@ -531,42 +532,8 @@ HELD_SUCCESSES, HELD_CONFLICTS, HELD_ENDED = range(3)
 actions turned into idling at its first step; its `ENDED` after its last step."""
 
 
-@inlined
-def settle(
-    b: int,
-    lane: np.ndarray,
-    returns: np.ndarray,
-    table: np.ndarray,
-    last: np.ndarray,
-    since: np.ndarray,
-    outcome: np.ndarray,
-    rewards: np.ndarray,
-    elapsed: np.ndarray,
-    hold: int,
-    feasibility: bool,
-) -> bool:
-    """Count lane ``b``'s step into its held step; whether it holds on (running, not `decides`).
-
-    ``lane``, ``returns``, ``table``: `Lanes`' arrays; ``last`` (B, K, F), ``since`` (B,): the
-    rule's memory (`DecisionEvents`); ``outcome`` (B, 3) int64 (columns `HELD_SUCCESSES`,
-    `HELD_CONFLICTS`, `HELD_ENDED`), ``rewards`` (B,) summed and ``elapsed`` (B,) steps: 0 before the
-    first step.
-    """
-    if elapsed[b] == 0:
-        outcome[b, HELD_CONFLICTS] = lane[b, STEP_CONFLICTS]
-    elapsed[b] += 1
-    outcome[b, HELD_SUCCESSES] += lane[b, STEP_SUCCESSES]
-    outcome[b, HELD_ENDED] = lane[b, ENDED]
-    rewards[b] += returns[b, REWARD]
-    if lane[b, ENDED] != RUNNING:
-        return False
-    k = last.shape[1]
-    return not decides(table[b * k : (b + 1) * k], last[b], since, b, hold, feasibility)
-
-
 @compiled
-def settle_lanes(
-    lanes: np.ndarray,
+def settle(
     holding: np.ndarray,
     lane: np.ndarray,
     returns: np.ndarray,
@@ -579,11 +546,27 @@ def settle_lanes(
     hold: int,
     feasibility: bool,
 ) -> None:
-    """`settle` each of ``lanes``, whether it holds on into ``holding`` (for a Python hold)."""
-    for r in range(lanes.size):
-        holding[r] = settle(
-            lanes[r], lane, returns, table, last, since, outcome, rewards, elapsed, hold, feasibility
-        )
+    """Count the step each lane of ``holding`` (B,) bool just played into its held step.
+
+    Whether it holds on goes into ``holding``: it runs and does not decide (`decides`).
+    ``lane``, ``returns``, ``table``: `Lanes`' arrays; ``last`` (B, K, F), ``since`` (B,): the
+    rule's memory (`DecisionEvents`); ``outcome`` (B, 3) int64 (columns `HELD_SUCCESSES`,
+    `HELD_CONFLICTS`, `HELD_ENDED`), ``rewards`` (B,) summed and ``elapsed`` (B,) steps: 0
+    before the first step.
+    """
+    k = last.shape[1]
+    for b in range(holding.size):
+        if not holding[b]:
+            continue
+        if elapsed[b] == 0:
+            outcome[b, HELD_CONFLICTS] = lane[b, STEP_CONFLICTS]
+        elapsed[b] += 1
+        outcome[b, HELD_SUCCESSES] += lane[b, STEP_SUCCESSES]
+        outcome[b, HELD_ENDED] = lane[b, ENDED]
+        rewards[b] += returns[b, REWARD]
+        running = lane[b, ENDED] == RUNNING
+        now = table[b * k : (b + 1) * k]
+        holding[b] = running and not decides(now, last[b], since, b, hold, feasibility)
 
 
 @compiled
@@ -614,22 +597,16 @@ def held_step(
 
     Every active lane plays ``chosen`` (claimed once into ``takes``: a held table keeps its
     occupied slots, so its claims) step after step until it ends or `decides`, `settle` counting
-    each step; then every lane is observed into ``obs``. Lanes are independent, so each plays
-    its steps in one go. The arrays are `step`'s and `settle`'s.
+    each step; then every lane is observed into ``obs``. The arrays are `step`'s and
+    `settle`'s.
     """
     claims(chosen, mask, lane, takes)
-    lanes, nodes = chosen.shape
-    trained, won = np.empty(nodes, np.int64), np.empty(nodes, np.int64)
-    for b in range(lanes):
-        if lane[b, ACTIVE] == 0:
-            continue
-        holding = True
-        while holding:
-            play(
-                b, chosen, takes, trained, 0, won, lane, returns, slot_ints, slot_floats,
-                table, mask, task_ints, records, logs, settings, scales,
-            )  # fmt: skip
-            holding = settle(
-                b, lane, returns, table, last, since, outcome, rewards, elapsed, hold, feasibility
-            )
-    observe_rows(obs, np.arange(lanes), lane, table, settings, scales[HORIZON])
+    holding = lane[:, ACTIVE] == 1
+    trained = np.empty(takes.size, np.int64)
+    while holding.any():  # rounds: the lanes still holding play on together
+        play(
+            holding, chosen, takes, trained, lane, returns, slot_ints, slot_floats, table, mask,
+            task_ints, records, logs, settings, scales,
+        )  # fmt: skip
+        settle(holding, lane, returns, table, last, since, outcome, rewards, elapsed, hold, feasibility)
+    observe_rows(obs, np.arange(chosen.shape[0]), lane, table, settings, scales[HORIZON])

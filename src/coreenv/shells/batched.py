@@ -432,12 +432,13 @@ class BatchedCore(PredictorHook):
 
     def _settle(self, lanes: np.ndarray, played: Played) -> np.ndarray:
         """Count the step ``lanes`` just played into ``played``: those still holding."""
-        holding, rule, arrays = np.empty(lanes.size, bool), self._events, self.lanes
-        engine.settle_lanes(
-            lanes, holding, arrays.lane, arrays.returns, arrays.table, rule.last, rule.since,
+        holding, rule, arrays = np.zeros(self.num_envs, bool), self._events, self.lanes
+        holding[lanes] = True
+        engine.settle(
+            holding, arrays.lane, arrays.returns, arrays.table, rule.last, rule.since,
             played.outcome, played.rewards, played.elapsed, rule.hold, rule.feasibility,
         )  # fmt: skip
-        return lanes[holding]
+        return np.flatnonzero(holding)
 
     # -- actions ----------------------------------------------------------------------------------
 
