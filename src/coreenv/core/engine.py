@@ -6,7 +6,9 @@ decision point, training the served slots, successes and expiry, arrivals and ad
 team reward and the episode's end, then writes every lane's observation. It is compiled by
 Numba; with ``NUMBA_DISABLE_JIT=1`` the same source runs as Python, so the suite proves one
 source in both modes. It draws nothing (episodes are drawn at reset) and calls no predictor: it
-returns the slots to re-estimate (`estimates.Estimates`).
+returns the slots to re-estimate (`estimates.Estimates`). The event form's step is compiled here
+too (`held_step`: `play` and the event rule, `decides`, in rounds), beside the step it repeats:
+numba's cache notices a change only in the file of the function it caches.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ __all__ = [
     "claims",
     "clear_slot",
     "decides",
+    "due_rows",
     "held_step",
     "observe_rows",
     "play",
@@ -527,6 +530,24 @@ def decides(
     return due
 
 
+@compiled
+def due_rows(
+    tables: np.ndarray,
+    last: np.ndarray,
+    since: np.ndarray,
+    rows: np.ndarray,
+    hold: int,
+    feasibility: bool,
+    due: np.ndarray,
+) -> None:
+    """`decides` for lanes ``rows`` of (B, K, F) ``last``, from their (L, K, F) ``tables``.
+
+    ``due``: (L,) bool, where whether each decides is written (`DecisionEvents`).
+    """
+    for r in range(rows.size):
+        due[r] = decides(tables[r], last[rows[r]], since, rows[r], hold, feasibility)
+
+
 HELD_SUCCESSES, HELD_CONFLICTS, HELD_ENDED = range(3)
 """Columns of what a held step played per lane (``outcome``): tasks completed, summed; node
 actions turned into idling at its first step; its `ENDED` after its last step."""
@@ -608,5 +629,7 @@ def held_step(
             holding, chosen, takes, trained, lane, returns, slot_ints, slot_floats, table, mask,
             task_ints, records, logs, settings, scales,
         )  # fmt: skip
-        settle(holding, lane, returns, table, last, since, outcome, rewards, elapsed, hold, feasibility)
+        settle(
+            holding, lane, returns, table, last, since, outcome, rewards, elapsed, hold, feasibility
+        )
     observe_rows(obs, np.arange(chosen.shape[0]), lane, table, settings, scales[HORIZON])

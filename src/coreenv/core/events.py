@@ -36,7 +36,6 @@ DECISION_FORMS = ("step", "events")
 """``Decisions.at``: decide every step (the default), or at events."""
 
 
-
 @dataclass(frozen=True)
 class Decisions:
     """When the agents choose: ``at="step"`` every step, ``at="events"`` at events (module doc).
@@ -81,21 +80,6 @@ def make_decisions(decisions: Decisions | str | None) -> Decisions:
     return decisions
 
 
-@e.compiled
-def _due_rows(
-    tables: np.ndarray,
-    last: np.ndarray,
-    since: np.ndarray,
-    rows: np.ndarray,
-    hold: int,
-    feasibility: bool,
-    due: np.ndarray,
-) -> None:
-    """`decides` for lanes ``rows`` of (B, K, F) ``last``, from their (L, K, F) ``tables``."""
-    for r in range(rows.size):
-        due[r] = e.decides(tables[r], last[rows[r]], since, rows[r], hold, feasibility)
-
-
 class DecisionEvents:
     """Which of B lanes decide at this step, from their slot tables (the module's rule).
 
@@ -138,7 +122,7 @@ class DecisionEvents:
             return due
         rows = np.arange(tables.shape[0]) if lanes is None else lanes
         due = np.empty(rows.size, bool)
-        _due_rows(tables, self.last, self.since, rows, self.hold, self.feasibility, due)
+        e.due_rows(tables, self.last, self.since, rows, self.hold, self.feasibility, due)
         if restarted is not None:
             due |= restarted
             self.since[rows[restarted]] = 0

@@ -4,8 +4,9 @@
 same seed, decision form and actions: observations, masks, rewards, successes, episode ends and
 metrics. One compiled call (`engine.step`) advances every lane and observes it; Python loops over
 lanes run only for rare events (a lane's episode ending, an invalid action under "raise", live
-runs to train). In the event decision form a step holds each lane's action until its own event
-(`DecisionEvents`): the lanes still holding step on together while the others wait. Each lane's
+runs to train). In the event decision form a step holds each lane's action until its own event,
+in one compiled call (`engine.held_step`) unless Python runs between steps (a predictor: then the
+lanes still holding step on together from Python while the others wait). Each lane's
 tasks are drawn when its episode starts (`EpisodeDrawer`); the lanes' state lives in `Lanes`.
 """
 
@@ -296,12 +297,15 @@ class BatchedCore(PredictorHook):
             obs = self._step_once(chosen, refuse, defer=False)
             outcome = lanes.lane[:, engine.STEP_SUCCESSES : engine.ENDED + 1]
             return Played(obs, outcome, lanes.returns[:, engine.REWARD], self.takes)
-        played = Played(None, np.zeros((b, 3), np.int64), np.zeros(b), self.takes, np.zeros(b, np.int64))
+        played = Played(
+            None, np.zeros((b, 3), np.int64), np.zeros(b), self.takes, np.zeros(b, np.int64)
+        )
         if self._between_steps():
             played.obs = self._hold(chosen, refuse, played)
         else:
             played.obs = self._held_step(chosen, played)
         return played
+
     def __setstate__(self, state: dict) -> None:
         """A pickled or copied core continues exactly.
 
@@ -375,8 +379,11 @@ class BatchedCore(PredictorHook):
         return obs
 
     def _between_steps(self) -> bool:
-        """Whether Python runs between the steps of a held step: a predictor's estimates (WLS's
-        too), live runs to train, a `watch`, or invalid actions to refuse."""
+        """Whether Python runs between the steps of a held step.
+
+        It does for a predictor's estimates (WLS's too), live runs to train, a `watch`, or
+        invalid actions to refuse.
+        """
         raising = self.config.invalid_action == "raise"
         return self._predictor is not None or raising or self.drawer.live or self.watch is not None
 
@@ -394,7 +401,9 @@ class BatchedCore(PredictorHook):
         )  # fmt: skip
         return obs[:, 0] if states else obs
 
-    def _hold(self, chosen: np.ndarray, refuse: Callable[[], NoReturn], played: Played) -> np.ndarray:
+    def _hold(
+        self, chosen: np.ndarray, refuse: Callable[[], NoReturn], played: Played
+    ) -> np.ndarray:
         """The event form's step with Python between steps (`_between_steps`): the observations.
 
         Each lane holds ``chosen`` until its event, its end or ``hold`` steps: the lanes still
