@@ -109,7 +109,7 @@ class Played:
     """What `BatchedCore.advance` played in each of B lanes (no lane restarted).
 
     In the every-step form ``outcome``, ``rewards`` and ``takes`` are views of the core's
-    arrays, valid until its next step (copies would cost a single environment's step dearly).
+    arrays, valid until its next step: the shells read them at once (no copies a step).
 
     Attributes:
         obs: (B, M, D) float32 (or (B, S)) each lane's observation after its last step.
