@@ -6,7 +6,9 @@ decision point, training the served slots, successes and expiry, arrivals and ad
 team reward and the episode's end, then writes every lane's observation. It is compiled by
 Numba; with ``NUMBA_DISABLE_JIT=1`` the same source runs as Python, so the suite proves one
 source in both modes. It draws nothing (episodes are drawn at reset) and calls no predictor: it
-returns the slots to re-estimate (`estimates.Estimates`).
+returns the slots to re-estimate (`estimates.Estimates`). The event form's step is compiled here
+too (`held_step`: `play` and the event rule, `decides`, in rounds), beside the step it repeats:
+numba's cache notices a change only in the file of the function it caches.
 """
 
 from __future__ import annotations
@@ -22,7 +24,17 @@ import numpy as np
 from coreenv.core.features import table_start
 from coreenv.episodes.tasks import NEVER
 
-__all__ = ["claims", "clear_slot", "observe_rows", "step"]
+__all__ = [
+    "claims",
+    "clear_slot",
+    "decides",
+    "due_rows",
+    "held_step",
+    "observe_rows",
+    "play",
+    "settle",
+    "step",
+]
 
 EMPTY = -1  # the task number of an empty slot
 OBS_BOUND = 1000.0  # features.OBS_BOUND
@@ -73,23 +85,34 @@ RECORD_DEADLINE = DEADLINE - CROSSING
 BATCHES, MIN_PREFIX, EDF, GUARD, ARRIVAL_END, MAX_STEPS, SWITCH_COST, CLUSTER, SPEEDS = range(9)
 BATCH_SCALE, TIME_SCALE, BETA, HORIZON = range(4)
 # columns of a slot's feature row (features.SlotFeature)
-LOG_LOSS_COL, TIME_LEFT_COL, BATCHES_COL, PROGRESS_COL, READY_COL = 1, 3, 4, 5, 6
+OCCUPIED_COL, LOG_LOSS_COL, LOG_TARGET_COL, TIME_LEFT_COL, BATCHES_COL = range(5)
+PROGRESS_COL, READY_COL, P_SUCCESS_COL = 5, 6, 8
+RULE_COLUMNS = (OCCUPIED_COL, READY_COL, LOG_TARGET_COL, BATCHES_COL, P_SUCCESS_COL)
+"""The slot columns the event rule reads (`decides`)."""
 GLOBALS = table_start(0)  # the global features: the state vector's first entries
 
 
-def compiled(function: Callable) -> Callable:
+def compiled(function: Callable, inline: bool = False) -> Callable:
     """``numba.njit`` with its cache on disk, so that a later process starts at once.
 
     Numba caches beside the source, else in the user's cache folder; where neither is writable
     (a read-only install without a home, numba#1771) it would refuse to compile, so the cache
-    goes to a folder of this user's in the temporary directory instead.
+    goes to a folder of this user's in the temporary directory instead. ``inline``: compiled
+    into each compiled caller (numba's ``inline="always"``), for a function called per lane and
+    step, whose call would cost more than its work.
     """
+    options = {"cache": True, "inline": "always" if inline else "never"}
     try:
-        return numba.njit(cache=True)(function)
+        return numba.njit(**options)(function)
     except RuntimeError:  # "cannot cache function ...: no locator available"
         folder = f"coreenv-numba-{getpass.getuser()}"
         numba.config.CACHE_DIR = os.path.join(tempfile.gettempdir(), folder)
-        return numba.njit(cache=True)(function)
+        return numba.njit(**options)(function)
+
+
+def inlined(function: Callable) -> Callable:
+    """`compiled`, and compiled into each compiled caller (``inline``)."""
+    return compiled(function, inline=True)
 
 
 EMPTY_INTS = np.array([0, NEVER, 0, 0, 0, NEVER, EMPTY, -1, -1, 0], np.int64)
@@ -144,7 +167,7 @@ def step(
     settings: np.ndarray,
     scales: np.ndarray,
 ) -> int:
-    """Advance every active lane by one step, in place, and observe every lane.
+    """Advance every active lane by one step (`play`), in place, and observe every lane.
 
     Args:
         chosen: (B, M) node actions, as `claims` reads them.
@@ -171,6 +194,48 @@ def step(
     """
     if claim:
         claims(chosen, mask, lane, takes)
+    lanes = chosen.shape[0]
+    k = mask.shape[1] - 2
+    active = lane[:, ACTIVE] == 1
+    num_trained = play(
+        active, chosen, takes, ready, lane, returns, slot_ints, slot_floats, table, mask,
+        task_ints, records, logs, settings, scales,
+    )  # fmt: skip
+    num_ready = 0
+    for r in range(num_trained):
+        j = ready[r]
+        if mask[j // k, j % k] and slot_ints[CURSOR, j] >= settings[MIN_PREFIX]:
+            ready[num_ready] = j
+            num_ready += 1
+    observe_rows(obs, np.arange(lanes), lane, table, settings, scales[HORIZON])
+    return num_ready
+
+
+@compiled
+def play(
+    playing: np.ndarray,
+    chosen: np.ndarray,
+    takes: np.ndarray,
+    trained: np.ndarray,
+    lane: np.ndarray,
+    returns: np.ndarray,
+    slot_ints: np.ndarray,
+    slot_floats: np.ndarray,
+    table: np.ndarray,
+    mask: np.ndarray,
+    task_ints: np.ndarray,
+    records: np.ndarray,
+    logs: np.ndarray,
+    settings: np.ndarray,
+    scales: np.ndarray,
+) -> int:
+    """Advance each lane of ``playing`` (B,) bool (active lanes) one step by its claims ``takes``.
+
+    The arrays are `step`'s. The flat slots trained without success are written into
+    ``trained`` (B·M,), lanes in order, then nodes; returns how many. The lanes are looped over
+    here, not in a function called per lane: numba's calls (and inlined calls) with a dozen
+    arrays cost about as much as a lane's step.
+    """
     batches, min_prefix, edf, guard = (
         settings[BATCHES],
         settings[MIN_PREFIX],
@@ -185,7 +250,7 @@ def step(
     won = np.empty(nodes, np.int64)
     num_trained = 0
     for b in range(lanes):
-        if lane[b, ACTIVE] == 0:
+        if not playing[b]:
             continue
         now = lane[b, T] + 1
         # -- statistics at the decision point
@@ -231,7 +296,7 @@ def step(
                 won[num_won] = j
                 num_won += 1
             else:
-                ready[num_trained] = j
+                trained[num_trained] = j
                 num_trained += 1
         for w in range(num_won):  # they leave before deadlines are looked at
             _ended(
@@ -298,14 +363,7 @@ def step(
             lane[b, ENDED] = TERMINATED
         elif now >= settings[MAX_STEPS]:
             lane[b, ENDED] = TRUNCATED
-    num_ready = 0
-    for r in range(num_trained):
-        j = ready[r]
-        if mask[j // k, j % k] and slot_ints[CURSOR, j] >= min_prefix:
-            ready[num_ready] = j
-            num_ready += 1
-    observe_rows(obs, np.arange(lanes), lane, table, settings, scales[HORIZON])
-    return num_ready
+    return num_trained
 
 
 @compiled
@@ -441,3 +499,137 @@ def observe_rows(
                 obs[r, i, c] = row[c]
             if ids:
                 obs[r, i, i] = 1.0
+
+
+# -- the event form (`coreenv.core.events`): a lane holds its action until its event ------------
+
+
+@inlined
+def decides(
+    now: np.ndarray, last: np.ndarray, since: np.ndarray, b: int, hold: int, feasibility: bool
+) -> bool:
+    """Whether lane ``b`` decides at this step (`coreenv.core.events`' rule), remembering this step.
+
+    ``now``: (K, F) its slot table (float64 or float32, compared as observed: float32);
+    ``last``: (K, F) float32 its table at its last step, whose `RULE_COLUMNS` are set to
+    ``now``'s; ``since``: (B,) steps since each lane decided, ``since[b]`` counted on (0 once it
+    decides).
+    """
+    due = since[b] + 1 >= hold
+    for s in range(now.shape[0]):
+        for c in RULE_COLUMNS:
+            seen, before = np.float32(now[s, c]), last[s, c]
+            if c == BATCHES_COL:  # fewer batches: another task took the slot
+                due |= seen < before
+            elif c == P_SUCCESS_COL:
+                due |= feasibility and (seen > 0.5) != (before > 0.5)
+            else:
+                due |= seen != before
+            last[s, c] = seen
+    since[b] = 0 if due else since[b] + 1
+    return due
+
+
+@compiled
+def due_rows(
+    tables: np.ndarray,
+    last: np.ndarray,
+    since: np.ndarray,
+    rows: np.ndarray,
+    hold: int,
+    feasibility: bool,
+    due: np.ndarray,
+) -> None:
+    """`decides` for lanes ``rows`` of (B, K, F) ``last``, from their (L, K, F) ``tables``.
+
+    ``due``: (L,) bool, where whether each decides is written (`DecisionEvents`).
+    """
+    for r in range(rows.size):
+        due[r] = decides(tables[r], last[rows[r]], since, rows[r], hold, feasibility)
+
+
+HELD_SUCCESSES, HELD_CONFLICTS, HELD_ENDED = range(3)
+"""Columns of what a held step played per lane (``outcome``): tasks completed, summed; node
+actions turned into idling at its first step; its `ENDED` after its last step."""
+
+
+@compiled
+def settle(
+    holding: np.ndarray,
+    lane: np.ndarray,
+    returns: np.ndarray,
+    table: np.ndarray,
+    last: np.ndarray,
+    since: np.ndarray,
+    outcome: np.ndarray,
+    rewards: np.ndarray,
+    elapsed: np.ndarray,
+    hold: int,
+    feasibility: bool,
+) -> None:
+    """Count the step each lane of ``holding`` (B,) bool just played into its held step.
+
+    Whether it holds on goes into ``holding``: it runs and does not decide (`decides`).
+    ``lane``, ``returns``, ``table``: `Lanes`' arrays; ``last`` (B, K, F), ``since`` (B,): the
+    rule's memory (`DecisionEvents`); ``outcome`` (B, 3) int64 (columns `HELD_SUCCESSES`,
+    `HELD_CONFLICTS`, `HELD_ENDED`), ``rewards`` (B,) summed and ``elapsed`` (B,) steps: 0
+    before the first step.
+    """
+    k = last.shape[1]
+    for b in range(holding.size):
+        if not holding[b]:
+            continue
+        if elapsed[b] == 0:
+            outcome[b, HELD_CONFLICTS] = lane[b, STEP_CONFLICTS]
+        elapsed[b] += 1
+        outcome[b, HELD_SUCCESSES] += lane[b, STEP_SUCCESSES]
+        outcome[b, HELD_ENDED] = lane[b, ENDED]
+        rewards[b] += returns[b, REWARD]
+        running = lane[b, ENDED] == RUNNING
+        now = table[b * k : (b + 1) * k]
+        holding[b] = running and not decides(now, last[b], since, b, hold, feasibility)
+
+
+@compiled
+def held_step(
+    chosen: np.ndarray,
+    takes: np.ndarray,
+    obs: np.ndarray,
+    lane: np.ndarray,
+    returns: np.ndarray,
+    slot_ints: np.ndarray,
+    slot_floats: np.ndarray,
+    table: np.ndarray,
+    mask: np.ndarray,
+    task_ints: np.ndarray,
+    records: np.ndarray,
+    logs: np.ndarray,
+    settings: np.ndarray,
+    scales: np.ndarray,
+    last: np.ndarray,
+    since: np.ndarray,
+    outcome: np.ndarray,
+    rewards: np.ndarray,
+    elapsed: np.ndarray,
+    hold: int,
+    feasibility: bool,
+) -> None:
+    """The event form's step in one call, when no predictor runs between steps.
+
+    Every active lane plays ``chosen`` (claimed once into ``takes``: a held table keeps its
+    occupied slots, so its claims) step after step until it ends or `decides`, `settle` counting
+    each step; then every lane is observed into ``obs``. The arrays are `step`'s and
+    `settle`'s.
+    """
+    claims(chosen, mask, lane, takes)
+    holding = lane[:, ACTIVE] == 1
+    trained = np.empty(takes.size, np.int64)
+    while holding.any():  # rounds: the lanes still holding play on together
+        play(
+            holding, chosen, takes, trained, lane, returns, slot_ints, slot_floats, table, mask,
+            task_ints, records, logs, settings, scales,
+        )  # fmt: skip
+        settle(
+            holding, lane, returns, table, last, since, outcome, rewards, elapsed, hold, feasibility
+        )
+    observe_rows(obs, np.arange(chosen.shape[0]), lane, table, settings, scales[HORIZON])

@@ -9,8 +9,9 @@ held action cannot carry over, or ``hold`` steps have passed:
 - a task becomes ready (``READY`` changes: its estimates appear);
 - ``feasibility`` is on and a task's estimated chance of success crosses one half.
 
-Everything is read from the slot table of the observation, so one rule (`DecisionEvents`) serves
-the environment's event form and MARA's trainers over `BatchedCore` lanes alike.
+Everything is read from the slot table as observed (float32), so one compiled rule
+(`engine.decides`) serves the environment's event form, held in the engine (`engine.held_step`),
+and MARA's trainers over `BatchedCore` lanes (`DecisionEvents`) alike.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from coreenv.checks import checked_count
-from coreenv.core.features import SlotFeature, slot_tables
+from coreenv.core import engine as e
+from coreenv.core.features import slot_tables
 from coreenv.errors import ConfigError
 
 __all__ = [
@@ -28,19 +30,10 @@ __all__ = [
     "DecisionEvents",
     "Decisions",
     "make_decisions",
-    "table_changed",
 ]
 
 DECISION_FORMS = ("step", "events")
 """``Decisions.at``: decide every step (the default), or at events."""
-
-_OCCUPIED, _LOG_TARGET, _BATCHES, _READY, _P_SUCCESS = (
-    int(SlotFeature.OCCUPIED),
-    int(SlotFeature.LOG_TARGET),
-    int(SlotFeature.BATCHES),
-    int(SlotFeature.READY),
-    int(SlotFeature.EST_P_SUCCESS),
-)
 
 
 @dataclass(frozen=True)
@@ -72,14 +65,6 @@ class Decisions:
         """Whether decisions are held between events."""
         return self.at == "events"
 
-    def due(self, tables: np.ndarray, last: np.ndarray, since: np.ndarray) -> np.ndarray:
-        """(B,) bool: which of B lanes holding an action decide now (the module's rule).
-
-        ``tables`` and ``last``: (B, K, F), each lane's slot table now and at its last step;
-        ``since``: (B,) steps since each lane last decided.
-        """
-        return _due(tables, last, since, self.hold, self.feasibility)
-
 
 def make_decisions(decisions: Decisions | str | None) -> Decisions:
     """A `Decisions` from one, a form's name (``"step"``, ``"events"``) or None (every step)."""
@@ -93,27 +78,6 @@ def make_decisions(decisions: Decisions | str | None) -> Decisions:
             f"got {type(decisions).__name__}: {decisions!r}."
         )
     return decisions
-
-
-def table_changed(tables: np.ndarray, last: np.ndarray, feasibility: bool) -> np.ndarray:
-    """(B,) bool: whether each (K, F) slot table changed in kind since ``last`` (the module's rule).
-
-    ``tables`` and ``last``: (B, K, F), this step's and the previous step's tables of B lanes.
-    """
-    changed = tables[..., _OCCUPIED] != last[..., _OCCUPIED]
-    changed |= tables[..., _READY] != last[..., _READY]
-    changed |= tables[..., _LOG_TARGET] != last[..., _LOG_TARGET]
-    changed |= tables[..., _BATCHES] < last[..., _BATCHES]
-    if feasibility:
-        changed |= (tables[..., _P_SUCCESS] > 0.5) != (last[..., _P_SUCCESS] > 0.5)
-    return changed.any(axis=1)
-
-
-def _due(
-    tables: np.ndarray, last: np.ndarray, since: np.ndarray, hold: int, feasibility: bool
-) -> np.ndarray:
-    """The module's rule: the table changed in kind, or this is the ``hold``-th step held."""
-    return table_changed(tables, last, feasibility) | (since + 1 >= hold)
 
 
 class DecisionEvents:
@@ -156,13 +120,12 @@ class DecisionEvents:
             due = np.ones(tables.shape[0], bool)
             self.last, self.since = tables.copy(), np.zeros(tables.shape[0], np.int64)
             return due
-        rows = slice(None) if lanes is None else lanes
-        since = self.since[rows]
-        due = _due(tables, self.last[rows], since, self.hold, self.feasibility)
+        rows = np.arange(tables.shape[0]) if lanes is None else lanes
+        due = np.empty(rows.size, bool)
+        e.due_rows(tables, self.last, self.since, rows, self.hold, self.feasibility, due)
         if restarted is not None:
             due |= restarted
-        self.last[rows] = tables
-        self.since[rows] = np.where(due, 0, since + 1)
+            self.since[rows[restarted]] = 0
         return due
 
     def restart(self) -> None:

@@ -131,12 +131,17 @@ class Lanes:
         view, valid until the next step.
         """
         obs = np.empty(self.state_shape if states else self.obs_shape, np.float32)
+        # the arguments named, not `engine_arrays` unpacked: CoreEnv pays this call every step
         ready = e.step(
-            chosen,
-            takes,
-            claim,
-            obs,
-            self.ready,
+            chosen, takes, claim, obs, self.ready, self.lane, self.returns, self.slot_ints,
+            self.slot_floats, self.table, self.mask, self.task_ints, self.records, logs,
+            self.settings, self.scales,
+        )  # fmt: skip
+        return (obs[:, 0] if states else obs), self.ready[:ready]
+
+    def engine_arrays(self) -> tuple[np.ndarray, ...]:
+        """The state `engine.step` advances, in its argument order: ``lane`` to ``records``."""
+        return (
             self.lane,
             self.returns,
             self.slot_ints,
@@ -145,11 +150,7 @@ class Lanes:
             self.mask,
             self.task_ints,
             self.records,
-            logs,
-            self.settings,
-            self.scales,
         )
-        return (obs[:, 0] if states else obs), self.ready[:ready]
 
     # -- episodes ---------------------------------------------------------------------------------
 

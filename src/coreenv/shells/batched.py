@@ -4,8 +4,9 @@
 same seed, decision form and actions: observations, masks, rewards, successes, episode ends and
 metrics. One compiled call (`engine.step`) advances every lane and observes it; Python loops over
 lanes run only for rare events (a lane's episode ending, an invalid action under "raise", live
-runs to train). In the event decision form a step holds each lane's action until its own event
-(`DecisionEvents`): the lanes still holding step on together while the others wait. Each lane's
+runs to train). In the event decision form a step holds each lane's action until its own event,
+in one compiled call (`engine.held_step`) unless Python runs between steps (a predictor: then the
+lanes still holding step on together from Python while the others wait). Each lane's
 tasks are drawn when its episode starts (`EpisodeDrawer`); the lanes' state lives in `Lanes`.
 """
 
@@ -103,24 +104,25 @@ class BatchedStep(BatchedObservation):
     elapsed: np.ndarray | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Played:
     """What `BatchedCore.advance` played in each of B lanes (no lane restarted).
+
+    In the every-step form ``outcome``, ``rewards`` and ``takes`` are views of the core's
+    arrays, valid until its next step: the shells read them at once (no copies a step).
 
     Attributes:
         obs: (B, M, D) float32 (or (B, S)) each lane's observation after its last step.
         outcome: (B, 3) int64 per lane the tasks completed (summed over the steps played), the
             node actions turned into idling at the first step, and its `engine.ENDED` after its
-            last step (`SUCCESSES`, `CONFLICTS`, `ENDED` name the columns).
+            last step (`engine.HELD_SUCCESSES`, `HELD_CONFLICTS`, `HELD_ENDED` name the columns).
         rewards: (B,) float64 team rewards, summed.
         takes: (B, M) bool which nodes trained at the first step (`engine.claims`).
         elapsed: (B,) int64 steps each lane played in the event form; None in the every-step
             form (one step each).
     """
 
-    SUCCESSES, CONFLICTS, ENDED = range(3)
-
-    obs: np.ndarray
+    obs: np.ndarray | None
     outcome: np.ndarray
     rewards: np.ndarray
     takes: np.ndarray
@@ -247,7 +249,7 @@ class BatchedCore(PredictorHook):
         finally:
             if waiting is not None:
                 lane[waiting, engine.ACTIVE] = 1
-        obs, rewards = played.obs, played.rewards
+        obs, rewards = played.obs, played.rewards.copy()
         successes, conflicts, ended = played.outcome.T.copy()
         if waiting is not None and waiting.size:
             obs[waiting] = self._shown[0][waiting]
@@ -286,20 +288,22 @@ class BatchedCore(PredictorHook):
         The orchestration of a step, which every shell plays through: claims first where
         something comes between them and the step (an invalid action to refuse: ``refuse``
         raises; live runs to train; a `watch`), the compiled step, then the predictor's
-        estimates, or in the event form held steps until each lane's event with the estimates
-        put off until it decides (`defers_estimates`). Ended lanes are not restarted.
+        estimates. In the event form each lane holds ``chosen`` until its event: in one compiled
+        call (`engine.held_step`) unless Python runs between steps (`_hold`). Ended lanes are
+        not restarted.
         """
-        defer = defers_estimates(self.decisions, self._predictor)
-        obs = self._step_once(chosen, refuse, defer)
-        outcome = self.lanes.lane[:, engine.STEP_SUCCESSES : engine.ENDED + 1].copy()
-        played = Played(obs, outcome, self.lanes.returns[:, engine.REWARD].copy(), self.takes)
-        if self.decisions.held:
-            played.takes = self.takes.copy()
-            played.elapsed = self._hold(chosen, refuse, played, defer)
-        if defer:
-            logs = self.drawer.store.logs
-            estimated = self.estimates.estimate_deferred(self.predictor, self.config, logs)
-            played.obs[estimated] = self._observe(estimated)
+        lanes, b = self.lanes, self.num_envs
+        if not self.decisions.held:
+            obs = self._step_once(chosen, refuse, defer=False)
+            outcome = lanes.lane[:, engine.STEP_SUCCESSES : engine.ENDED + 1]
+            return Played(obs, outcome, lanes.returns[:, engine.REWARD], self.takes)
+        played = Played(
+            None, np.zeros((b, 3), np.int64), np.zeros(b), self.takes, np.zeros(b, np.int64)
+        )
+        if self._between_steps():
+            played.obs = self._hold(chosen, refuse, played)
+        else:
+            played.obs = self._held_step(chosen, played)
         return played
 
     def __setstate__(self, state: dict) -> None:
@@ -374,23 +378,45 @@ class BatchedCore(PredictorHook):
             self.watch(served)
         return obs
 
+    def _between_steps(self) -> bool:
+        """Whether Python runs between the steps of a held step.
+
+        It does for a predictor's estimates (WLS's too), live runs to train, a `watch`, or
+        invalid actions to refuse.
+        """
+        raising = self.config.invalid_action == "raise"
+        return self._predictor is not None or raising or self.drawer.live or self.watch is not None
+
+    def _held_step(self, chosen: np.ndarray, played: Played) -> np.ndarray:
+        """The event form's step in one compiled call (`engine.held_step`): the observations.
+
+        ``played``'s ends, successes, rewards and steps are written in place.
+        """
+        lanes, rule, states = self.lanes, self._events, self.observation == "state"
+        obs = np.empty(lanes.state_shape if states else lanes.obs_shape, np.float32)
+        engine.held_step(
+            chosen, self.takes, obs, *lanes.engine_arrays(), self.drawer.store.logs,
+            lanes.settings, lanes.scales, rule.last, rule.since, played.outcome,
+            played.rewards, played.elapsed, rule.hold, rule.feasibility,
+        )  # fmt: skip
+        return obs[:, 0] if states else obs
+
     def _hold(
-        self, chosen: np.ndarray, refuse: Callable[[], NoReturn], played: Played, defer: bool
+        self, chosen: np.ndarray, refuse: Callable[[], NoReturn], played: Played
     ) -> np.ndarray:
-        """The event form after a step's first step: (B,) steps each lane played, in all.
+        """The event form's step with Python between steps (`_between_steps`): the observations.
 
         Each lane holds ``chosen`` until its event, its end or ``hold`` steps: the lanes still
-        holding step together while the others are set inactive, so they wait. ``played``'s
-        observations, ends, successes and rewards are updated in place, each lane's from its own
-        last step.
+        holding step together while the others are set inactive, so they wait; `engine.settle`
+        counts each lane's steps into ``played``. Held steps put their estimates off until the
+        lanes decide (`defers_estimates`).
         """
-        lane, returns = self.lanes.lane, self.lanes.returns
-        obs, outcome = played.obs, played.outcome
+        lane = self.lanes.lane
+        defer = defers_estimates(self.decisions, self._predictor)
+        obs = self._step_once(chosen, refuse, defer)
+        played.takes = self.takes.copy()
         active = np.flatnonzero(lane[:, engine.ACTIVE])
-        elapsed = np.zeros(self.num_envs, np.int64)
-        elapsed[active] = 1
-        playing = active[outcome[active, Played.ENDED] == engine.RUNNING]
-        playing = playing[~self._decide(playing)]
+        playing = self._settle(active, played)
         holding = np.zeros(self.num_envs, bool)
         while playing.size:
             rows = playing[0] if playing.size == 1 else playing  # one lane: scalar indexing
@@ -406,19 +432,22 @@ class BatchedCore(PredictorHook):
                 if waiting is not None:
                     lane[waiting, engine.ACTIVE] = 1
             obs[rows] = stepped[rows]
-            outcome[rows, Played.ENDED] = lane[rows, engine.ENDED]
-            outcome[rows, Played.SUCCESSES] += lane[rows, engine.STEP_SUCCESSES]
-            played.rewards[rows] += returns[rows, engine.REWARD]
-            elapsed[rows] += 1
-            playing = playing[outcome[playing, Played.ENDED] == engine.RUNNING]
-            playing = playing[~self._decide(playing)]
-        return elapsed
+            playing = self._settle(playing, played)
+        if defer:
+            logs = self.drawer.store.logs
+            estimated = self.estimates.estimate_deferred(self.predictor, self.config, logs)
+            obs[estimated] = self._observe(estimated)
+        return obs
 
-    def _decide(self, lanes: np.ndarray) -> np.ndarray:
-        """(L,) bool which of ``lanes`` (sorted) decide at this step (`DecisionEvents`)."""
-        if lanes.size == self.num_envs:  # every lane: no index arrays
-            return self._events.due_tables(self._tables())
-        return self._events.due_tables(self._tables(lanes), lanes=lanes)
+    def _settle(self, lanes: np.ndarray, played: Played) -> np.ndarray:
+        """Count the step ``lanes`` just played into ``played``: those still holding."""
+        holding, rule, arrays = np.zeros(self.num_envs, bool), self._events, self.lanes
+        holding[lanes] = True
+        engine.settle(
+            holding, arrays.lane, arrays.returns, arrays.table, rule.last, rule.since,
+            played.outcome, played.rewards, played.elapsed, rule.hold, rule.feasibility,
+        )  # fmt: skip
+        return np.flatnonzero(holding)
 
     # -- actions ----------------------------------------------------------------------------------
 

@@ -203,11 +203,11 @@ class CoreEnv(ParallelEnv):
         action_indices(actions, agents, k, chosen[0])
         played = self._core.advance(chosen, lambda: self._refuse(actions))
         successes, conflicts, ended = played.outcome[0].tolist()
-        answer = self._answer(played.obs[0], played.rewards.item(0), ended, {"successes": successes})
-        infos = answer[-1]
+        info = {"successes": successes}
         if played.elapsed is not None:
-            for info in infos.values():
-                info["elapsed"] = played.elapsed.item(0)
+            info["elapsed"] = played.elapsed.item(0)
+        answer = self._answer(played.obs[0], played.rewards.item(0), ended, info)
+        infos = answer[-1]
         if conflicts:
             reasons = idle_reasons(actions, agents, k, chosen[0], played.takes[0])
             for agent, why in reasons.items():

@@ -63,9 +63,13 @@ def _recorded(steps: int) -> list[dict]:
     ]
 
 
-def _recorded(steps: int) -> dict:
-    env = coreenv.CoreVectorEnv(8, view="nodes", shaping_beta=1.0, admission="edf")
-    return fingerprint_vector(env, seed=21, steps=steps).as_dict()
+def _recorded(steps: int) -> list[dict]:
+    """A vector env's lanes deciding every step, and at events (`engine.held_step`)."""
+    forms = [
+        coreenv.CoreVectorEnv(8, view="nodes", shaping_beta=1.0, admission="edf"),
+        coreenv.CoreVectorEnv(8, view="nodes", shaping_beta=1.0, decisions="events"),
+    ]
+    return [fingerprint_vector(env, seed=21, steps=steps).as_dict() for env in forms]
 
 
 def test_compiled_and_plain_python_runs_give_the_same_episodes_bit_for_bit():
