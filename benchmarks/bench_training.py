@@ -52,7 +52,7 @@ from mara_agents.training.recipe import MARA_SCRATCH, warm_predictor
 
 MARA_RECIPES = ("mat_ppo", "held_ppo")
 ALL = (*RECIPES, *MARA_RECIPES)
-TARGETS = {"ppo_slots": 0.15, "ippo_live": 0.1, "held_ppo": 0.1}
+TARGETS = {"ppo": 0.15, "ippo_live": 0.1, "held_ppo": 0.1}
 """The least ratio to CartPole each recipe should train at."""
 MARGIN = 0.05
 """How far above LARA ``--to-lara`` waits for: 5 points of completion."""
