@@ -43,6 +43,8 @@ CANDIDATES: dict[str, dict] = {
     "w32_lr6e4": {"width": 32, "lr": 6e-4},
     "e4_lr1e3_kl02": {"epochs": 4, "minibatches": 4, "lr": 1e-3, "target_kl": 0.02},
     "w32_mb4_lr1e3_kl02": {"width": 32, "minibatches": 4, "lr": 1e-3, "target_kl": 0.02},
+    "e4_lr1e3_anneal": {"epochs": 4, "minibatches": 4, "lr": 1e-3, "anneal": 1_500_000},
+    "w32_mb4_lr1e3_anneal": {"width": 32, "minibatches": 4, "lr": 1e-3, "anneal": 1_500_000},
 }
 """Recipe fields each candidate changes (the rest: the shipped recipe's)."""
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
 from coreenv import DECISION_FORMS, CoreVectorEnv, Decisions, SequentialVectorEnv, make_config
@@ -37,7 +38,7 @@ from mara_agents.baselines.maskable_ppo import (
 from mara_agents.baselines.slot_set import SlotSetPolicy, slot_set_kwargs
 from mara_agents.checks import require
 from mara_agents.predictors import PREDICTORS, make_predictor
-from mara_agents.training.runs import LOG, BaselineRun, check_work, judge, record
+from mara_agents.training.runs import LOG, BaselineRun, claim_work, judge, record
 from mara_agents.training.sb3_env import SB3VecEnv
 
 __all__ = [
@@ -67,6 +68,9 @@ class MaskablePPOConfig(BaselineRun):
     width: int = 64
     """Width of the slot-set network's slot encodings, context and value layer (``policy``
     ``"slot_set"`` or ``"slot_sets"``)."""
+    anneal: int = 0
+    """Steps over which the learning rate falls linearly from ``lr`` to 0, set before each
+    update from the run's step count (0: constant)."""
     target_kl: float | None = None
     """Stop an update's epochs once the policy has moved this far (approximate KL, SB3's
     ``target_kl``); None: every epoch runs."""
@@ -87,6 +91,7 @@ class MaskablePPOConfig(BaselineRun):
     def __post_init__(self) -> None:
         super().__post_init__()
         require(self, ">= 1", ("hold", "hidden", "width"))
+        require(self, ">= 0", ("anneal",))
         if self.target_kl is not None and not self.target_kl > 0:
             raise ValueError(
                 f"MaskablePPOConfig.target_kl must be None or > 0, got {self.target_kl!r}."
@@ -133,10 +138,7 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
     were in flight start afresh, on seeds after the ones played, so a resumed run is not the
     straight run bit for bit. ``best.zip`` keeps the best policy on the selection episodes.
     """
-    check_work(config)
-    work = Path(config.work)
-    work.mkdir(parents=True, exist_ok=True)
-    (work / "episodes.json").write_text(json.dumps(dict(config.env)))
+    work = claim_work(config)
     envs = VecMonitor(training_envs(config))
     saved = work / "model.zip"
     if saved.is_file():
@@ -153,7 +155,7 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
     budget, spent = 60 * config.minutes, history[-1]["minutes"]  # minutes of earlier calls
     while model.num_timesteps < config.max_steps and time.perf_counter() - began < budget:
         chunk = min(config.eval_every, config.max_steps - model.num_timesteps)
-        model.learn(chunk, reset_num_timesteps=False)
+        model.learn(chunk, reset_num_timesteps=False, callback=_Annealing(config))
         minutes = spent + (time.perf_counter() - began) / 60
         entry = judge(scheduler_of(model), config, int(model.num_timesteps), minutes)
         record(
@@ -165,6 +167,22 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
             log,
         )
     return history
+
+
+class _Annealing(BaseCallback):
+    """Sets the learning rate before each update: `MaskablePPOConfig.anneal`'s linear fall."""
+
+    def __init__(self, config: MaskablePPOConfig) -> None:
+        super().__init__()
+        self.lr, self.steps = config.lr, config.anneal
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        if self.steps:
+            rate = self.lr * max(0.0, 1.0 - self.model.num_timesteps / self.steps)
+            self.model.lr_schedule = lambda _: rate
 
 
 def training_envs(config: MaskablePPOConfig) -> VecEnv:

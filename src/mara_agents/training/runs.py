@@ -17,7 +17,10 @@ from mara_agents.schedulers.base import Scheduler
 from mara_agents.training.recipe import TRAINING_ENV
 from mara_agents.training.settings import ActorCriticSettings
 
-__all__ = ["LOG", "BaselineRun", "check_work", "judge", "record"]
+__all__ = ["LOG", "BaselineRun", "check_work", "claim_work", "judge", "record"]
+
+EPISODES = "episodes.json"
+"""The file of a run's work folder that names the episodes it trains on (`claim_work`)."""
 
 LOG = functools.partial(print, flush=True)
 """Where runs report each evaluation: stdout, flushed (a run's log file shows it at once)."""
@@ -68,14 +71,14 @@ class BaselineRun(ActorCriticSettings):
 def check_work(run: BaselineRun) -> None:
     """Refuse a ``work`` folder holding a run on other episodes (another cluster, load, task set).
 
-    A run writes its `EnvConfig` fields to ``work/episodes.json`` when it starts; resuming it
-    with other ones would train one network on two observation layouts or mix two learning
-    curves in one history.
+    A run writes its `EnvConfig` fields to ``work/episodes.json`` when it starts (`claim_work`);
+    resuming it with other ones would train one network on two observation layouts or mix two
+    learning curves in one history.
     """
-    saved = Path(run.work) / "episodes.json"
+    saved = Path(run.work) / EPISODES
     if not saved.is_file():
         return
-    stored, asked = json.loads(saved.read_text()), json.loads(json.dumps(dict(run.env)))
+    stored, asked = json.loads(saved.read_text()), _episodes(run)
     if stored != asked:
         changed = sorted(k for k in stored.keys() | asked.keys() if stored.get(k) != asked.get(k))
         raise ValueError(
@@ -83,6 +86,20 @@ def check_work(run: BaselineRun) -> None:
             f"{ {k: stored.get(k) for k in changed} } there, { {k: asked.get(k) for k in changed} } "
             "asked): give the new run another work folder."
         )
+
+
+def claim_work(run: BaselineRun) -> Path:
+    """``run.work``, made if new, after `check_work`; it records the run's episodes."""
+    check_work(run)
+    work = Path(run.work)
+    work.mkdir(parents=True, exist_ok=True)
+    (work / EPISODES).write_text(json.dumps(_episodes(run)))
+    return work
+
+
+def _episodes(run: BaselineRun) -> dict:
+    """``run.env`` as JSON reads it back; an object (a curve source) by its type's name."""
+    return json.loads(json.dumps(dict(run.env), default=lambda value: type(value).__name__))
 
 
 def judge(scheduler: Scheduler, run: BaselineRun, steps: int, minutes: float) -> dict:

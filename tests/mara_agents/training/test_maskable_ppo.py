@@ -17,14 +17,15 @@ from mara_agents.baselines.maskable_ppo import (  # noqa: E402
     SequentialPPOScheduler,
     load_scheduler,
 )
+from mara_agents.evaluation import completion_rates, run_episodes  # noqa: E402
+from mara_agents.predictors import make_predictor  # noqa: E402
 from mara_agents.training.maskable_ppo import (  # noqa: E402
     MaskablePPOConfig,
     new_model,
     train_maskable_ppo,
     training_envs,
 )
-from mara_agents.evaluation import completion_rates, run_episodes  # noqa: E402
-from mara_agents.predictors import make_predictor  # noqa: E402
+from sb3_contrib import MaskablePPO  # noqa: E402
 
 ENV = {"task_set": SMALL_CURVES, "num_nodes": 2, "num_slots": 3, "arrival_horizon": 60}
 
@@ -65,8 +66,20 @@ def test_bad_settings_and_missing_models_are_refused(tmp_path):
         config(tmp_path, width=0)
     with pytest.raises(ValueError, match="MaskablePPOConfig.target_kl must be None or > 0, got 0"):
         config(tmp_path, target_kl=0.0)
+    with pytest.raises(ValueError, match="MaskablePPOConfig.anneal must be >= 0, got -1"):
+        config(tmp_path, anneal=-1)
     with pytest.raises(FileNotFoundError, match="no MaskablePPO model at"):
         MaskablePPOScheduler.load(tmp_path / "missing.zip")
+
+
+def test_an_annealed_rate_falls_linearly_with_the_runs_steps_across_evaluations(tmp_path):
+    torch.set_num_threads(1)
+    small = {"envs": 4, "n_steps": 16, "minibatches": 2, "epochs": 1}  # 64 steps an update
+    run = config(tmp_path, max_steps=192, eval_every=64, lr=1e-3, anneal=256, **small)
+    train_maskable_ppo(run, log=lambda _: None)
+    model = MaskablePPO.load(tmp_path / "model.zip")
+    rate = model.policy.optimizer.param_groups[0]["lr"]
+    assert model.num_timesteps == 192 and rate == pytest.approx(1e-3 * (1 - 192 / 256))
 
 
 def test_the_slot_set_network_has_the_configured_width_and_the_update_its_kl_stop(tmp_path):
