@@ -81,10 +81,10 @@ def check_work(run: BaselineRun) -> None:
     stored, asked = json.loads(saved.read_text()), _episodes(run)
     if stored != asked:
         changed = sorted(k for k in stored.keys() | asked.keys() if stored.get(k) != asked.get(k))
+        there, here = ({k: fields.get(k) for k in changed} for fields in (stored, asked))
         raise ValueError(
-            f"{run.work} holds a run on other episodes ({', '.join(changed)}: "
-            f"{ {k: stored.get(k) for k in changed} } there, { {k: asked.get(k) for k in changed} } "
-            "asked): give the new run another work folder."
+            f"{run.work} holds a run on other episodes ({', '.join(changed)}: {there} there, "
+            f"{here} asked): give the new run another work folder."
         )
 
 
