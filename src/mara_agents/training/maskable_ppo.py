@@ -153,9 +153,10 @@ def train_maskable_ppo(config: MaskablePPOConfig, log: Any = LOG) -> list[dict]:
     envs.seed(config.env_seed + model.num_timesteps)  # learn() starts the lanes on these seeds
     began = time.perf_counter()
     budget, spent = 60 * config.minutes, history[-1]["minutes"]  # minutes of earlier calls
+    annealing = _Annealing(config) if config.anneal else None
     while model.num_timesteps < config.max_steps and time.perf_counter() - began < budget:
         chunk = min(config.eval_every, config.max_steps - model.num_timesteps)
-        model.learn(chunk, reset_num_timesteps=False, callback=_Annealing(config))
+        model.learn(chunk, reset_num_timesteps=False, callback=annealing)
         minutes = spent + (time.perf_counter() - began) / 60
         entry = judge(scheduler_of(model), config, int(model.num_timesteps), minutes)
         record(
@@ -180,9 +181,8 @@ class _Annealing(BaseCallback):
         return True
 
     def _on_rollout_end(self) -> None:
-        if self.steps:
-            rate = self.lr * max(0.0, 1.0 - self.model.num_timesteps / self.steps)
-            self.model.lr_schedule = lambda _: rate
+        rate = self.lr * max(0.0, 1.0 - self.model.num_timesteps / self.steps)
+        self.model.lr_schedule = lambda _: rate
 
 
 def training_envs(config: MaskablePPOConfig) -> VecEnv:
