@@ -31,6 +31,11 @@ from mara_agents.training.recipes import make_recipe
 SHAPED = {**TRAINING_ENV, "shaping_beta": 1.0}
 """The training episodes with MARA's log-progress shaping (β = 1)."""
 
+_L256 = {"envs": 256, "epochs": 4, "anneal": 3_000_000}
+"""256 lanes, 4 epochs, the rate falling to 0 over 3 M steps: the cheap updates on wider batches."""
+
+_L256_N32 = {**_L256, "n_steps": 32, "minibatches": 8, "lr": 1e-3}
+
 CANDIDATES: dict[str, dict] = {
     "shipped": {},
     "e4": {"epochs": 4, "minibatches": 4},
@@ -45,6 +50,19 @@ CANDIDATES: dict[str, dict] = {
     "w32_mb4_lr1e3_kl02": {"width": 32, "minibatches": 4, "lr": 1e-3, "target_kl": 0.02},
     "e4_lr1e3_anneal": {"epochs": 4, "minibatches": 4, "lr": 1e-3, "anneal": 1_500_000},
     "w32_mb4_lr1e3_anneal": {"width": 32, "minibatches": 4, "lr": 1e-3, "anneal": 1_500_000},
+    "l256_w32": {**_L256, "width": 32, "n_steps": 64, "minibatches": 4, "lr": 1e-3},
+    "l256_w32_n32": {**_L256_N32, "width": 32},
+    "l256_w32_n32_ent0": {**_L256_N32, "width": 32, "entropy": 0.0},
+    "l256_w32_n32_ent001": {**_L256_N32, "width": 32, "entropy": 0.001},
+    "l256_w64_n32_ent001": {**_L256_N32, "width": 64, "entropy": 0.001},
+    "l256_w32_n32_ent001_g099": {**_L256_N32, "width": 32, "entropy": 0.001, "gamma": 0.99},
+    "g099": {"gamma": 0.99},
+    "l256_w32_n32_g099": {**_L256_N32, "width": 32, "gamma": 0.99},
+    "l256_w32_n32_ent001_g0995": {**_L256_N32, "width": 32, "entropy": 0.001, "gamma": 0.995},
+    "l256_w64_n32_g099": {**_L256_N32, "width": 64, "gamma": 0.99},
+    "l128_w32_n32_ent001_g099": {
+        **_L256_N32, "envs": 128, "width": 32, "entropy": 0.001, "gamma": 0.99
+    },
 }
 """Recipe fields each candidate changes (the rest: the shipped recipe's)."""
 
