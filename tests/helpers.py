@@ -320,3 +320,21 @@ def play_sequential_lanes(
             assert infos["episode_seed"][lane] == seed + lane + episodes[lane] * num_envs, where
             np.testing.assert_array_equal(float_bits(obs[lane]), float_bits(shown), where)
     return ended, empty
+
+
+def tiny_protocol():
+    """A benchmark protocol small enough for the suite: one cluster, two loads, three episodes."""
+    from types import MappingProxyType
+
+    from mara_agents.benchmark.protocol import Protocol
+
+    return Protocol(
+        name="Tiny-v1",
+        clusters=MappingProxyType({"4/8 equal": {"num_nodes": 4, "num_slots": 8}}),
+        task_sets=("synthetic",),
+        loads=(0.04, 0.06),
+        episodes=3,
+        quick_episodes=2,
+        stress=MappingProxyType({"scenario": "infeasible_stress"}),
+        stress_episodes=2,
+    )

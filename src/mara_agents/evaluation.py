@@ -4,11 +4,13 @@ A scheduler with a batched form (`Scheduler.act_view`) plays the episodes it is 
 on `coreenv.BatchedCore`s, one call per step for all of them; any other plays them one after
 another on a `CoreEnv`. The rows are the same either way. A scheduler that declares the event
 decision form (``decisions``, a `coreenv.Decisions`) plays in it: on a `CoreEnv` of that form, or
-in lockstep with each episode's joint action held until an event of the same rule.
+in lockstep with each episode's joint action held until an event of the same rule. Asked to, it
+logs each episode's joint actions in its row (`mara_agents.replay`), so the row can be replayed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +18,9 @@ import numpy as np
 
 from coreenv import METRIC_KEYS, BatchedCore, CoreEnv, Decisions, EnvConfig, SchedulerView, make_config
 from coreenv.core import make_decisions
+from coreenv.masks import action_indices
 from mara_agents.checks import check
+from mara_agents.replay import encode_actions, normalised_actions
 from mara_agents.schedulers.base import (
     Scheduler,
     acts_in_batches,
@@ -34,10 +38,13 @@ __all__ = [
 ]
 
 
-def run_episode(scheduler: Scheduler, env: CoreEnv, seed: int) -> dict[str, float]:
+def run_episode(
+    scheduler: Scheduler, env: CoreEnv, seed: int, log: list[np.ndarray] | None = None
+) -> dict[str, float]:
     """Play one episode of ``env`` with ``scheduler`` from ``seed``; return its metrics.
 
     ``env`` must be in the decision form the scheduler declares (``CoreEnv(decisions=...)``).
+    ``log``: where each decision's (M,) joint action is appended, as the environment read it.
     """
     if env.decisions != decisions_of(scheduler):
         raise ValueError(
@@ -46,38 +53,53 @@ def run_episode(scheduler: Scheduler, env: CoreEnv, seed: int) -> dict[str, floa
         )
     observations, infos = env.reset(seed=seed)
     scheduler.reset(env)
+    agents, k = env.possible_agents, env.config.num_slots
     while env.agents:
-        observations, _, _, _, infos = env.step(scheduler.act(observations, infos))
+        actions = scheduler.act(observations, infos)
+        if log is not None:
+            log.append(np.empty(len(agents), np.int64))
+            action_indices(actions, agents, k, log[-1])
+        observations, _, _, _, infos = env.step(actions)
     return env.metrics()
 
 
-def run_episodes(scheduler: Scheduler, episodes: Sequence[tuple[EnvConfig, int]]) -> list[dict]:
+def run_episodes(
+    scheduler: Scheduler, episodes: Sequence[tuple[EnvConfig, int]], log: bool = False
+) -> list[dict]:
     """The metrics of each ``(config, seed)`` episode, in order, with the scheduler's predictor.
 
     A batched scheduler plays all the episodes in lockstep (whatever their configs, as long as
     they share the observation layout); others play one episode after another. Each config gets
-    the quantile levels the scheduler reads (`observed_config`).
+    the quantile levels the scheduler reads (`observed_config`). ``log``: each row also holds
+    the episode's joint actions (``actions``, `encode_actions`) and its decision form
+    (``decisions``), what `mara_agents.replay.replay` plays again.
     """
     predictor = predictor_for(scheduler)
     decisions = decisions_of(scheduler)
     episodes = [(observed_config(scheduler, config), seed) for config, seed in episodes]
     rows: list[dict] = [{} for _ in episodes]
+    logs: list[list[np.ndarray]] | None = [[] for _ in episodes] if log else None
     if acts_in_batches(scheduler):
         cores = []
         for config, members in _by_config(episodes):
             core = BatchedCore(config, len(members), predictor, decisions)
             core.reset([episodes[i][1] for i in members])
             cores.append((core, members))
-        _run_lockstep(scheduler, cores, rows)
-        return rows
-    envs: list[CoreEnv] = []
-    for index in range(len(episodes)):
-        config, seed = episodes[index]
-        env = next((env for env in envs if env.config == config), None)
-        if env is None:
-            env = CoreEnv(config, predictor=predictor, decisions=decisions)
-            envs.append(env)
-        rows[index] = run_episode(scheduler, env, seed)
+        _run_lockstep(scheduler, cores, rows, logs)
+    else:
+        envs: list[CoreEnv] = []
+        for index in range(len(episodes)):
+            config, seed = episodes[index]
+            env = next((env for env in envs if env.config == config), None)
+            if env is None:
+                env = CoreEnv(config, predictor=predictor, decisions=decisions)
+                envs.append(env)
+            rows[index] = run_episode(scheduler, env, seed, None if logs is None else logs[index])
+    if logs is not None:
+        form = dataclasses.asdict(decisions)
+        for row, episode, (config, _) in zip(rows, logs, episodes):
+            row["actions"] = encode_actions(episode, config.num_nodes)
+            row["decisions"] = form
     return rows
 
 
@@ -94,12 +116,16 @@ def _by_config(episodes: Sequence[tuple[EnvConfig, int]]) -> list[tuple[EnvConfi
 
 
 def _run_lockstep(
-    scheduler: Scheduler, cores: list[tuple[BatchedCore, list[int]]], rows: list[dict]
+    scheduler: Scheduler,
+    cores: list[tuple[BatchedCore, list[int]]],
+    rows: list[dict],
+    logs: list[list[np.ndarray]] | None,
 ) -> None:
     """Play every core's lanes to the end; ``rows[members[lane]]`` gets each lane's metrics.
 
     One `act_view` per step of the cores, on one view of the running episodes of every core (in
-    the event form a core's step holds each lane's action until its own event).
+    the event form a core's step holds each lane's action until its own event). ``logs``: where
+    each running episode's joint action is appended, by episode.
     """
     clairvoyant = getattr(scheduler, "clairvoyant", False)
     while running := [(core, members) for core, members in cores if core.active.any()]:
@@ -113,6 +139,10 @@ def _run_lockstep(
             actions = np.full((len(members), config.num_nodes), config.num_slots, np.int64)
             actions[on] = chosen[start : start + count]
             start += count
+            if logs is not None:
+                played = normalised_actions(actions, config.num_slots)
+                for lane in np.flatnonzero(on).tolist():
+                    logs[members[lane]].append(played[lane])
             for lane, _, metrics in core.step(actions).finished:
                 rows[members[lane]] = metrics
 

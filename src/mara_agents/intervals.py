@@ -19,8 +19,10 @@ __all__ = [
     "CONFIDENCE",
     "RESAMPLES",
     "Interval",
+    "improvement_interval",
     "improvement_probability",
     "iqm",
+    "iqm_interval",
     "mean_interval",
     "paired_interval",
 ]
@@ -95,6 +97,40 @@ def improvement_probability(
         np.mean((b > a) + 0.5 * (b == a)) for a, b in zip(_strata(first), _paired(first, second))
     ]
     return float(np.mean(shares))
+
+
+def improvement_interval(
+    first: np.ndarray | Sequence[np.ndarray],
+    second: np.ndarray | Sequence[np.ndarray],
+    seed: int = 0,
+) -> Interval:
+    """`improvement_probability` with a stratified bootstrap interval over paired episodes."""
+    wins = [(b > a) + 0.5 * (b == a) for a, b in zip(_strata(first), _paired(first, second))]
+    picks = _resamples(wins, seed)
+    shares = np.mean([w[pick].mean(axis=1) for w, pick in zip(wins, picks)], axis=0)
+    return _percentiles(float(np.mean([w.mean() for w in wins])), shares)
+
+
+def iqm_interval(strata: np.ndarray | Sequence[np.ndarray], seed: int = 0) -> Interval:
+    """The IQM of every episode of the strata, with a stratified bootstrap interval."""
+    samples = _strata(strata)
+    picks = _resamples(samples, seed)
+    pooled = np.concatenate([s[pick] for s, pick in zip(samples, picks)], axis=1)
+    resampled = stats.trim_mean(pooled, 0.25, axis=1)
+    return _percentiles(iqm(np.concatenate(samples)), resampled)
+
+
+def _resamples(strata: Sequence[np.ndarray], seed: int) -> list[np.ndarray]:
+    """Per stratum, (RESAMPLES, n) indices of its episodes drawn with replacement."""
+    rng = np.random.default_rng(seed)
+    return [rng.integers(0, s.size, (RESAMPLES, s.size)) for s in strata]
+
+
+def _percentiles(estimate: float, resampled: np.ndarray) -> Interval:
+    """``estimate`` with the percentile interval of its bootstrap values."""
+    tail = 100 * (1 - CONFIDENCE) / 2
+    low, high = np.percentile(resampled, [tail, 100 - tail])
+    return Interval(estimate, float(low), float(high))
 
 
 def iqm(values: np.ndarray) -> float:

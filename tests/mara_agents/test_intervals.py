@@ -7,8 +7,10 @@ pytest.importorskip("scipy")
 
 from mara_agents.intervals import (  # noqa: E402
     Interval,
+    improvement_interval,
     improvement_probability,
     iqm,
+    iqm_interval,
     mean_interval,
     paired_interval,
 )
@@ -74,3 +76,20 @@ def test_bad_samples_are_refused_with_the_reason():
 def test_text_prints_the_estimate_and_its_bounds():
     assert Interval(0.5211, 0.48, 0.559).scaled(100).text() == "52.1 [48.0, 55.9]"
     assert Interval(1.0, -0.5, 2.0).text(2, sign=True) == "+1.00 [-0.50, 2.00]"
+
+
+def test_the_iqm_interval_covers_the_pooled_iqm_and_narrows_with_more_episodes():
+    rng = np.random.default_rng(0)
+    few = [rng.normal(0.5, 0.1, 10) for _ in range(3)]
+    many = [rng.normal(0.5, 0.1, 400) for _ in range(3)]
+    small, large = iqm_interval(few), iqm_interval(many)
+    assert small.low <= small.estimate == iqm(np.concatenate(few)) <= small.high
+    assert large.high - large.low < small.high - small.low
+
+
+def test_the_improvement_interval_is_around_the_share_of_episodes_won():
+    first = [np.zeros(50), np.zeros(50)]
+    second = [np.ones(50), np.r_[np.ones(25), -np.ones(25)]]  # wins all, then half
+    p = improvement_interval(first, second)
+    assert p.estimate == 0.75 and p.low < 0.75 < p.high and p.high <= 1.0
+    assert improvement_interval(first, first).estimate == 0.5  # ties count one half

@@ -21,6 +21,8 @@ __all__ = ["COMMANDS", "main"]
 
 COMMANDS = {
     "sweep": "sweep the arrival rate and tabulate every method's completion (the main job)",
+    "benchmark": "play CoRE-Bench for your methods: the scorecard against the shipped references",
+    "validate": "check a benchmark's results by replaying every episode from its actions",
     "stress": "the infeasible-task stress test: every method's completion rate",
     "compare": "compare schedulers or trained policies paired on the same episodes",
     "eval-predictors": "judge the loss predictors on runs they never saw, or on your curves",

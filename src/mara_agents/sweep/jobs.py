@@ -45,7 +45,8 @@ class Job:
 
     ``strict`` raises on an invalid action instead of idling the node; ``env`` holds other
     `EnvConfig` fields as sorted (name, value) pairs; ``fingerprint`` identifies what produced the
-    row (`job_fingerprint`), empty if not computed.
+    row (`job_fingerprint`), empty if not computed; ``log``: the row also holds the episode's
+    joint actions (`mara_agents.evaluation.run_episodes`), what a benchmark's rows carry.
     """
 
     method: str
@@ -55,6 +56,7 @@ class Job:
     strict: bool = False
     fingerprint: str = ""
     env: tuple[tuple[str, Any], ...] = ()
+    log: bool = False
 
     @property
     def key(self) -> tuple:
@@ -105,7 +107,8 @@ def run_jobs_together(jobs: list[Job], factory: Callable[[], Any] | None = None)
         sys.modules["torch"].set_num_threads(1)
     start = time.perf_counter()
     try:
-        rows = run_episodes(scheduler, [(env_config(job), job.seed) for job in jobs])
+        episodes = [(env_config(job), job.seed) for job in jobs]
+        rows = run_episodes(scheduler, episodes, log=jobs[0].log)
     except InvalidActionError as e:
         cells = sorted({f"{job.task_set} at p = {job.arrival_prob:g}" for job in jobs})
         seed = f", episode seed {jobs[0].seed}" if len(jobs) == 1 else ""
@@ -118,4 +121,5 @@ def _fields(job: Job) -> dict[str, Any]:
     """A row's job columns; ``env`` (as a dict) only when it sets anything."""
     fields = asdict(job)
     env = fields.pop("env")
+    del fields["log"]  # a logged row holds its actions
     return {**fields, "env": dict(env)} if env else fields

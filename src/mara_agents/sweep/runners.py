@@ -158,7 +158,8 @@ def run_jobs(jobs: list[Job], config: SweepConfig, path: Path | None, stream: Te
 def work_units(jobs: list[Job], factories: Mapping[str, Callable[[], Any]]) -> list[list[Job]]:
     """The calls of `run_jobs_together` that play ``jobs``, the costliest first.
 
-    A method with a batched form plays a task set's episodes together (up to `BATCH_LANES`), so
+    A method with a batched form plays a task set's episodes of one cluster (``Job.env``)
+    together (up to `BATCH_LANES`), so
     one policy pass and one predictor cache serve them; any other plays one episode per call,
     with a fresh scheduler each (``factories``, by method name), as it always has. Among the
     batched units, those of methods whose observation carries a predictor's estimates (a
@@ -168,11 +169,11 @@ def work_units(jobs: list[Job], factories: Mapping[str, Callable[[], Any]]) -> l
     schedulers = {m: factories[m]() for m in {job.method for job in jobs}}
     batched = {m for m, scheduler in schedulers.items() if acts_in_batches(scheduler)}
     observing = {m for m, scheduler in schedulers.items() if observes_estimates(scheduler)}
-    groups: dict[tuple[str, str], list[Job]] = defaultdict(list)
+    groups: dict[tuple, list[Job]] = defaultdict(list)
     singles = []
     for job in jobs:
         if job.method in batched:
-            groups[job.method, job.task_set].append(job)
+            groups[job.method, job.task_set, job.env].append(job)
         else:
             singles.append([job])
     together = [

@@ -85,6 +85,8 @@ def test_bad_input_exits_2_with_one_line_naming_the_command(capsys, argv, messag
         ("train-mara", ["{mara,mara_sets}", "--demo-episodes", "--dagger-rounds", "--work"]),
         ("train-baseline", ["--max-steps", "(default 5,000,000)", "--cluster", "--seed"]),
         ("compare", ["module:Class", "policies", "lara_fm  LARA on the flow-matching", "--task-set"]),
+        ("benchmark", ["METHOD", "--quick", "--out", "oracle  the clairvoyant planner"]),
+        ("validate", ["results", "--sample", "--seed"]),
     ],
 )
 def test_each_command_help_lists_its_options_and_valid_names(capsys, command, names):
@@ -109,8 +111,9 @@ def test_the_installed_commands_have_few_options(capsys):
         out = capsys.readouterr().out
         options += len(set(re.findall(r"^  (--[a-z-]+)", out, re.MULTILINE)) - {"--help"})
     assert sorted(COMMANDS) == sorted(
-        ["sweep", "stress", "compare", "eval-predictors", "train-mara", "train-baseline"]
-    )
+        ["sweep", "benchmark", "validate", "stress", "compare", "eval-predictors", "train-mara",
+         "train-baseline"]
+    )  # fmt: skip
     assert options <= 60, options
 
 
