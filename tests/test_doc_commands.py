@@ -30,13 +30,17 @@ The rules, applied to every command alike:
   ``pkg.module:Class`` of one's own, or ``pkg.module:Class(key=value, ...)``, is the tutorial's
   (examples/my_scheduler.py), taking and ignoring any keyword arguments; ``my_*.csv`` a small
   CSV of training logs; ``OLD/`` and ``NEW/`` hold a tiny sweep's rows.
+* Protocol (`SMALL_BENCH`): ``coreenv benchmark`` plays one cell of CoRE-Bench-v1 (one episode,
+  the stress test's one), against the shipped references of that cell.
 * Not run (`EXCLUDED`, by pattern): installation, the test suite itself, ``mkdocs``, ``git``,
-  commands with elided arguments (``<...>``, ``...``), a Ray cluster's address.
+  commands with elided arguments (``<...>``, ``...``), a Ray cluster's address, the making of
+  the benchmark's shipped references.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import re
 import runpy
@@ -51,6 +55,8 @@ from typing import NamedTuple
 import pytest
 
 from mara_agents import cli
+from mara_agents.benchmark.protocol import CORE_BENCH_V1
+from mara_agents.cli import benchmark as benchmark_command
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
@@ -82,6 +88,7 @@ TINY = {
         "--eval-episodes": "2",
     },
     "coreenv compare": {"--episodes": "2"},
+    "coreenv benchmark": {"--workers": "1"},
     "benchmarks/make_curve_bank.py": {"--runs-per-family": "1", "--batches": "8", "--workers": "1"},
     "benchmarks/make_corpus.py": {"--runs-per-family": "1", "--batches": "8", "--workers": "1"},
     "benchmarks/describe_task_sets.py": {"--episodes": "1", "--tasks": "50"},
@@ -128,6 +135,18 @@ UNWRITTEN = {
 """Options added only where the command does not give them: a sweep's grid left at its default
 runs one point; a default --out that is a file the package ships goes to the page's folder."""
 
+SMALL_BENCH = dataclasses.replace(
+    CORE_BENCH_V1,
+    clusters={"4/8 equal": CORE_BENCH_V1.clusters["4/8 equal"]},
+    task_sets=("id",),
+    loads=CORE_BENCH_V1.loads[:1],
+    episodes=1,
+    quick_episodes=1,
+    stress_episodes=1,
+)
+"""What ``coreenv benchmark`` plays here: one cell of CoRE-Bench-v1, under its name, so the shipped
+references place it."""
+
 PLACEHOLDERS = {"M": "8", "S": "rl_ood", "p": "0.04", "NAME": "mara", "COMMAND": "--help"}
 
 EXCLUDED = {
@@ -136,6 +155,8 @@ EXCLUDED = {
     r"^(mkdocs|git) ": "a documentation server or a checkout, not a command of the package",
     r"<[^>]*>|\.\.\.": "elided arguments: a sketch of a command, not one",
     r"--ray-address": "attaches to a running Ray cluster",
+    r"benchmarks/make_references\.py": "plays the whole protocol for every built-in method (about "
+    "an hour) and rewrites the shipped references",
 }
 """Commands not run, by pattern of their text, and why."""
 
@@ -360,6 +381,8 @@ def test_documented_command_runs(command, page_folders, tmp_path_factory, monkey
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.setattr(sys, "argv", list(sys.argv))
     monkeypatch.setattr(sys, "path", list(sys.path))
+    if key == "coreenv benchmark":
+        monkeypatch.setattr(benchmark_command, "CORE_BENCH_V1", SMALL_BENCH)
     args = tiny(key, args)
     provide_files(folder, args)
     before = repository_state()

@@ -11,15 +11,24 @@ the cells it played; the table says how many.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
 from mara_agents.benchmark.play import cell_of
 from mara_agents.benchmark.protocol import Cell, Protocol
 from mara_agents.benchmark.references import References
-from mara_agents.intervals import improvement_interval, iqm_interval, mean_interval
+from mara_agents.intervals import Interval, improvement_interval, iqm_interval, mean_interval
 
-__all__ = ["LOW", "HIGH", "scorecard"]
+__all__ = [
+    "HIGH",
+    "LOW",
+    "Headline",
+    "completion_table",
+    "headline_lines",
+    "headlines",
+    "scorecard",
+]
 
 LOW, HIGH = "random", "oracle"
 """The references a normalised score runs between: 0 and 1."""
@@ -31,21 +40,93 @@ def scorecard(
     rows: list[dict], protocol: Protocol, references: References, quick: bool = False
 ) -> str:
     """The scorecard of ``rows`` (`play_protocol`'s) against ``references``, as Markdown."""
-    played = _rates(rows, protocol)
     methods = list(dict.fromkeys(row["method"] for row in rows))
     cells = protocol.cells(quick)
-    episodes = {cell: protocol.episodes_of(cell, quick) for cell in cells}
-    table = {m: {c: played[m][c] for c in cells if c in played[m]} for m in methods}
-    for method in references.methods:
-        if method not in table:
-            found = {c: references.rates(method, c, episodes[c]) for c in cells}
-            table[method] = {c: r for c, r in found.items() if r is not None}
+    table = completion_table(rows, protocol, references, quick)
     lines = [f"# {protocol.name}{' (quick subset)' if quick else ''}: scorecard", ""]
     lines += _cells(table, methods, cells)
-    lines += ["", *_headline(table, methods, cells)]
+    lines += ["", *HEADLINE_TEXT, "", *headline_lines(headlines(table, cells), len(cells))]
     stress = protocol.stress_cell()
+    played = _rates(rows, protocol)
     lines += ["", *_stress(played, references, stress, protocol.episodes_of(stress, quick))]
     return "\n".join(lines)
+
+
+def completion_table(
+    rows: list[dict], protocol: Protocol, references: References, quick: bool = False
+) -> dict[str, dict[Cell, np.ndarray]]:
+    """Per method and cell of the protocol (quick: of its subset), each episode's completion:
+    the methods of ``rows`` first, then the references' others."""
+    played = _rates(rows, protocol)
+    cells = protocol.cells(quick)
+    table = {m: {c: rates for c, rates in played[m].items() if c in cells} for m in played}
+    for method in references.methods:
+        if method not in table:
+            found = {c: references.rates(method, c, protocol.episodes_of(c, quick)) for c in cells}
+            table[method] = {c: r for c, r in found.items() if r is not None}
+    return table
+
+
+@dataclass(frozen=True)
+class Headline:
+    """One method's headline scores over the cells it played."""
+
+    cells: int
+    normalised: Interval
+    """Mean over cells of the per-episode normalised score."""
+    iqm: Interval
+    """IQM of the per-episode normalised scores."""
+    versus: dict[str, Interval | None]
+    """P(completing more than each of `COMPARED` on an episode); None: not comparable."""
+
+
+def headlines(table: dict, cells: list[Cell]) -> dict[str, Headline | None]:
+    """Each method's `Headline` (None: it played no cell where both ends of the scale did)."""
+    scored = [c for c in cells if c in table.get(LOW, {}) and c in table.get(HIGH, {})]
+    found: dict[str, Headline | None] = {}
+    for method, rates in table.items():
+        mine = [c for c in scored if c in rates]
+        if not mine:
+            found[method] = None
+            continue
+        normalised = [_normalised(table, method, c) for c in mine]
+        versus: dict[str, Interval | None] = {}
+        for other in COMPARED:
+            common = [c for c in mine if c in table.get(other, {})]
+            versus[other] = None
+            if other != method and common:
+                first, second = ([table[m][c] for c in common] for m in (other, method))
+                versus[other] = improvement_interval(first, second)
+        found[method] = Headline(
+            len(mine), mean_interval(normalised), iqm_interval(normalised), versus
+        )
+    return found
+
+
+HEADLINE_TEXT = (
+    f"Normalised score (0: {LOW}, 1: {HIGH}; per episode, within its cell) and the probability "
+    "of completing more than LARA and MARA on the same episode [95% CI].",
+)
+
+
+def headline_lines(found: dict[str, Headline | None], total: int) -> list[str]:
+    """The headline table's Markdown lines, one row per method in ``found``'s order."""
+    lines = [
+        "| method | cells | normalised, mean | normalised, IQM | "
+        + " | ".join(f"P(> {other})" for other in COMPARED)
+        + " |",
+        "|---" * (4 + len(COMPARED)) + "|",
+    ]
+    for method, headline in found.items():
+        if headline is None:
+            lines.append(f"| {method} | 0 of {total} |" + " – |" * (2 + len(COMPARED)))
+            continue
+        versus = [p.text(2) if p is not None else "–" for p in headline.versus.values()]
+        lines.append(
+            f"| {method} | {headline.cells} of {total} | {headline.normalised.text(3)} | "
+            f"{headline.iqm.text(3)} | " + " | ".join(versus) + " |"
+        )
+    return lines
 
 
 def _rates(rows: list[dict], protocol: Protocol) -> dict[str, dict[Cell, np.ndarray]]:
@@ -76,36 +157,6 @@ def _cells(table: dict, methods: list[str], cells: list[Cell]) -> Iterator[str]:
             f"{100 * table[m][cell].mean():.1f}" if cell in table[m] else "–" for m in others
         ]
         yield f"| {cell.label} | " + " | ".join(shown) + " |"
-
-
-def _headline(table: dict, methods: list[str], cells: list[Cell]) -> Iterator[str]:
-    """Per method: normalised score (mean and IQM), P(improvement) over LARA and MARA."""
-    scored = [c for c in cells if c in table.get(LOW, {}) and c in table.get(HIGH, {})]
-    yield (
-        f"Normalised score (0: {LOW}, 1: {HIGH}; per episode, within its cell) and the "
-        "probability of completing more than LARA and MARA on the same episode [95% CI]."
-    )
-    yield ""
-    yield "| method | cells | normalised, mean | normalised, IQM | P(> lara) | P(> mara) |"
-    yield "|---|---|---|---|---|---|"
-    for method in methods + [m for m in table if m not in methods]:
-        mine = [c for c in scored if c in table[method]]
-        if not mine:
-            yield f"| {method} | 0 of {len(cells)} | – | – | – | – |"
-            continue
-        normalised = [_normalised(table, method, c) for c in mine]
-        versus = []
-        for other in COMPARED:
-            common = [c for c in mine if c in table.get(other, {})]
-            if other == method or not common:
-                versus.append("–")
-                continue
-            first, second = ([table[m][c] for c in common] for m in (other, method))
-            versus.append(improvement_interval(first, second).text(2))
-        yield (
-            f"| {method} | {len(mine)} of {len(cells)} | {mean_interval(normalised).text(3)} | "
-            f"{iqm_interval(normalised).text(3)} | {versus[0]} | {versus[1]} |"
-        )
 
 
 def _normalised(table: dict, method: str, cell: Cell) -> np.ndarray:

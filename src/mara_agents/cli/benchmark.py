@@ -46,11 +46,15 @@ def main(argv: list[str] | None = None) -> None:
     for method, why in reasons.items():
         if len(why) == len(protocol.clusters) + 1:
             parser.error(f"{method} plays no cluster of {protocol.name}: {why[0]}")
+    try:
+        references = load_references(protocol.name)
+    except FileNotFoundError as e:
+        parser.error(str(e))
     name = "_".join(re.sub(r"\W+", "-", method).strip("-") for method in args.methods)[:80]
     subset = "_quick" if args.quick else ""
     out = args.out or Path("results/benchmark") / f"{protocol.name}{subset}_{name}"
     rows = play_protocol(protocol, args.methods, out, args.quick, args.workers)
-    card = scorecard(rows, protocol, load_references(protocol.name), args.quick)
+    card = scorecard(rows, protocol, references, args.quick)
     (out / "scorecard.md").write_text(card + "\n")
     print(card)
     print(f"\nrows: {out / 'results.jsonl'} (check them: coreenv validate {out / 'results.jsonl'})")
