@@ -47,8 +47,9 @@ class Interval:
 
     def text(self, digits: int = 1, sign: bool = False) -> str:
         """``estimate [low, high]``, e.g. ``52.1 [48.3, 55.9]``."""
-        head = f"{self.estimate:+.{digits}f}" if sign else f"{self.estimate:.{digits}f}"
-        return f"{head} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
+        estimate, low, high = (round(x, digits) + 0.0 for x in (self.estimate, self.low, self.high))
+        head = f"{estimate:+.{digits}f}" if sign else f"{estimate:.{digits}f}"  # + 0.0: no "-0.0"
+        return f"{head} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def mean_interval(strata: np.ndarray | Sequence[np.ndarray], seed: int = 0) -> Interval:

@@ -75,7 +75,8 @@ def read_entries(folder: Path, protocol: Protocol) -> list[Entry]:
 
 
 def render(entries: list[Entry], protocol: Protocol, references: References, intro: str) -> str:
-    """``docs/leaderboard.md``: ``intro``, the entries ranked by normalised score, their cards."""
+    """``docs/leaderboard.md``: ``intro`` (``leaderboard/README.md``, its links to ``../docs/``
+    made the page's own), the entries ranked by normalised score, their cards."""
     rows = []
     for entry in entries:
         rows += [{**row, "method": entry.card["name"]} for row in entry.rows()]
@@ -84,6 +85,7 @@ def render(entries: list[Entry], protocol: Protocol, references: References, int
     cells = protocol.cells()
     found = headlines({key: table[key] for key in keys} | _ends(table), cells)
     ranked = sorted(keys, key=lambda key: -_score(found[key]))
+    intro = intro.replace("](../docs/", "](")  # the repository's links, as the docs page has them
     lines = [intro.rstrip(), "", f"## {protocol.name}", ""]
     named = {keys[key].card["name"]: found[key] for key in ranked}
     lines += headline_lines(named, len(cells))

@@ -39,3 +39,35 @@ def test_a_rows_cluster_is_found_from_its_fields_and_an_unknown_one_is_named():
         CORE_BENCH_V1.cluster_of({"num_nodes": 3})
     with pytest.raises(ValueError, match="cluster must be one of"):
         CORE_BENCH_V1.env("3/6 equal")
+
+
+def test_v1_is_frozen_a_change_to_what_it_plays_needs_a_new_version():
+    """Any edit of this literal means results of CoRE-Bench-v1 would no longer compare: name the
+    protocol anew (and make its references) instead."""
+    assert (
+        CORE_BENCH_V1.name,
+        {name: dict(env) for name, env in CORE_BENCH_V1.clusters.items()},
+        CORE_BENCH_V1.task_sets,
+        CORE_BENCH_V1.loads,
+        CORE_BENCH_V1.episodes,
+        CORE_BENCH_V1.quick_episodes,
+        dict(CORE_BENCH_V1.stress),
+        CORE_BENCH_V1.stress_episodes,
+        CORE_BENCH_V1.information,
+    ) == (
+        "CoRE-Bench-v1",
+        {
+            "4/8 equal": {"num_nodes": 4, "num_slots": 8},
+            "8/16 equal": {"num_nodes": 8, "num_slots": 16},
+            "8/16 mixed_costly": {
+                "num_nodes": 8, "num_slots": 16, "node_speeds": "mixed", "switch_cost": 5
+            },
+        },
+        ("id", "rl_ood", "vit_ood"),
+        (0.04, 0.05, 0.06, 0.07),
+        100,
+        10,
+        {"scenario": "infeasible_stress"},
+        10,
+        "prefix",
+    )
