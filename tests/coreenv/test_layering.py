@@ -50,12 +50,13 @@ PUBLIC_FACES = (
     "coreenv.core",
     "coreenv.curves",
     "coreenv.layout",
+    "coreenv.masks",
     "coreenv.predictor",
     "coreenv.wls",
 )
 """Where code outside the environment imports it from: the top level (what a user of the
 environment imports) and the modules of what code building on it needs (the config's rules, the
-engine's face, the predictor protocol, WLS)."""
+engine's face, how node actions are read, the predictor protocol, WLS)."""
 
 
 def test_code_above_imports_coreenv_only_through_its_public_faces():
