@@ -32,10 +32,12 @@ def test_every_built_in_method_has_every_episode_of_the_cells_it_plays():
 
 @pytest.mark.parametrize("method", REFERENCE_METHODS)
 def test_a_sample_of_each_methods_references_is_played_again(method):
-    """Two cells per method, the first and the last episode of each (tolerance 0 but for the
-    learned methods, whose floats may differ in the last bits: one task in 50)."""
-    cells = [c for c in CORE_BENCH_V1.cells() if not (method in EQUAL_ONLY and "mixed" in c.cluster)]
-    cells = [cells[len(cells) // 3], cells[-1]]
+    """The first and the last episode of a cell on four nodes and, but for the learned methods
+    (the dearest to play), of the protocol's last cell; exact but for the learned methods, whose
+    floats may differ in the last bits between machines (tolerance 0.02: about a task)."""
+    skipped = "mixed" if method in EQUAL_ONLY else None
+    plays = [c for c in CORE_BENCH_V1.cells() if skipped is None or skipped not in c.cluster]
+    cells = [plays[len(plays) // 3]] + ([] if method in LEARNED else [plays[-1]])
     for cell in cells:
         env = CORE_BENCH_V1.env(cell.cluster)
         last = CORE_BENCH_V1.episodes_of(cell) - 1
