@@ -21,7 +21,7 @@ from mara_agents.sweep import SweepConfig, env_config, playable, plan, read_rows
 from mara_agents.sweep.jobs import Job
 from mara_agents.sweep.runners import provenance, run_jobs
 
-__all__ = ["RESULTS", "cell_of", "play_protocol"]
+__all__ = ["RESULTS", "cell_of", "job_of", "play_protocol"]
 
 RESULTS = "results.jsonl"
 """The file of a benchmark run's rows, in its output folder."""
@@ -83,14 +83,21 @@ def cell_of(row: dict, protocol: Protocol) -> Cell:
     return Cell(protocol.cluster_of(row.get("env", {})), row["task_set"], row["arrival_prob"])
 
 
+def job_of(row: dict) -> Job:
+    """The job a result row played (its fingerprint aside): what replays its episode."""
+    env = tuple(sorted(row.get("env", {}).items()))
+    return Job(
+        row["method"], row["task_set"], row["arrival_prob"], row["seed"], row["strict"], env=env
+    )
+
+
 def _results(rows: list[dict], protocol: Protocol) -> list[dict]:
     """The rows with their cluster, episode digest and provenance (one digest per episode)."""
     run = {"protocol": protocol.name, **provenance()}
     digests: dict[tuple, str] = {}
     results = []
     for row in rows:
-        job = Job(row["method"], row["task_set"], row["arrival_prob"], row["seed"],
-                  row["strict"], env=tuple(sorted(row.get("env", {}).items())))  # fmt: skip
+        job = job_of(row)
         episode = (job.task_set, job.arrival_prob, job.seed, job.env)
         if episode not in digests:
             digests[episode] = episode_digest(env_config(job), job.seed)

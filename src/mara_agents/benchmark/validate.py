@@ -13,9 +13,9 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from coreenv import METRIC_KEYS, Decisions
+from mara_agents.benchmark.play import job_of
 from mara_agents.replay import decode_actions, episode_digest, replay
 from mara_agents.sweep import env_config
-from mara_agents.sweep.jobs import Job
 
 __all__ = ["REQUIRED", "check_row", "problems", "sample"]
 
@@ -50,8 +50,7 @@ def check_row(row: dict) -> str | None:
     if missing:
         return f"missing fields {missing}."
     try:
-        job = Job(row["method"], row["task_set"], row["arrival_prob"], row["seed"],
-                  row["strict"], env=tuple(sorted(row.get("env", {}).items())))  # fmt: skip
+        job = job_of(row)
         config = env_config(job)
         decisions = Decisions(**row["decisions"])
         actions = decode_actions(row["actions"])
