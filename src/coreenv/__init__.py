@@ -13,7 +13,14 @@ from importlib.metadata import PackageNotFoundError, version
 
 from coreenv import compat, curves
 from coreenv.compat import OracleView, SlotTable
-from coreenv.config import CLUSTERS, SPEED_MIXES, EnvConfig, default_arrival_prob, make_config
+from coreenv.config import (
+    CLUSTERS,
+    SPEED_MIXES,
+    EnvConfig,
+    default_arrival_prob,
+    make_config,
+    parse_cluster,
+)
 from coreenv.context import (
     INFORMATION_MODELS,
     Description,
@@ -77,6 +84,7 @@ __all__ = [
     "env",
     "estimate_many",
     "make_config",
+    "parse_cluster",
     "parallel_env",
     "raw_env",
     "reads_context",

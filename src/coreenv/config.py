@@ -27,6 +27,7 @@ __all__ = [
     "EnvConfig",
     "capacity_load",
     "check_arrival_prob",
+    "parse_cluster",
     "default_arrival_prob",
     "make_config",
     "node_speeds_of",
@@ -209,6 +210,25 @@ equal nodes. Every cluster's default load (`default_arrival_prob`) keeps this ra
 bigger or faster cluster is as contended as the paper's."""
 REFERENCE_CAPACITY = 4
 """Total speed of the paper's cluster (four nodes of speed 1), at which loads are quoted."""
+
+
+def parse_cluster(shape: str) -> dict[str, Any]:
+    """The `EnvConfig` fields of a cluster written ``"M/K name"``: ``"8/16 mixed_costly"``.
+
+    M nodes, K slots (``"M"`` alone: K = 2 M) and a name of `CLUSTERS` (omitted: ``"equal"``).
+    This is how commands and results name a cluster; a bad shape raises `ConfigError`.
+    """
+    size, _, name = str(shape).strip().partition(" ")
+    nodes, _, slots = size.partition("/")
+    name = name.strip() or "equal"
+    if not (nodes.isdigit() and (slots.isdigit() or not slots) and int(nodes) >= 1):
+        raise ConfigError(
+            f"a cluster is written 'M/K name' (e.g. '8/16 mixed_costly'), got {shape!r}."
+        )
+    if name not in CLUSTERS:
+        raise ConfigError(f"cluster {shape!r}: the name must be one of {tuple(CLUSTERS)}.")
+    fields = {"num_nodes": int(nodes), "num_slots": int(slots or 2 * int(nodes))}
+    return fields | CLUSTERS[name]
 
 
 def node_speeds_of(num_nodes: int, node_speeds: tuple[int, ...] | str | None) -> tuple[int, ...]:

@@ -359,7 +359,7 @@ def test_compare_rows_prints_paired_differences_with_their_standard_error(tmp_pa
 
 @pytest.mark.parametrize("old", ["--loads", "--load"])
 def test_the_old_option_name_still_sets_the_arrival_probabilities_with_a_warning(capsys, old):
-    config = sweep.parse_args([*TINY[:2], old, "0.05", "0.06", "--out", "unused"])
+    (config,) = sweep.parse_args([*TINY[:2], old, "0.05", "0.06", "--out", "unused"])
     assert config.arrival_prob == (0.05, 0.06)
     warning = capsys.readouterr().err
     assert warning == (
@@ -370,9 +370,9 @@ def test_the_old_option_name_still_sets_the_arrival_probabilities_with_a_warning
 
 def test_the_information_model_is_a_sweep_option(tmp_path, capsys):
     argv = [*TINY, "--methods", "lara", "--information", "history", "--warm-history", "3"]
-    config = sweep.parse_args([*argv, "--out", str(tmp_path)])
+    (config,) = sweep.parse_args([*argv, "--out", str(tmp_path)])
     assert dict(config.env) == {"information": "history", "warm_history": 3}
-    assert sweep.parse_args(TINY).env == {}
+    assert sweep.parse_args(TINY)[0].env == {}
     sweep.main([*argv, "--out", str(tmp_path / "history")])
     sweep.main([*TINY, "--methods", "lara", "--out", str(tmp_path / "prefix")])
     rows = [rows_of(tmp_path / name) for name in ("history", "prefix")]
@@ -380,7 +380,7 @@ def test_the_information_model_is_a_sweep_option(tmp_path, capsys):
 
 
 def test_the_cluster_is_a_sweep_option_with_loads_per_unit_of_node_speed(tmp_path, capsys):
-    config = sweep.parse_args(["--nodes", "8", "--cluster", "mixed_costly", "--methods", "lara"])
+    (config,) = sweep.parse_args(["--nodes", "8", "--cluster", "mixed_costly", "--methods", "lara"])
     assert dict(config.env) == {
         "num_nodes": 8,
         "num_slots": 16,
@@ -388,9 +388,9 @@ def test_the_cluster_is_a_sweep_option_with_loads_per_unit_of_node_speed(tmp_pat
         "switch_cost": 5,
     }
     assert config.arrival_prob == (0.16, 0.2, 0.24, 0.28)  # speeds 1, 1, 2, 4 twice: 16 units
-    equal = sweep.parse_args(["--nodes", "8", "--methods", "lara"])
+    (equal,) = sweep.parse_args(["--nodes", "8", "--methods", "lara"])
     assert equal.arrival_prob == (0.08, 0.1, 0.12, 0.14)
-    given = sweep.parse_args([*TINY, "--methods", "lara", "--nodes", "8", "--slots", "10"])
+    (given,) = sweep.parse_args([*TINY, "--methods", "lara", "--nodes", "8", "--slots", "10"])
     assert given.arrival_prob == (0.04,) and given.env["num_slots"] == 10
     argv = [*TINY, "--methods", "fifo", "lara", "--cluster", "costly_moves", "--nodes", "2"]
     sweep.main([*argv, "--out", str(tmp_path)])
@@ -398,3 +398,29 @@ def test_the_cluster_is_a_sweep_option_with_loads_per_unit_of_node_speed(tmp_pat
     assert "Cluster: 2 nodes, 4 slots; node speeds 1, 1; switch cost 5 steps" in out
     assert "switches / success" in out
     assert all(row["switches"] >= 0 for row in rows_of(tmp_path))
+
+
+def test_clusters_sweeps_each_cluster_into_its_folder_then_tables_every_method_on_each(
+    tmp_path, capsys
+):
+    shapes = ["2/4 equal", "2/4 costly_moves"]
+    sweep.main([*TINY, "--methods", "fifo", "lara", "--clusters", *shapes, "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    for shape, folder in zip(shapes, ["2-4_equal", "2-4_costly_moves"]):
+        rows = rows_of(tmp_path / folder)
+        assert {row["env"].get("switch_cost", 0) for row in rows} == {5 * ("costly" in shape)}
+        assert f"| {shape} | synthetic |" in out
+    assert "Switches per completed task" in out and (tmp_path / "clusters.md").is_file()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--clusters", "8/16 fast"], "--clusters: cluster '8/16 fast': the name must be one of"),
+        (["--clusters", "4/8", "--nodes", "8"], "give it without --nodes, --slots, --cluster"),
+    ],
+)
+def test_a_bad_cluster_list_exits_2_before_any_work(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        sweep.parse_args([*TINY, *argv])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err

@@ -157,3 +157,27 @@ def test_fewer_slots_than_nodes_is_refused_naming_both():
     message = str(info.value)
     assert "num_slots=4" in message and "num_nodes=8" in message and "idle for ever" in message
     assert EnvConfig(num_nodes=8, num_slots=8).num_slots == 8
+
+
+def test_a_cluster_is_written_nodes_slots_and_a_name():
+    assert coreenv.parse_cluster("8/16 mixed_costly") == {
+        "num_nodes": 8,
+        "num_slots": 16,
+        "node_speeds": "mixed",
+        "switch_cost": 5,
+    }
+    assert coreenv.parse_cluster("6") == {"num_nodes": 6, "num_slots": 12}
+    assert EnvConfig(**coreenv.parse_cluster("4/5 costly_moves")).switch_cost == 5
+
+
+@pytest.mark.parametrize(
+    ("shape", "message"),
+    [
+        ("eight", "a cluster is written 'M/K name'"),
+        ("0/4", "a cluster is written 'M/K name'"),
+        ("8/16 fast", r"cluster '8/16 fast': the name must be one of \('equal'"),
+    ],
+)
+def test_a_bad_cluster_shape_is_refused_naming_the_form(shape, message):
+    with pytest.raises(ConfigError, match=message):
+        coreenv.parse_cluster(shape)

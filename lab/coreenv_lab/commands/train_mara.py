@@ -234,13 +234,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--nodes",
         type=int,
-        default=RUN["nodes"],
+        default=4,
         help="M of the training episodes, with 2 M slots and the load times M / 4",
     )
     parser.add_argument(
         "--cluster",
         choices=tuple(CLUSTERS),
-        default=RUN["cluster"],
+        default="equal",
         help="the nodes of the training episodes (coreenv.CLUSTERS; past 'equal' the network "
         "reads sets and the cluster's columns)",
     )
@@ -358,8 +358,7 @@ def config_from(args: argparse.Namespace) -> MARATrainConfig:
         quantiles=tuple(args.quantiles),
         information=information,
         warm_history=args.warm_history,
-        nodes=args.nodes,
-        cluster=args.cluster,
+        clusters=(f"{args.nodes}/{2 * args.nodes} {args.cluster}",),
         mat=dataclasses.replace(
             RUN["mat"],
             num_nodes=args.nodes,

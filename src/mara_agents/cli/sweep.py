@@ -5,6 +5,7 @@
     coreenv sweep --methods fifo lara my_pkg.sched:MyScheduler
     coreenv sweep --information history --methods lara_fm lara_analog hop_analog
     coreenv sweep --nodes 8 --cluster mixed_costly          # 8 nodes of speeds 1-4, loads x 4
+    coreenv sweep --clusters "4/8 equal" "8/16 mixed_costly"  # one sweep per cluster, one table
     coreenv sweep --backend ray --ray-address auto         # on a Ray cluster
 
 One JSON row per episode is appended to ``OUT/rows.jsonl`` as soon as it finishes, so Ctrl-C
@@ -22,15 +23,20 @@ tasks its episode finished, which the methods that read context (``lara_analog``
 ``--nodes`` and ``--slots`` size the cluster (K = 2 M unless given); ``--cluster`` names its
 nodes' speeds and switch cost (`coreenv.CLUSTERS`). The default loads are the paper's per unit of
 node speed (`coreenv.config.capacity_load`), so every cluster is as contended as the paper's.
+``--clusters`` sweeps several clusters, each written ``"M/K name"`` (`coreenv.parse_cluster`),
+one after another into ``OUT/<cluster>/``, then prints and saves (``OUT/clusters.md``) every
+method's completion on every cluster and its switches per completed task.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from dataclasses import fields, replace
 from pathlib import Path
+from typing import Any
 
-from coreenv import INFORMATION_MODELS, InvalidActionError
+from coreenv import INFORMATION_MODELS, InvalidActionError, parse_cluster
 from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import (
     METHODS_HELP,
@@ -51,12 +57,14 @@ from mara_agents.sweep import (
     run_sweep,
     write_reports,
 )
+from mara_agents.sweep.report import cluster_label, clusters_table
 
 DEFAULTS = {f.name: f.default for f in fields(SweepConfig)}
 
 
-def parse_args(argv: list[str] | None = None) -> SweepConfig:
-    """Parse and validate every option; a bad one exits with status 2 and one line saying why."""
+def parse_args(argv: list[str] | None = None) -> list[SweepConfig]:
+    """The sweep of each cluster (one without ``--clusters``), every option validated first; a
+    bad one exits with status 2 and one line saying why."""
     parser = CommandParser(
         prog="coreenv sweep", description=__doc__.splitlines()[0], epilog=methods_listing()
     )
@@ -119,10 +127,39 @@ def parse_args(argv: list[str] | None = None) -> SweepConfig:
         help="with --information history: tasks of earlier episodes each history starts with",
     )
     add_cluster(parser)
+    add(
+        "--clusters",
+        nargs="+",
+        default=None,
+        metavar="SHAPE",
+        help="sweep each of these clusters, written 'M/K name' (e.g. '4/8 equal' '8/16 "
+        "mixed_costly'), into OUT/<cluster>/, then a table of every method on every cluster; "
+        "instead of --nodes, --slots and --cluster",
+    )
     add("--quick", action="store_true", help=f"{QUICK_EPISODES} episodes per cell: a smoke run")
     args = parser.parse_args(argv)
-    cluster = cluster_fields(parser, args)
-    env = _information(parser, args.information, args.warm_history) | cluster
+    if args.clusters is None:
+        clusters = [cluster_fields(parser, args)]
+    elif (args.nodes, args.slots, args.cluster) != (None, None, "equal"):
+        parser.error("--clusters names every cluster: give it without --nodes, --slots, --cluster")
+    else:
+        try:
+            clusters = [parse_cluster(shape) for shape in args.clusters]
+        except ValueError as e:
+            parser.error(f"--clusters: {e}")
+    information = _information(parser, args.information, args.warm_history)
+    configs = [sweep_config(parser, args, information | cluster) for cluster in clusters]
+    if len(configs) > 1:
+        base = args.out or Path("results") / ("clusters_" + configs[0].run_name)
+        folders = [cluster_label(c.env).replace("/", "-").replace(" ", "_") for c in configs]
+        configs = [replace(c, out=base / folder) for c, folder in zip(configs, folders)]
+    return configs
+
+
+def sweep_config(
+    parser: CommandParser, args: argparse.Namespace, env: dict[str, Any]
+) -> SweepConfig:
+    """The checked sweep of the options on the episodes of ``env``; a bad value exits 2."""
     methods = args.methods
     if methods is None:
         try:
@@ -164,15 +201,21 @@ def _information(parser: CommandParser, information: str, warm: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the sweep the options describe; print the tables and where the results went."""
-    config = parse_args(argv)
-    try:
-        rows = run_sweep(config)
-    except InvalidActionError as e:
-        raise SystemExit(f"\n--strict: {e}") from e
-    print(write_reports(rows, config))
-    files = "table.md, cells.csv, completion.png, rows.jsonl, run.json"
-    print(f"\nresults in {config.out}/: {files}")
+    """Run the sweep of each cluster the options name; print the tables and where they went."""
+    runs = []
+    for config in parse_args(argv):
+        try:
+            rows = run_sweep(config)
+        except InvalidActionError as e:
+            raise SystemExit(f"\n--strict: {e}") from e
+        print(write_reports(rows, config))
+        files = "table.md, cells.csv, completion.png, rows.jsonl, run.json"
+        print(f"\nresults in {config.out}/: {files}")
+        runs.append((config, rows))
+    if len(runs) > 1:
+        table = clusters_table(runs)
+        (runs[0][0].out.parent / "clusters.md").write_text(table + "\n")
+        print(f"\n{table}\n\nin {runs[0][0].out.parent}/clusters.md")
 
 
 if __name__ == "__main__":

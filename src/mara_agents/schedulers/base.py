@@ -53,12 +53,15 @@ class Scheduler:
     that reads the observation's columns, the category-id columns it reads where the episode
     shows descriptions (`coreenv.EnvConfig.kind_fields`; ``()``: none, the layout it was trained
     on); None (default) for a scheduler that reads the view, which plays any layout.
+    ``observation_cluster``: the policy reads the cluster's columns (node speeds, each slot's last
+    node and resume cost), so runners show them on every cluster, equal nodes as speeds of 1.
     """
 
     name: str = "scheduler"
     observation_predictor: Predictor | str | None = DEFAULT_OBSERVATION_PREDICTOR
     observation_quantiles: tuple[float, ...] = ()
     observation_kind_fields: tuple[str, ...] | None = None
+    observation_cluster: bool = False
     clairvoyant: bool = False
     decisions: Decisions | None = None
 
@@ -160,8 +163,10 @@ def predictor_for(scheduler: Any) -> Predictor | None:
 def observed_config(scheduler: Any, config: EnvConfig) -> EnvConfig:
     """``config`` with the columns ``scheduler``'s policy reads.
 
-    Its quantile levels (``observation_quantiles``) and category fields
-    (``observation_kind_fields``, where the config shows descriptions). A scheduler that
+    Its quantile levels (``observation_quantiles``), category fields
+    (``observation_kind_fields``, where the config shows descriptions) and, for one that reads
+    the cluster (``observation_cluster``), the cluster's columns: equal nodes shown as speeds of 1,
+    the same episodes (speeds are all 1 either way). A scheduler that
     declares no levels plays the config's; one whose levels differ from levels the config
     already asks for is refused (its policy would read columns it never learned).
     """
@@ -174,6 +179,8 @@ def observed_config(scheduler: Any, config: EnvConfig) -> EnvConfig:
         )
     if fields is not None and config.information != "prefix":
         config = dataclasses.replace(config, kind_fields=tuple(fields))
+    if getattr(scheduler, "observation_cluster", False) and not config.cluster_shown:
+        config = dataclasses.replace(config, node_speeds="uniform")
     levels = tuple(getattr(scheduler, "observation_quantiles", ()))
     if not levels or config.estimate_quantiles == levels:
         return config

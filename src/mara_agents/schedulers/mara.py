@@ -69,6 +69,7 @@ class MARA(Scheduler):
         self.policy = policy.eval()
         self.observation_predictor = predictor
         self.observation_quantiles = tuple(float(q) for q in quantiles)
+        self.observation_cluster = policy.config.shows_cluster
         self.deterministic = deterministic
         self.name = name
         self.decisions = decisions
@@ -76,16 +77,24 @@ class MARA(Scheduler):
         self._greedy: tuple | None = None  # (policy, its parameters, their versions, GreedyMAT)
 
     @classmethod
-    def reading(cls, policy: MAT, predictor: Predictor, env: EnvConfig) -> MARA:
+    def reading(
+        cls,
+        policy: MAT,
+        predictor: Predictor,
+        env: EnvConfig,
+        decisions: Decisions | None = None,
+    ) -> MARA:
         """A MARA whose policy reads ``env``'s layout (how training builds its policies).
 
-        Its quantile levels and, where the episodes show descriptions, its category fields.
+        Its quantile levels and, where the episodes show descriptions, its category fields;
+        ``decisions``: the form it plays in (None: every step).
         """
         described = env.information != "prefix"
         return cls(
             policy,
             predictor,
             quantiles=env.estimate_quantiles,
+            decisions=decisions,
             kind_fields=env.kind_fields if described else (),
         )
 

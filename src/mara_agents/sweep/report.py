@@ -5,11 +5,13 @@ from __future__ import annotations
 import csv
 import textwrap
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from coreenv import METRIC_KEYS, EnvConfig
+from coreenv import CLUSTERS, METRIC_KEYS, EnvConfig
 from mara_agents.intervals import improvement_probability, iqm, mean_interval, paired_interval
 from mara_agents.sweep.config import SweepConfig
 
@@ -18,6 +20,8 @@ __all__ = [
     "OPERATIONAL",
     "cells",
     "cluster_caption",
+    "cluster_label",
+    "clusters_table",
     "completion_tables",
     "invalid_action_warnings",
     "margin_table",
@@ -56,6 +60,44 @@ def cluster_caption(config: SweepConfig) -> str:
         f"Cluster: {env.num_nodes} nodes, {env.num_slots} slots; node speeds {speeds}; "
         f"switch cost {env.switch_cost} steps"
     )
+
+
+def cluster_label(env: Mapping[str, Any]) -> str:
+    """A cluster's short name, ``"M/K name"`` (`coreenv.parse_cluster` reads it back)."""
+    config = EnvConfig(**env)
+    fields = {k: v for k, v in env.items() if k in ("node_speeds", "switch_cost")}
+    name = next((n for n, f in CLUSTERS.items() if f == fields), None)
+    if name is None:
+        speeds = ", ".join(map(str, config.speeds))
+        name = f"speeds {speeds}, switch cost {config.switch_cost}"
+    return f"{config.num_nodes}/{config.num_slots} {name}"
+
+
+def clusters_table(runs: Sequence[tuple[SweepConfig, list[dict]]]) -> str:
+    """Every method on every cluster: completion (%) per cluster and task set, mean ± standard
+    error over its loads and episodes, then switches per completed task per cluster."""
+    methods = list(dict.fromkeys(m for config, _ in runs for m in config.names))
+    head = "| cluster | task set | " + " | ".join(methods) + " |"
+    rule = "|---|---" + "|---" * len(methods) + "|"
+    lines = ["Every method on every cluster: completion rate (%), mean ± s.e.", "", head, rule]
+    switches = ["Switches per completed task", "", head.replace("task set | ", ""), rule[4:]]
+    for config, rows in runs:
+        label = cluster_label(config.env)
+        data = cells(rows)
+        for task_set in config.task_sets:
+            text = []
+            for method in methods:
+                found = [v for (t, _, m), v in data.items() if (t, m) == (task_set, method)]
+                rates = np.concatenate([v["completion_rate"] for v in found] or [np.array([])])
+                if rates.size < 2:
+                    text.append("–")
+                    continue
+                se = rates.std(ddof=1) / np.sqrt(rates.size)
+                text.append(f"{100 * rates.mean():.1f} ± {100 * se:.1f}")
+            lines.append(f"| {label} | {task_set} | " + " | ".join(text) + " |")
+        cells_text = " | ".join(_switches_per_success(data, method) for method in methods)
+        switches.append(f"| {label} | {cells_text} |")
+    return "\n".join(lines) + "\n\n" + "\n".join(switches)
 
 
 def write_reports(rows: list[dict], config: SweepConfig) -> str:

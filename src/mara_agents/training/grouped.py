@@ -20,7 +20,7 @@ Rewards are the environment's (``shaping_beta`` of the environment: potential sh
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,7 +90,8 @@ class GroupedTrainer:
         model: the policy (trained in place); the anchor π₀ is a frozen copy of it as given.
         predictor: fills the observation's estimates (shared; its cache is reused).
         config: `GroupedConfig`.
-        env_overrides: `EnvConfig` fields of every episode (the training regime and its shaping).
+        envs: `EnvConfig` fields of the episodes (the training regime and its shaping), one
+            mapping per cluster trained on: update u plays the cluster ``u mod len(envs)``.
         env_seed: update u plays seeds ``env_seed + u·workloads + w``, w < workloads.
         device: where the network runs.
 
@@ -103,17 +104,18 @@ class GroupedTrainer:
         model: MAT,
         predictor: Predictor | None,
         config: GroupedConfig,
-        env_overrides: Mapping[str, Any],
+        envs: Sequence[Mapping[str, Any]],
         env_seed: int,
         device: str = "cpu",
     ) -> None:
+        if not envs:
+            raise ValueError("GroupedTrainer needs at least one cluster's EnvConfig fields.")
         self.model = model.to(device)
         self.anchor = copy.deepcopy(model).eval().requires_grad_(False)
         self.config = config
         self.device = device
-        self.env_config = make_config(None, **env_overrides)
         lanes = config.workloads * config.group
-        self.core = BatchedCore(self.env_config, lanes, predictor)
+        self.cores = [BatchedCore(make_config(None, **env), lanes, predictor) for env in envs]
         self.env_seed = env_seed
         self.optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, eps=1e-5)
         self.generator = torch.Generator(device=device).manual_seed(config.seed)
@@ -129,8 +131,9 @@ class GroupedTrainer:
     def collect(self) -> Decisions:
         """Play every lane's whole episode with the sampled policy, deciding at events only."""
         c = self.config
+        core = self.cores[self.updates % len(self.cores)]
         played = play_episodes(
-            self.core, self.model, self.seeds(), c.hold, c.feasibility, self.generator, self.device
+            core, self.model, self.seeds(), c.hold, c.feasibility, self.generator, self.device
         )
         self.env_steps += played.env_steps
         advantage = leave_one_out(played.returns_to_go, c.group)

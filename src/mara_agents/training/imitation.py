@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,11 +51,11 @@ class ImitationConfig:
     """"hop": HOP (`HOP_TUNED`) on the variant's predictor; "lara": LARA with it, exploring
     W_min batches; "oracle": the clairvoyant oracle."""
     episodes: int = 60
-    """Episodes the teacher plays for the first demonstrations."""
+    """Episodes the teacher plays for the first demonstrations (shared out among the clusters)."""
     dagger_rounds: int = 3
     """DAgger rounds after the first imitation (0: plain imitation)."""
     dagger_episodes: int = 20
-    """Episodes the student plays in each DAgger round."""
+    """Episodes the student plays in each DAgger round (shared out among the clusters)."""
     epochs: int = 8
     """Passes over all demonstrations so far, after each round."""
     lr: float = 1e-3
@@ -163,23 +163,34 @@ def demonstrations(
     )
 
 
-def imitate(model: MAT, demos: Demonstrations, config: ImitationConfig, device: str) -> float:
-    """``config.epochs`` of cross-entropy on the teacher's actions; the last epoch's mean loss."""
-    obs, masks, actions = (t.to(device) for t in (demos.obs, demos.masks, demos.actions))
+def imitate(
+    model: MAT, demos: Sequence[Demonstrations], config: ImitationConfig, device: str
+) -> float:
+    """``config.epochs`` of cross-entropy on the teacher's actions; the last epoch's mean loss.
+
+    ``demos``: one set per cluster (their shapes differ); each minibatch holds one cluster's
+    steps, and the minibatches of every cluster come in one shuffled order.
+    """
+    sets = [tuple(t.to(device) for t in (d.obs, d.masks, d.actions)) for d in demos]
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     generator = torch.Generator(device=device).manual_seed(config.shuffle_seed)
     loss_sum = 0.0
     for _ in range(config.epochs):
-        order = torch.randperm(len(obs), generator=generator, device=device)
-        loss_sum, batches = 0.0, 0
-        for start in range(0, len(obs), config.batch):
-            rows = order[start : start + config.batch]
+        batches = []
+        for index, (obs, _, _) in enumerate(sets):
+            order = torch.randperm(len(obs), generator=generator, device=device)
+            starts = range(0, len(obs), config.batch)
+            batches += [(index, order[i : i + config.batch]) for i in starts]
+        loss_sum = 0.0
+        for position in torch.randperm(len(batches), generator=generator).tolist():
+            index, rows = batches[position]
+            obs, masks, actions = sets[index]
             loss = -model.score_actions(obs[rows], actions[rows], masks[rows]).log_probs.mean()
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            loss_sum, batches = loss_sum + loss.item(), batches + 1
-        loss_sum /= batches
+            loss_sum += loss.item()
+        loss_sum /= len(batches)
     return loss_sum
 
 
@@ -187,49 +198,59 @@ def warm_start(
     model: MAT,
     predictor: Predictor,
     config: ImitationConfig,
-    env_overrides: Mapping[str, Any],
+    envs: Sequence[Mapping[str, Any]],
     judge: Callable[[MAT], np.ndarray],
     device: str = "cpu",
     log: Callable[[str], None] = _flush_print,
 ) -> list[dict]:
     """Imitation of the teacher, then ``config.dagger_rounds`` DAgger rounds; the history.
 
+    ``envs``: the `EnvConfig` fields of each cluster trained on; a round's episodes are shared
+    out among them (``ceil(episodes / len(envs))`` each, the same seeds on every cluster).
     After each round ``judge(model)`` scores the policy (MARA's training: its completion rate on
     each selection episode); the history has one entry per round, with the mean score. The model
     ends on ``device`` in training mode.
     """
-    demos = demonstrations(
-        predictor, config.teacher, config.episodes, config.round_seed(0), env_overrides
-    )
+
+    def share(episodes: int) -> int:
+        return -(-episodes // len(envs))
+
+    first = share(config.episodes)
+    demos = [
+        demonstrations(predictor, config.teacher, first, config.round_seed(0), env)
+        for env in envs
+    ]
     history = []
     for round_ in range(config.dagger_rounds + 1):
         start = time.perf_counter()
         if round_:
-            student = MARA.reading(model.cpu(), predictor, EnvConfig(**env_overrides))
-            more = demonstrations(
-                predictor,
-                config.teacher,
-                config.dagger_episodes,
-                config.round_seed(round_),
-                env_overrides,
-                student,
-            )
-            demos = demos.concat(more)
+            for index, env in enumerate(envs):
+                student = MARA.reading(model.cpu(), predictor, EnvConfig(**env))
+                more = demonstrations(
+                    predictor,
+                    config.teacher,
+                    share(config.dagger_episodes),
+                    config.round_seed(round_),
+                    env,
+                    student,
+                )
+                demos[index] = demos[index].concat(more)
         model.to(device).train()
         loss = imitate(model, demos, config, device)
         rate = float(np.mean(judge(model)))
+        samples = sum(len(d) for d in demos)
         history.append(
             {
                 "phase": "imitation",
                 "teacher": config.teacher,
                 "round": round_,
-                "samples": len(demos),
+                "samples": samples,
                 "loss": loss,
                 "eval": rate,
             }
         )
         log(
-            f"imitation of {config.teacher}, round {round_}: {len(demos)} steps, loss {loss:.3f}, "
+            f"imitation of {config.teacher}, round {round_}: {samples} steps, loss {loss:.3f}, "
             f"completion {100 * rate:.1f}% ({(time.perf_counter() - start) / 60:.1f} min)"
         )
     model.to(device).train()

@@ -17,7 +17,7 @@ import dataclasses
 import functools
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from coreenv import CLUSTERS, EnvConfig, Predictor
+from coreenv import Decisions, EnvConfig, Predictor, parse_cluster
 from coreenv.config import default_arrival_prob
 from coreenv.curves import TASK_SETS, resolve_task_set
 from coreenv.layout import cluster_columns, slot_width
@@ -138,13 +138,14 @@ class MARATrainConfig:
     context gets it."""
     warm_history: int = 0
     """`EnvConfig.warm_history` of the training and selection episodes."""
-    nodes: int = 4
-    """M of the training and selection episodes, with K = 2 M slots, at the cluster's default load
-    (``mat.num_nodes`` and ``mat.num_slots`` must match)."""
-    cluster: str = "equal"
-    """The nodes of the training and selection episodes, a name of `coreenv.CLUSTERS`. Past
-    ``"equal"`` the observation shows the cluster: the network must read sets (``mat.sets``)
-    with ``mat.cluster_column`` at the cluster's columns (``mat.slot_features`` 2 more)."""
+    clusters: tuple[str, ...] = ("4/8 equal",)
+    """The clusters of the training and selection episodes, each written ``"M/K name"``
+    (`coreenv.parse_cluster`), each at its default load (the training load per unit of speed).
+    Several clusters need a network that reads sets (``mat.sets``): imitation shares its
+    episodes out among them, the grouped stage's update u plays cluster ``u mod n``, and
+    selection plays ``ceil(eval_episodes / n)`` episodes of each. A network that reads the
+    cluster (``mat.cluster_column`` >= 0) is shown it on every cluster, equal nodes as speeds
+    of 1; a cluster whose nodes differ or charge for moves needs such a network."""
     mat: MATConfig = MATConfig()
     """The network."""
     critic_warmup: int = 20
@@ -203,23 +204,39 @@ class MARATrainConfig:
             raise ValueError(
                 f"MARATrainConfig.max_updates must be None or >= 0, got {self.max_updates!r}."
             )
-        require(self, ">= 1", ("nodes",))
-        if self.cluster not in CLUSTERS:
+        try:
+            envs = [EnvConfig(**env) for env in self.envs]
+        except ValueError as e:
+            raise ValueError(f"MARATrainConfig.clusters: {e}") from None
+        if not envs:
+            raise ValueError("MARATrainConfig.clusters must name at least one cluster.")
+        if len(envs) > 1 and not self.mat.sets:
             raise ValueError(
-                f"MARATrainConfig.cluster must be one of {tuple(CLUSTERS)}, got {self.cluster!r}."
+                f"MARATrainConfig: {len(envs)} clusters need a network that reads sets "
+                "(mat.sets)."
             )
-        env = EnvConfig(**self.env)
+        if len(envs) > 1 and self.algorithm != "grouped":
+            raise ValueError(
+                f"MARATrainConfig: algorithm {self.algorithm!r} trains on one cluster only; "
+                "'grouped' trains on several."
+            )
+        for shape, env in zip(self.clusters, envs):
+            self._check_network(shape, env)
+        first = envs[0]
+        if (self.mat.num_nodes, self.mat.num_slots) != (first.num_nodes, first.num_slots):
+            raise ValueError(
+                f"MARATrainConfig.mat must record the first cluster's {first.num_nodes} nodes "
+                f"and {first.num_slots} slots, got {self.mat.num_nodes} and {self.mat.num_slots}."
+            )
+
+    def _check_network(self, shape: str, env: EnvConfig) -> None:
+        """Refuse a network that cannot read the observations of cluster ``shape``."""
         column = cluster_columns(env).start if env.cluster_shown else -1
         if env.cluster_shown and not (self.mat.sets and self.mat.cluster_column == column):
             raise ValueError(
-                f"MARATrainConfig: on the {self.cluster!r} cluster the network must read sets "
-                f"with cluster_column {column}, got sets={self.mat.sets} and cluster_column "
+                f"MARATrainConfig: on the cluster {shape!r} the network must read sets with "
+                f"cluster_column {column}, got sets={self.mat.sets} and cluster_column "
                 f"{self.mat.cluster_column}."
-            )
-        if (self.mat.num_nodes, self.mat.num_slots) != (env.num_nodes, env.num_slots):
-            raise ValueError(
-                f"MARATrainConfig.mat must fit the training environment's {env.num_nodes} nodes "
-                f"and {env.num_slots} slots, got {self.mat.num_nodes} and {self.mat.num_slots}."
             )
         if self.mat.slot_features != slot_width(env):
             raise ValueError(
@@ -229,21 +246,33 @@ class MARATrainConfig:
             )
 
     @property
-    def env(self) -> dict[str, Any]:
-        """`EnvConfig` fields of the training episodes: `TRAINING_ENV` on ``task_set``, at the
-    cluster's default load (`coreenv.default_arrival_prob`: the training load per unit of speed)."""
-        env = {**TRAINING_ENV, "task_set": self.task_set}
-        if self.nodes != 4:
-            env |= {"num_nodes": self.nodes, "num_slots": 2 * self.nodes}
-        speeds = CLUSTERS[self.cluster].get("node_speeds")
-        env["arrival_prob"] = default_arrival_prob(self.nodes, speeds)
+    def decisions(self) -> Decisions | None:
+        """The decision form of the RL stage, the one the policy is judged and shipped in: at
+        events for the stages that hold decisions, every step (None) for ``"ppo"``."""
+        held = {"grouped": self.grouped, "held_ppo": self.held}.get(self.algorithm)
+        if held is None:
+            return None
+        return Decisions("events", hold=held.hold, feasibility=held.feasibility)
+
+    @property
+    def envs(self) -> tuple[dict[str, Any], ...]:
+        """`EnvConfig` fields of each cluster's training episodes: `TRAINING_ENV` on
+        ``task_set``, the cluster at its default load (`coreenv.default_arrival_prob`)."""
+        base = {**TRAINING_ENV, "task_set": self.task_set}
         if self.quantiles:
-            env["estimate_quantiles"] = tuple(self.quantiles)
+            base["estimate_quantiles"] = tuple(self.quantiles)
         if self.shown != "prefix":
-            env["information"] = self.shown
+            base["information"] = self.shown
         if self.warm_history:
-            env["warm_history"] = self.warm_history
-        return env | CLUSTERS[self.cluster]
+            base["warm_history"] = self.warm_history
+        envs = []
+        for shape in self.clusters:
+            cluster = parse_cluster(shape)
+            if self.mat.cluster_column >= 0:  # a network that reads the cluster is shown it
+                cluster.setdefault("node_speeds", "uniform")
+            load = default_arrival_prob(cluster["num_nodes"], cluster.get("node_speeds"))
+            envs.append(base | cluster | {"arrival_prob": load})
+        return tuple(envs)
 
     @property
     def beta(self) -> float:
@@ -306,29 +335,37 @@ def selection_rates(
     predictor: Predictor,
     episodes: int,
     seed: int,
-    env: Mapping[str, Any] = TRAINING_ENV,
+    envs: Sequence[Mapping[str, Any]] = (TRAINING_ENV,),
+    decisions: Decisions | None = None,
 ) -> np.ndarray:
-    """(episodes,) completion rates of the deterministic policy on training episodes from ``seed``.
+    """Completion rates of the deterministic policy on training episodes from ``seed``.
 
-    ``env``: the `EnvConfig` fields of the episodes (`MARATrainConfig.env`). Leaves the model on
-    the CPU in evaluation mode.
+    ``envs``: the `EnvConfig` fields of each cluster's episodes (`MARATrainConfig.envs`), each
+    playing ``ceil(episodes / len(envs))`` of them, their rates in cluster order; ``decisions``:
+    the form the policy plays in. Leaves the model on the CPU in evaluation mode.
     """
     model.eval()
-    policy = MARA.reading(model.cpu(), predictor, EnvConfig(**env))
-    return completion_rates(policy, episodes, seed, **env)
+    each = -(-episodes // len(envs))
+    rates = []
+    for env in envs:
+        policy = MARA.reading(model.cpu(), predictor, EnvConfig(**env), decisions)
+        rates.append(completion_rates(policy, each, seed, **env))
+    return np.concatenate(rates)
 
 
 def make_trainer(
     config: MARATrainConfig, model: MAT, predictor: Predictor
 ) -> GroupedTrainer | PPOTrainer | HeldPPOTrainer:
     """The RL stage of ``config``, starting from ``model`` (the grouped one anchored to it)."""
-    env = {**config.env, "shaping_beta": config.beta}
+    envs = [{**env, "shaping_beta": config.beta} for env in config.envs]
     if config.algorithm == "grouped":
-        return GroupedTrainer(model, predictor, config.grouped, env, config.env_seed, config.device)
+        grouped = config.grouped
+        return GroupedTrainer(model, predictor, grouped, envs, config.env_seed, config.device)
+    env = envs[0]  # the other stages train on one cluster
     if config.algorithm == "held_ppo":
         return HeldPPOTrainer(model, predictor, config.held, env, config.env_seed, config.device)
-    envs = rollout_lanes(config.ppo.envs, config.env_seed, predictor, **env)
-    return PPOTrainer(model, envs, config.ppo, config.device, config.critic_warmup)
+    lanes = rollout_lanes(config.ppo.envs, config.env_seed, predictor, **env)
+    return PPOTrainer(model, lanes, config.ppo, config.device, config.critic_warmup)
 
 
 def check_init(config: MARATrainConfig) -> None:
@@ -402,13 +439,14 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
                 predictor,
                 config.eval_episodes,
                 config.selection_seed,
-                config.env,
+                config.envs,
+                config.decisions,
             )
         )
         return judged[-1]
 
     def write_policy(history: list[dict], path: Path = config.out) -> None:
-        policy = MARA.reading(model, predictor, EnvConfig(**config.env))
+        policy = MARA.reading(model, predictor, EnvConfig(**config.envs[0]), config.decisions)
         policy.save(path, config.observed, config.beta, history)
         model.train()
 
@@ -421,7 +459,7 @@ def train_mara(config: MARATrainConfig, log: Callable[[str], None] = _flush_prin
     else:
         if config.init is None and not config.scratch:
             history = warm_start(
-                model, predictor, config.imitation, config.env, judge, config.device, log
+                model, predictor, config.imitation, config.envs, judge, config.device, log
             )
         else:
             if config.scratch:

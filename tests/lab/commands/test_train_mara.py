@@ -13,6 +13,7 @@ from coreenv_lab.commands import train_mara  # noqa: E402
 from coreenv_lab.predictors import LAB_PREDICTORS  # noqa: E402
 from coreenv_lab.variants import LAB_VARIANTS  # noqa: E402
 from mara_agents.predictors import POLICY_PREDICTORS  # noqa: E402
+from mara_agents.policy.mat import MATConfig  # noqa: E402
 from mara_agents.schedulers.mara import MARA  # noqa: E402
 from mara_agents.schedulers.variants import VARIANTS  # noqa: E402
 from mara_agents.training import MARATrainConfig  # noqa: E402
@@ -153,8 +154,9 @@ def test_train_mara_on_a_cluster_trains_a_sets_network_reading_its_columns(tmp_p
     argv = ["--variant", "mara", "--predictor", "wls", "--cluster", "mixed_costly", "--nodes", "2"]
     argv += [*TINY_SCRATCH, "--work", str(tmp_path / "w"), "--out", str(tmp_path / "p.pt")]
     config = train_mara.config_from(train_mara.parse_args(argv))
-    assert config.env["node_speeds"] == "mixed" and config.env["switch_cost"] == 5
-    assert (config.env["num_nodes"], config.env["num_slots"], config.env["arrival_prob"]) == (
+    (env,) = config.envs
+    assert env["node_speeds"] == "mixed" and env["switch_cost"] == 5
+    assert (env["num_nodes"], env["num_slots"], env["arrival_prob"]) == (
         2,
         4,
         0.02,
@@ -185,8 +187,12 @@ def test_train_mara_symlog_sets_the_network_to_read_symlog():
 
 def test_train_mara_defaults_are_the_library_recipe():
     config = train_mara.config_from(train_mara.parse_args([]))
-    shipped = MARATrainConfig(work=Path("results/mara/mara"), out=VARIANTS["mara"].path)
-    assert config == shipped
+    shipped = MARATrainConfig(
+        work=Path("results/mara/mara"),
+        out=VARIANTS["mara"].path,
+        mat=MATConfig(encoder="slots", sets=True) if VARIANTS["mara"].sets else MATConfig(),
+    )
+    assert config == shipped  # the library's recipe on one cluster of four equal nodes
     sets = train_mara.config_from(train_mara.parse_args(["--variant", "mara_sets"]))
     assert sets.mat.sets and sets.out == VARIANTS["mara_sets"].path
     assert dataclasses.replace(sets, mat=config.mat, variant="mara", out=config.out) == (

@@ -199,3 +199,25 @@ def test_a_subclass_that_overrides_only_act_plays_by_its_act():
     assert acts_in_batches(FIFO()) and not acts_in_batches(ActOnly())
     rows = run_episodes(ActOnly(), [(coreenv.EnvConfig(arrival_horizon=80), 1)])
     assert rows[0]["completion_rate"] == 0.0  # it idles: its act, not FIFO's view, played
+
+
+class ReadsCluster(FIFO):
+    """FIFO declaring a policy that reads the cluster's columns."""
+
+    observation_cluster = True
+
+    def act_view(self, view):
+        self.widths = getattr(self, "widths", set()) | {view.obs.shape[-1]}
+        return super().act_view(view)
+
+
+def test_a_scheduler_reading_the_cluster_is_shown_equal_nodes_as_speeds_of_one_same_episodes():
+    equal = coreenv.make_config(None, task_set="id", arrival_horizon=200)
+    shown = equal.replace(node_speeds="uniform")
+    assert not equal.cluster_shown and shown.cluster_shown
+    reader = ReadsCluster()
+    rows = run_episodes(reader, [(equal, 7), (equal, 8)])
+    env = coreenv.CoreEnv(shown)
+    env.reset(seed=7)
+    assert reader.widths == {env.view().obs.shape[-1]}
+    assert rows == run_episodes(FIFO(), [(shown, 7), (shown, 8)])  # same episodes, same rows

@@ -21,7 +21,7 @@ def trainer(seed=0, **fields):
     torch.manual_seed(seed)
     fields = {"workloads": 4, "group": 4, "lr": 3e-3, "anchor": 0.0, **fields}
     config = GroupedConfig(seed=seed, **fields)
-    return GroupedTrainer(MAT(MATConfig(num_nodes=2, num_slots=3)), None, config, TINY_ENV, 0)
+    return GroupedTrainer(MAT(MATConfig(num_nodes=2, num_slots=3)), None, config, [TINY_ENV], 0)
 
 
 def test_leave_one_out_subtracts_the_other_lanes_of_the_same_seed_at_the_same_step():

@@ -46,8 +46,8 @@ def test_demonstrations_label_every_step_and_imitation_lowers_the_loss():
 
     torch.manual_seed(0)
     model = MAT(MATConfig(num_nodes=2, num_slots=3))
-    first = imitate(model, demos, ImitationConfig(epochs=1, batch=64), "cpu")
-    later = imitate(model, demos, ImitationConfig(epochs=20, batch=64), "cpu")
+    first = imitate(model, [demos], ImitationConfig(epochs=1, batch=64), "cpu")
+    later = imitate(model, [demos], ImitationConfig(epochs=20, batch=64), "cpu")
     assert later < 0.7 * first
 
 

@@ -22,6 +22,9 @@ from mara_agents.training.held_ppo import HeldPPOTrainer  # noqa: E402
 from mara_agents.training.recipe import MARA_GROUPED, make_trainer  # noqa: E402
 
 
+FOUR_EQUAL = {"num_nodes": 4, "num_slots": 8}
+
+
 def config(**fields):
     return MARATrainConfig(work=Path("w"), out=Path("p.pt"), **fields)
 
@@ -60,7 +63,11 @@ def test_beta_is_the_variants_unless_overridden(variant):
         ({"eval_every": 0}, "MARATrainConfig.eval_every must be >= 1, got 0"),
         ({"critic_warmup": -1}, "MARATrainConfig.critic_warmup must be >= 0, got -1"),
         ({"algorithm": "a2c"}, "MARATrainConfig.algorithm must be one of"),
-        ({"mat": MATConfig(num_slots=5)}, "must fit the training environment's 4 nodes and 8"),
+        ({"mat": MATConfig(num_slots=5)}, "must record the first cluster's 4 nodes and 8 slots"),
+        ({"clusters": ("4/8 equal", "8/16 equal")}, "2 clusters need a network that reads sets"),
+        ({"clusters": ("4/8 mixed_costly",)}, "network must read sets with cluster_column 9"),
+        ({"clusters": ("8/16 fast",)}, r"MARATrainConfig.clusters: cluster '8/16 fast': the name"),
+        ({"clusters": ()}, "must name at least one cluster"),
         ({"quantiles": (0.5,)}, r"reads 9 columns per slot; .* quantiles \(0.5,\) .* has 10"),
         ({"information": "history"}, r"reads 9 columns per slot; .* information .history. has 11"),
         ({"scratch": True, "init": Path("p.pt")}, "scratch starts from random weights, init from"),
@@ -77,6 +84,19 @@ def test_bad_training_config_is_refused(fields, message):
         config(**fields)
 
 
+def test_several_clusters_each_at_their_capacity_load_and_shown_to_a_network_reading_them():
+    network = MATConfig(slot_features=11, encoder="slots", sets=True, cluster_column=9)
+    run = config(clusters=("4/8 equal", "8/16 mixed_costly"), mat=network)
+    assert [(env["num_nodes"], env["arrival_prob"], env["node_speeds"]) for env in run.envs] == [
+        (4, 0.04, "uniform"),
+        (8, 0.16, "mixed"),
+    ]
+    trainer = make_trainer(run, MAT(network), None)
+    assert [core.config.num_nodes for core in trainer.cores] == [4, 8]
+    with pytest.raises(ValueError, match="'held_ppo' trains on one cluster only"):
+        config(clusters=run.clusters, mat=network, algorithm="held_ppo")
+
+
 @pytest.mark.parametrize(
     ("algorithm", "kind"),
     [("grouped", GroupedTrainer), ("ppo", PPOTrainer), ("held_ppo", HeldPPOTrainer)],
@@ -85,7 +105,8 @@ def test_the_algorithm_chooses_the_rl_stage_on_the_shaped_training_regime(algori
     run = config(algorithm=algorithm, shaping_beta=0.0)
     trainer = make_trainer(run, MAT(MATConfig()), None)
     assert isinstance(trainer, kind)
-    env = trainer.envs.config if algorithm == "ppo" else trainer.env_config
+    configs = {"ppo": lambda: trainer.envs.config, "grouped": lambda: trainer.cores[0].config}
+    env = configs.get(algorithm, lambda: trainer.env_config)()
     assert (env.task_set, env.arrival_prob, env.shaping_beta) == ("id_train", 0.04, 0.0)
 
 
@@ -99,12 +120,12 @@ def test_the_predictor_is_the_variants_unless_overridden(variant):
 
 def test_the_task_set_chooses_the_training_episodes_and_what_fm_warms_on():
     run = config(task_set="corpus_train", algorithm="held_ppo")
-    assert run.env == {**TRAINING_ENV, "task_set": "corpus_train"}
+    assert run.envs == ({**TRAINING_ENV, "task_set": "corpus_train", **FOUR_EQUAL},)
     assert make_trainer(run, MAT(MATConfig()), None).env_config.task_set == "corpus_train"
 
 
 def test_a_policy_reading_quantiles_trains_on_episodes_that_show_them():
     run = config(quantiles=(0.25, 0.75), mat=MATConfig(slot_features=11), algorithm="held_ppo")
-    assert run.env == {**TRAINING_ENV, "estimate_quantiles": (0.25, 0.75)}
-    assert config().env == dict(TRAINING_ENV)
+    assert run.envs == ({**TRAINING_ENV, "estimate_quantiles": (0.25, 0.75), **FOUR_EQUAL},)
+    assert config().envs == ({**TRAINING_ENV, **FOUR_EQUAL},)
     assert make_trainer(run, MAT(run.mat), None).env_config.estimate_quantiles == (0.25, 0.75)
