@@ -16,8 +16,9 @@ at a time.
 count L, the wall time of playing the episodes of the first L seeds in lockstep (L = 1: one
 episode alone), from a freshly built scheduler (its predictor's cache empty), the median of
 ``--repeats`` runs with the methods interleaved, as a ratio to LARA's. Each MARA is also
-timed acting through `MAT.act` alone (``MARA(compiled=False)``: the same actions), the cost
-before `mara_agents.policy.GreedyMAT`.
+of one cluster size (the lab's) is also timed acting through `MAT.act` alone
+(``MARA(compiled=False)``: the same actions), the cost before `mara_agents.policy.GreedyMAT`; the
+shipped MARA, which reads sets, always acts through `MAT.act`.
 
 ``--methods`` takes the sweep's names and ``module:function`` methods such as the lab's
 ``coreenv_lab.methods:mara_wls`` (the default list plays it: ``pip install -e lab``); rows are
@@ -45,11 +46,10 @@ UNCOMPILED = " (MAT.act)"  # a MARA timed with compiled=False is named so
 
 
 def networks(scheduler) -> list[MARA]:
-    """The MARA policies that act for ``scheduler``: itself, or the shipped MARA's networks."""
-    if isinstance(scheduler, MARA):
+    """``[scheduler]`` for a MARA whose network has a compiled copy (one cluster size), else []."""
+    if isinstance(scheduler, MARA) and not scheduler.policy.config.sets:
         return [scheduler]
-    return [p for p in (getattr(scheduler, "layout", None), getattr(scheduler, "sets", None))
-            if isinstance(p, MARA)]  # fmt: skip
+    return []
 
 
 class Stopwatch:

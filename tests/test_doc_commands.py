@@ -438,8 +438,8 @@ def test_the_budget_rule_shrinks_counts_and_keeps_choices():
         *["--methods", "fifo", "--episodes", "1", "--workers", "1"],
         *["--task-sets", "id", "--arrival-prob", "0.04"],
     ]
-    assert tiny("coreenv train-mara", ["--variant", "mara_sets", "--minutes", "60"]) == [
-        *["--variant", "mara_sets", "--minutes", "0.01", "--demo-episodes", "1"],
+    assert tiny("coreenv train-mara", ["--clusters", "8/16", "--minutes", "60"]) == [
+        *["--clusters", "8/16", "--minutes", "0.01", "--demo-episodes", "1"],
         *["--dagger-rounds", "0", "--eval-every", "1", "--eval-episodes", "2"],
     ]
     assert tiny("coreenv sweep", []) == tiny("coreenv eval-predictors", ["--queries"]) == ["--help"]

@@ -6,9 +6,10 @@ Each is a function taking no arguments that returns a scheduler named as the stu
 it (``coreenv_lab.methods:mara_wls`` plays as ``mara_wls``): the ablations of MARA (``mara_wls``,
 ``mara_noshape``: `coreenv_lab.variants`), the cluster-memory and task-kind studies' planners and
 policies (``*_analog``, ``*_learned``, ``mara_history``; play them with ``--information
-history``), the shipped MARA deciding at events (``mara_events``), the set-reading network alone
-(``mara_sets``), HOP on WLS (``hop_wls``), and the RL baselines the shipped ``ppo`` superseded
-(``ppo_slots``, ``ppo_mlp``, ``ippo_live``, ``ippo_sets``: `coreenv_lab.baselines.recipes`).
+history``), the shipped MARA deciding at events (``mara_events``, now its default), the
+first set-reading network, trained at four equal nodes (``mara_sets``), HOP on WLS
+(``hop_wls``), and the RL baselines the shipped ``ppo`` superseded (``ppo_slots``, ``ppo_mlp``,
+``ippo_live``, ``ippo_sets``: `coreenv_lab.baselines.recipes`).
 Before 0.3.0 each was a sweep method of that name (``coreenv sweep --methods mara_wls``).
 """
 
@@ -79,10 +80,8 @@ def mara_events() -> Scheduler:
 
 
 def mara_sets() -> Scheduler:
-    """The shipped set-reading MARA network alone, at every cluster size."""
-    from mara_agents.schedulers.mara import MARA
-
-    return MARA.pretrained("mara_sets")
+    """The first set-reading MARA network, trained at four equal nodes, at every size."""
+    return _mara("mara_sets")
 
 
 def _planner(planner: Scheduler, name: str) -> Scheduler:

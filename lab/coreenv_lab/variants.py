@@ -1,8 +1,9 @@
 """The lab's trained MARA variants: the ablations and the information-model policy.
 
-The shipped networks (``mara``, ``mara_sets``) are `mara_agents.schedulers.variants.VARIANTS`;
-these are the ones the studies trained beside them, each the shipped recipe with another
-predictor, shaping β or information model. ``python -m coreenv_lab.commands.train_mara
+The shipped network (``mara``) is `mara_agents.schedulers.variants.VARIANTS`; these are the ones
+the studies trained before or beside it, each the recipe of their day on one cluster with
+another predictor, shaping β or information model, or (``mara_sets``) the first network that read
+nodes and slots as sets, trained at four equal nodes. ``python -m coreenv_lab.commands.train_mara
 --variant NAME`` trains one (its checkpoint by default, as ``coreenv train-mara --variant NAME``
 did before 0.3.0) and `coreenv_lab.methods` plays it in the sweep.
 """
@@ -41,6 +42,9 @@ LAB_VARIANTS: dict[str, LabVariant] = {
     "mara_noshape": LabVariant(
         predictor="fm_mara_student", shaping_beta=0.0, checkpoint="mara_noshape.pt"
     ),
+    "mara_sets": LabVariant(
+        predictor="fm_mara_student", shaping_beta=1.0, checkpoint="mara_sets.pt"
+    ),
     "mara_history": LabVariant(
         predictor="fm_mara_analog",
         shaping_beta=1.0,
@@ -48,7 +52,8 @@ LAB_VARIANTS: dict[str, LabVariant] = {
         information="history",
     ),
 }
-"""``mara_wls``: MAT on WLS estimates (the predictor ablation); ``mara_noshape``: MAT on the FM
+"""``mara_sets``: the sets network trained at four equal nodes (0.3's ``mara`` off 4 / 8);
+``mara_wls``: MAT on WLS estimates (the predictor ablation); ``mara_noshape``: MAT on the FM
 network the shipped MARA reads, trained unshaped (the shaping ablation); ``mara_history``: trained
 on the information model (``information="history"``), reading ``fm_mara_analog`` and the category
 columns, so it plays only where tasks are described."""

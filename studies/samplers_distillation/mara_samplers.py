@@ -7,8 +7,8 @@
         32:1:euler@results/distill/fm_mara_student.pt
     python studies/samplers_distillation/mara_samplers.py --task-set vit_ood   # held-out runs
 
-``--variant`` is a MARA on a flow-matching network: a shipped one (``mara``, ``mara_sets``) or
-one of the lab's (``mara_noshape``, ``mara_history``: `coreenv_lab.variants`; ``pip install -e
+``--variant`` is a MARA on a flow-matching network: the shipped one (``mara``) or one of the
+lab's (``mara_sets``, ``mara_noshape``, ``mara_history``: `coreenv_lab.variants`; ``pip install -e
 lab``). Each setting ``SAMPLES:STEPS:SOLVER`` reads the policy's own network with that many sampled
 futures per prefix and integration steps (`FMConfig`'s sampler fields);
 ``SAMPLES:STEPS:SOLVER@CHECKPOINT`` reads the FM checkpoint at that path instead, raw as the

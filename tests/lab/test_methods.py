@@ -22,7 +22,7 @@ NAMES = sorted(
 
 
 def test_every_method_that_left_the_package_is_a_lab_function():
-    assert set(MOVED) == set(NAMES)  # mara_sets too: the sweep's mara plays it off 4 / 8
+    assert set(MOVED) == set(NAMES)  # mara_sets too: the first sets network, now the lab's
     assert not set(RENAMED) & set(NAMES)
 
 

@@ -90,10 +90,10 @@ def test_mara_in_lockstep_equals_mara_one_episode_at_a_time():
     pytest.importorskip("torch")
     from mara_agents.schedulers.mara import MARA
 
-    config = EnvConfig(task_set="id", arrival_prob=0.1, arrival_horizon=120)
+    config = EnvConfig(task_set="id", arrival_prob=0.1, arrival_horizon=120, node_speeds="uniform")
     episodes = [(config, seed) for seed in (0, 1, 2)]
     mara = MARA.pretrained()
-    env = CoreEnv(config, predictor=mara.observation_predictor)
+    env = CoreEnv(config, predictor=mara.observation_predictor, decisions=mara.decisions)
     alone = [run_episode(mara, env, seed) for _, seed in episodes]
     np.testing.assert_equal(run_episodes(MARA.pretrained(), episodes), alone)
 

@@ -55,8 +55,8 @@ def make_references(rows: list[dict], protocol: Protocol, path: Path) -> None:
     for row in rows:
         cells = methods.setdefault(row["method"], {})
         cells.setdefault(cell_key(cell_of(row, protocol)), []).append(row["completion_rate"])
-    run = rows[0]["run"]
-    data = {"protocol": protocol.name, "coreenv": run["coreenv"], "command": run["command"],
+    commands = sorted({row["run"]["command"] for row in rows})  # one per run that played rows
+    data = {"protocol": protocol.name, "coreenv": rows[0]["run"]["coreenv"], "commands": commands,
             "methods": methods}  # fmt: skip
     path.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(path, "wt") as file:

@@ -1,24 +1,27 @@
-r"""Train MARA: the recipe of the shipped networks, expert iteration on HOP, then RL.
+r"""Train MARA: the recipe of the shipped network, expert iteration on HOP, then RL, on many clusters.
 
-    coreenv train-mara --minutes 60 --work results/mara/mara
-    coreenv train-mara --variant mara_sets --minutes 60 --work results/mara/mara_sets
+    coreenv train-mara --minutes 45 --work results/mara/mara
+    coreenv train-mara --clusters "8/16 mixed_costly" --minutes 30 --work results/mara/mixed
 
-``--variant`` is the network: ``mara`` (four nodes, eight slots) or ``mara_sets`` (reads nodes and
-slots as sets, so it plays any number of equal nodes). The recipe (`MARATrainConfig`'s defaults):
+One network reads the cluster as a set (a token per node with its speed, a key per slot with
+where its task last ran and what resuming it there would cost), so it plays any number of nodes,
+speeds and switch costs. It trains on ``--clusters`` (default: `TRAINING_CLUSTERS`, 4 to 12
+nodes, equal and mixed speeds, switch costs 0 and 5, each at its capacity's load). The recipe:
 
 1. **Expert iteration** (warm start): MAT learns to copy HOP on the flow-matching estimates on
-   ``--demo-episodes`` episodes, then ``--dagger-rounds`` rounds in which the student plays and
-   HOP labels (DAgger).
+   ``--demo-episodes`` episodes shared out among the clusters, then ``--dagger-rounds`` rounds in
+   which the student plays and HOP labels (DAgger).
 2. **RL** for ``--minutes`` of wall time: the grouped policy gradient on the potential-shaped
    reward (β 1, γ 1), whole episodes per seed with leave-one-out baselines and a KL anchor to the
-   imitation policy.
+   imitation policy, deciding at events (update u on cluster u mod n).
 
-Every ``--eval-every`` updates the deterministic policy is judged on ``--eval-episodes`` fixed
-``id_train`` episodes with training seeds (never the sweep's evaluation seeds); the best so far
-goes to ``WORK/mara.pt`` (play it: ``coreenv compare mara WORK/mara.pt``). The training state is
-saved in ``--work`` at each evaluation and a rerun resumes from it, the budget counting across
-runs. How this recipe differs from the paper's (MAT + PPO from scratch): docs/mara.md. Every
-other setting is a field of `MARATrainConfig`, for runs made in Python.
+Every ``--eval-every`` updates the deterministic policy, deciding at events, is judged on
+``--eval-episodes`` fixed ``id_train`` episodes shared out among the clusters, with training
+seeds (never the sweep's evaluation seeds); the best so far goes to ``WORK/mara.pt`` (play it:
+``coreenv compare mara WORK/mara.pt``). The training state is saved in ``--work`` at each
+evaluation and a rerun resumes from it, the budget counting across runs. How this recipe differs
+from the paper's (MAT + PPO from scratch): docs/mara.md. Every other setting is a field of
+`MARATrainConfig`, for runs made in Python.
 """
 
 from __future__ import annotations
@@ -29,8 +32,11 @@ from pathlib import Path
 
 import torch
 
+from coreenv import EnvConfig, parse_cluster
+from coreenv.layout import cluster_columns, slot_width
 from mara_agents.cli.parser import CommandParser, count
-from mara_agents.schedulers.variants import VARIANTS
+from mara_agents.policy.mat import MATConfig
+from mara_agents.schedulers.variants import TRAINING_CLUSTERS, VARIANTS, MARAVariant
 from mara_agents.training import ImitationConfig, MARATrainConfig, train_mara
 from mara_agents.training.recipe import MARA_GROUPED
 
@@ -42,8 +48,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The options, with ``args.config`` built and checked; bad input exits 2."""
     parser = CommandParser(prog="coreenv train-mara", description=__doc__.splitlines()[0])
     add = parser.add_argument
-    add("--variant", choices=sorted(VARIANTS), default="mara", help="the network (default mara)")
     add("--minutes", type=float, default=RUN["minutes"], help="RL wall-time budget (default 60)")
+    add(
+        "--clusters",
+        nargs="+",
+        default=None,
+        metavar="SHAPE",
+        help="clusters to train on, each 'M/K name' (e.g. '8/16 mixed_costly'); default: "
+        + " ".join(f"'{shape}'" for shape in TRAINING_CLUSTERS),
+    )
     add("--seed", type=int, default=0, help="initial weights and the RL stage's sampling")
     add(
         "--demo-episodes",
@@ -69,28 +82,27 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=RUN["eval_episodes"],
         help=f"selection episodes (default {RUN['eval_episodes']})",
     )
-    add("--work", type=Path, default=None, help="default results/mara/VARIANT")
+    add("--work", type=Path, default=Path("results/mara/mara"), help="default results/mara/mara")
     add("--device", default="cpu", help="torch device: cpu (default), cuda, ...")
     add("--threads", type=count, default=1, help="torch CPU threads (default 1)")
     args = parser.parse_args(argv)
     if args.dagger_rounds < 0:
         parser.error(f"--dagger-rounds must be an int >= 0, got {args.dagger_rounds}")
-    work = args.work or Path("results/mara") / args.variant
-    variant = VARIANTS[args.variant]
+    work = args.work
+    variant = VARIANTS["mara"]
+    clusters = tuple(args.clusters or variant.clusters)
     try:
         args.config = MARATrainConfig(
             work=work,
             out=work / "mara.pt",
-            variant=args.variant,
             minutes=args.minutes,
             grouped=dataclasses.replace(MARA_GROUPED, seed=args.seed),
             imitation=dataclasses.replace(
                 IMITATION, episodes=args.demo_episodes, dagger_rounds=args.dagger_rounds
             ),
             seed=args.seed,
-            mat=dataclasses.replace(
-                RUN["mat"], sets=variant.sets, encoder="slots" if variant.sets else RUN["mat"].encoder
-            ),
+            clusters=clusters,
+            mat=network(variant, clusters),
             eval_every=args.eval_every,
             eval_episodes=args.eval_episodes,
             device=args.device,
@@ -98,6 +110,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     except ValueError as e:  # the config names the field and the value
         parser.error(str(e))
     return args
+
+
+def network(variant: MARAVariant, clusters: tuple[str, ...]) -> MATConfig:
+    """The recipe's MAT for ``variant`` trained on ``clusters``: sets and the cluster's columns
+    where the variant reads them, sized to the first cluster (a bad shape raises ValueError)."""
+    first = parse_cluster(clusters[0])
+    shown = EnvConfig(**{"node_speeds": "uniform", **first}) if variant.reads_cluster else None
+    return dataclasses.replace(
+        RUN["mat"],
+        num_nodes=first["num_nodes"],
+        num_slots=first["num_slots"],
+        sets=variant.sets,
+        encoder="slots" if variant.sets else RUN["mat"].encoder,
+        slot_features=slot_width(shown or EnvConfig()),
+        cluster_column=-1 if shown is None else cluster_columns(shown).start,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

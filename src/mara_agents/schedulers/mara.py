@@ -1,8 +1,9 @@
 """MARA: the MAT allocator acting on observations that carry a predictor's estimates.
 
-Each shipped network is one entry of `VARIANTS`: ``MARA.pretrained("mara")`` is MAT + the
-flow-matching estimates at four equal nodes, ``"mara_sets"`` the same reading nodes and slots as
-sets. Each loads a shipped checkpoint; no network access and no training.
+``MARA.pretrained("mara")`` is the shipped network (`VARIANTS`): MAT reading the cluster as a set
+(nodes with their speeds, slots with where their task last ran) and the flow-matching estimates,
+deciding at events, for any cluster. It loads a shipped checkpoint; no network access and no
+training.
 `MARA.save` writes the format `MARA.pretrained` reads (``mara_agents.training.train_mara`` uses
 it).
 """
@@ -24,7 +25,7 @@ from mara_agents.predictors import POLICY_PREDICTORS, make_predictor
 from mara_agents.schedulers.base import Scheduler
 from mara_agents.schedulers.variants import CHECKPOINTS, VARIANTS, MARAVariant
 
-__all__ = ["CHECKPOINTS", "MARA", "MARAVariant", "VARIANTS", "ShippedMARA", "load_policies"]
+__all__ = ["CHECKPOINTS", "MARA", "MARAVariant", "VARIANTS", "load_policies"]
 
 
 class MARA(Scheduler):
@@ -183,12 +184,19 @@ class MARA(Scheduler):
         leaves open.
         """
         obs, action_mask = view.obs, view.action_mask
+        if self.observation_cluster and not all(c.cluster_shown for c in view.configs):
+            raise ValueError(
+                "MARA: the policy reads the cluster's columns (node speeds, each slot's last "
+                "node); build its environment with EnvConfig.node_speeds set (equal nodes: "
+                "'uniform', the same episodes), or play it through mara_agents.evaluate or "
+                "coreenv sweep, which do."
+            )
         try:
             self.policy.config.slots_of(obs.shape[1], obs.shape[-1])
         except ValueError as e:
             raise ValueError(
                 f"MARA: {e} It reads the quantile levels {self.observation_quantiles}. "
-                "The sweep's method 'mara' plays the shipped network that fits the cluster."
+                "The shipped 'mara' reads sets and plays every cluster."
             ) from None
         occupied = action_mask[:, :-1].astype(bool)  # (E, K)
         if self.deterministic and self.compiled and not self.policy.config.sets:
@@ -219,58 +227,6 @@ class MARA(Scheduler):
         self._greedy = (self.policy, parameters, [p._version for p in parameters], greedy)
         return greedy
 
-
-
-class ShippedMARA(Scheduler):
-    """The shipped MARA on any cluster of equal nodes: the sweep's method ``mara``.
-
-    It plays the network trained at the episode's layout where there is one (``"mara"``: four
-    nodes, eight slots), else the one that reads nodes and slots as sets (``"mara_sets"``,
-    trained at four nodes). Both read the same estimates, so the environment is the same.
-    """
-
-    name = "mara"
-    observation_kind_fields = ()
-
-    def __init__(self) -> None:
-        shared: dict[str, Predictor] = {}
-        self.layout = MARA.pretrained("mara", predictors=shared)
-        self.sets = MARA.pretrained("mara_sets", predictors=shared)
-        self.observation_predictor = self.layout.observation_predictor
-
-    @property
-    def compiled(self) -> bool:
-        """Whether the networks act through their compiled copies (`MARA.compiled`)."""
-        return self.layout.compiled
-
-    @compiled.setter
-    def compiled(self, compiled: bool) -> None:
-        self.layout.compiled = self.sets.compiled = compiled
-
-    def act_view(self, view: SchedulerView) -> np.ndarray:
-        """The actions of the network that plays ``view``'s layout."""
-        return self.network_for(view).act_view(view)
-
-    def network_for(self, view: SchedulerView) -> MARA:
-        """The layout's own network if it reads ``view``, else the set-reading one.
-
-        A cluster whose nodes differ in speed or charge for moves is refused: no shipped network
-        reads those columns.
-        """
-        obs = view.obs  # (E, M, D)
-        try:
-            self.layout.policy.config.slots_of(obs.shape[1], obs.shape[-1])
-            return self.layout
-        except ValueError:
-            pass
-        try:
-            self.sets.policy.config.slots_of(obs.shape[1], obs.shape[-1])
-        except ValueError as e:
-            raise ValueError(
-                f"MARA plays clusters of equal nodes where moving a task is free; no shipped "
-                f"network reads node speeds or switch costs ({e})"
-            ) from None
-        return self.sets
 
 
 def load_policies(paths: Sequence[str | Path]) -> list[MARA]:

@@ -60,10 +60,10 @@ def _hop() -> Scheduler:
 
 
 def _mara() -> Scheduler:
-    """The shipped MARA for the episode's cluster (needs torch: imported on use)."""
-    from mara_agents.schedulers.mara import ShippedMARA
+    """The shipped MARA, one network for every cluster (needs torch: imported on use)."""
+    from mara_agents.schedulers.mara import MARA
 
-    return ShippedMARA()
+    return MARA.pretrained("mara")
 
 
 def _ppo() -> Scheduler:

@@ -194,7 +194,8 @@ def test_train_mara_defaults_are_the_library_recipe():
     )
     assert config == shipped  # the library's recipe on one cluster of four equal nodes
     sets = train_mara.config_from(train_mara.parse_args(["--variant", "mara_sets"]))
-    assert sets.mat.sets and sets.out == VARIANTS["mara_sets"].path
-    assert dataclasses.replace(sets, mat=config.mat, variant="mara", out=config.out) == (
+    assert sets.mat.sets and sets.out == LAB_VARIANTS["mara_sets"].path
+    assert (sets.beta, sets.observed) == (config.beta, config.observed)
+    assert dataclasses.replace(sets, out=config.out, shaping_beta=None, predictor=None) == (
         dataclasses.replace(config, work=Path("results/mara/mara_sets"))
     )

@@ -82,7 +82,7 @@ def test_bad_input_exits_2_with_one_line_naming_the_command(capsys, argv, messag
         ),
         ("stress", ["--task-set", "synthetic", "oracle  the clairvoyant", "(default: 10)"]),
         ("eval-predictors", ["{environment,user}", "{fm,wls}", "rl_ood", "--bank PATH"]),
-        ("train-mara", ["{mara,mara_sets}", "--demo-episodes", "--dagger-rounds", "--work"]),
+        ("train-mara", ["--clusters", "'8/16 mixed_costly'", "--dagger-rounds", "--work"]),
         ("train-baseline", ["--max-steps", "(default 5,000,000)", "--cluster", "--seed"]),
         ("compare", ["module:Class", "policies", "lara_fm  LARA on the flow-matching", "--task-set"]),
         ("benchmark", ["METHOD", "--quick", "--out", "oracle  the clairvoyant planner"]),

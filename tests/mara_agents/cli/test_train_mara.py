@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("torch")
 
+from coreenv import Decisions  # noqa: E402
 from mara_agents.cli import train_mara  # noqa: E402
 from mara_agents.schedulers.mara import VARIANTS  # noqa: E402
 from mara_agents.training import MARATrainConfig  # noqa: E402
@@ -21,13 +22,21 @@ from mara_agents.training.recipe import MARARun  # noqa: E402
 def test_the_defaults_are_the_recipe_of_the_shipped_mara_writing_into_the_work_folder():
     config = train_mara.parse_args([]).config
     work = Path("results/mara/mara")
-    assert config == MARATrainConfig(work=work, out=work / "mara.pt")
+    clusters = VARIANTS["mara"].clusters
+    network = train_mara.network(VARIANTS["mara"], clusters)
+    assert config == MARATrainConfig(work=work, out=work / "mara.pt", clusters=clusters, mat=network)
     assert config.observed == VARIANTS["mara"].predictor and config.beta == 1.0
+    assert network.sets and network.cluster_column == 9  # reads speeds, last node, resume cost
+    assert len(clusters) > 1 and config.decisions == Decisions("events", hold=8)
 
 
-def test_the_sets_variant_trains_a_network_that_reads_sets():
-    config = train_mara.parse_args(["--variant", "mara_sets", "--work", "w"]).config
-    assert config.mat.sets and config.mat.encoder == "slots" and config.out == Path("w/mara.pt")
+def test_clusters_choose_the_training_clusters_and_a_bad_shape_exits_2(capsys):
+    config = train_mara.parse_args(["--clusters", "8/16 mixed_costly", "12"]).config
+    assert [(env["num_nodes"], env.get("switch_cost")) for env in config.envs] == [(8, 5), (12, None)]
+    assert config.mat.num_nodes == 8
+    with pytest.raises(SystemExit) as exit_:
+        train_mara.parse_args(["--clusters", "8/16 fast"])
+    assert exit_.value.code == 2 and "the name must be one of" in capsys.readouterr().err
 
 
 def test_the_budget_options_reach_the_run_and_main_says_where_the_policy_is(
@@ -52,7 +61,7 @@ def test_the_budget_options_reach_the_run_and_main_says_where_the_policy_is(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--variant", "mara_wls"], "argument --variant: invalid choice: 'mara_wls'"),
+        (["--variant", "mara_sets"], "unrecognized arguments: --variant mara_sets"),
         (["--dagger-rounds", "-1"], "--dagger-rounds must be an int >= 0, got -1"),
         (["--eval-episodes", "0"], "a count must be an int >= 1, got 0"),
         (["--algorithm", "ppo"], "unrecognized arguments: --algorithm ppo"),

@@ -11,7 +11,7 @@ from mara_agents import evaluate  # noqa: E402
 from mara_agents.evaluation import run_episodes  # noqa: E402
 from mara_agents.policy import MAT, MATConfig  # noqa: E402
 from mara_agents.predictors import POLICY_PREDICTORS, WLSPredictor  # noqa: E402
-from mara_agents.schedulers.mara import MARA, VARIANTS, MARAVariant, ShippedMARA  # noqa: E402
+from mara_agents.schedulers.mara import MARA, VARIANTS, MARAVariant  # noqa: E402
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
@@ -19,48 +19,58 @@ def test_pretrained_variants_load_offline_and_act_feasibly(variant):
     mara = MARA.pretrained(variant)
     assert mara.name == variant and mara.observation_predictor is not None
     shown = {"information": "history"} if mara.observation_kind_fields else {}
+    shown |= {"node_speeds": "uniform"} if mara.observation_cluster else {}
     env = coreenv.parallel_env(
         task_set="id", arrival_horizon=120, seed=0, predictor=mara.observation_predictor, **shown
     )
     play_checking_matchings(env, mara)
 
 
-@pytest.mark.parametrize("nodes, slots", [(8, 16), (16, 32), (6, 9)])
-def test_the_sets_checkpoint_plays_any_cluster_size(nodes, slots):
-    mara = MARA.pretrained("mara_sets")
+def test_a_policy_reading_the_cluster_asks_for_an_environment_that_shows_it():
+    env = coreenv.parallel_env(task_set="id", seed=0)
+    env.reset()
+    with pytest.raises(ValueError, match="build its environment with EnvConfig.node_speeds set"):
+        MARA.pretrained("mara").act_view(env.view())
+
+
+@pytest.mark.parametrize(
+    "cluster",
+    [
+        {"num_nodes": 8, "num_slots": 16, "node_speeds": "uniform"},
+        {"num_nodes": 16, "num_slots": 32, "node_speeds": "uniform"},
+        {"num_nodes": 6, "num_slots": 9, "node_speeds": "uniform"},
+        {"num_nodes": 8, "num_slots": 16, "node_speeds": "mixed", "switch_cost": 5},
+        {"num_nodes": 3, "num_slots": 5, "node_speeds": (1, 2, 3), "switch_cost": 2},
+    ],
+)
+def test_the_shipped_mara_plays_any_cluster(cluster):
+    mara = MARA.pretrained("mara")
     env = coreenv.parallel_env(
         task_set="id",
         arrival_horizon=60,
         seed=0,
-        num_nodes=nodes,
-        num_slots=slots,
         arrival_prob=0.3,
         predictor=mara.observation_predictor,
+        **cluster,
     )
     play_checking_matchings(env, mara)
 
 
-def test_a_checkpoint_of_one_size_names_its_size_and_the_method_for_any_size():
+def test_the_shipped_mara_reads_the_cluster_and_decides_at_events():
+    mara = MARA.pretrained("mara")
+    assert mara.policy.config.sets and mara.observation_cluster
+    assert mara.decisions == coreenv.Decisions("events", hold=8)
+    rows = run_episodes(mara, [(coreenv.make_config(None, task_set="id"), 1_000_000)])
+    assert 0.0 < rows[0]["completion_rate"] <= 1.0
+
+
+def test_a_network_of_one_size_names_its_size():
+    torch.manual_seed(0)
+    mara = MARA(MAT(MATConfig()), WLSPredictor())
     env = coreenv.parallel_env(task_set="id", num_nodes=8, num_slots=16, seed=0)
     env.reset()
-    with pytest.raises(ValueError, match="4 nodes and 8 slots only.*method 'mara' plays"):
-        MARA.pretrained("mara").act_view(env.view())
-
-
-def test_the_shipped_mara_plays_the_network_of_the_cluster():
-    mara = ShippedMARA()
-    for nodes, network in ((4, mara.layout), (8, mara.sets)):
-        env = coreenv.parallel_env(task_set="id", num_nodes=nodes, num_slots=2 * nodes, seed=0)
-        env.reset()
-        assert mara.network_for(env.view()) is network
-    assert mara.layout.observation_predictor is mara.sets.observation_predictor
-
-
-def test_the_shipped_mara_refuses_nodes_of_different_speeds_saying_why():
-    env = coreenv.parallel_env(task_set="id", num_nodes=8, node_speeds="mixed", seed=0)
-    env.reset()
-    with pytest.raises(ValueError, match="equal nodes.*no shipped network reads node speeds"):
-        ShippedMARA().act_view(env.view())
+    with pytest.raises(ValueError, match="4 nodes and 8 slots only.*shipped 'mara' reads sets"):
+        mara.act_view(env.view())
 
 
 def test_a_mara_on_wls_is_deterministic():
@@ -78,13 +88,14 @@ def test_missing_checkpoint_is_reported(tmp_path):
 
 
 def test_every_variant_is_one_entry_naming_its_predictor_beta_and_checkpoint():
-    assert sorted(VARIANTS) == ["mara", "mara_sets"]
+    assert sorted(VARIANTS) == ["mara"]
     for name, variant in VARIANTS.items():
         assert variant.predictor in POLICY_PREDICTORS and variant.path.is_file()
         state = torch.load(variant.path, map_location="cpu", weights_only=True)
         assert state["predictor"] == variant.predictor, name
         assert state["shaping_beta"] == variant.shaping_beta == 1.0, name
         assert state["mat_config"].get("sets", False) == variant.sets, name
+        assert (state["mat_config"]["cluster_column"] >= 0) == variant.reads_cluster, name
 
 
 def test_bad_variant_is_refused():
@@ -158,7 +169,6 @@ def test_the_decision_form_travels_with_the_checkpoint_and_runners_hold_it(tmp_p
     )
     loaded = MARA.pretrained("e", path=tmp_path / "e.pt")
     assert loaded.decisions == held
-    assert MARA.pretrained("mara").decisions is None  # shipped before the field: every step
     every_step = MARA(loaded.policy, loaded.observation_predictor)
     short = {"arrival_horizon": 150}
     assert evaluate(loaded, episodes=2, seed=3, **short) != evaluate(every_step, 2, 3, **short)
@@ -186,7 +196,7 @@ def test_category_fields_travel_with_the_checkpoint_and_shape_the_episodes(tmp_p
     mara.save(tmp_path / "k.pt", predictor="wls", shaping_beta=1.0)
     loaded = MARA.pretrained("k", path=tmp_path / "k.pt")
     assert loaded.observation_kind_fields == fields
-    assert MARA.pretrained("mara").observation_kind_fields == ()  # shipped before the field
+    assert MARA.pretrained("mara").observation_kind_fields == ()  # trained without categories
     result = evaluate(loaded, episodes=1, seed=2, arrival_horizon=120, information="description")
     assert 0.0 <= result["completion_rate"] <= 1.0
     with pytest.raises(ValueError, match="play it where tasks are described"):
@@ -204,11 +214,17 @@ def played_actions(mara: MARA, episodes: list) -> list[np.ndarray]:
     return taken
 
 
+def fixed_size_mara() -> MARA:
+    """A MARA on a network of one cluster size (the kind `GreedyMAT` compiles), random weights."""
+    torch.manual_seed(0)
+    return MARA(MAT(MATConfig()), WLSPredictor())
+
+
 def test_the_compiled_copy_plays_the_actions_of_mat_act():
     config = coreenv.EnvConfig(task_set="id", arrival_horizon=300)
     for episodes in ([(config, 5)], [(config, seed) for seed in range(8)]):
-        fast = played_actions(MARA.pretrained("mara"), episodes)
-        reference_mara = MARA.pretrained("mara")
+        fast = played_actions(fixed_size_mara(), episodes)
+        reference_mara = fixed_size_mara()
         reference_mara.compiled = False
         reference = played_actions(reference_mara, episodes)
         assert len(fast) == len(reference)

@@ -84,10 +84,12 @@ def test_module_class_is_labelled_by_its_schedulers_name_else_by_the_text(own_mo
 
 def test_a_default_method_that_cannot_play_the_cluster_is_left_out_with_its_reason():
     pytest.importorskip("torch")
-    kept, left_out = playable(DEFAULT_METHODS, {"num_nodes": 8, "node_speeds": "mixed"})
-    assert kept == [m for m in DEFAULT_METHODS if m != "mara"]
-    assert "no shipped network reads node speeds" in left_out["mara"]
-    assert playable(["mara", "lara"], {"num_nodes": 8})[1] == {}
+    pytest.importorskip("sb3_contrib")
+    mixed = {"num_nodes": 8, "num_slots": 16, "node_speeds": "mixed", "switch_cost": 5}
+    kept, left_out = playable(["ppo", *DEFAULT_METHODS], mixed)
+    assert kept == list(DEFAULT_METHODS)  # mara too: one network for every cluster
+    assert list(left_out) == ["ppo"] and "reads slot blocks of 9 columns" in left_out["ppo"]
+    assert playable(["mara", "ppo", "lara"], {"num_nodes": 8})[1] == {}
 
 
 def test_a_policy_file_loads_as_its_scheduler_by_format(tmp_path):
@@ -98,8 +100,8 @@ def test_a_policy_file_loads_as_its_scheduler_by_format(tmp_path):
     from mara_agents.sweep import load_checkpoint
 
     assert isinstance(load_checkpoint(SHIPPED), SequentialPPOScheduler)
-    mara = load_checkpoint(VARIANTS["mara_sets"].path)
-    assert isinstance(mara, MARA) and mara.name == "mara_sets"
+    mara = load_checkpoint(VARIANTS["mara"].path)
+    assert isinstance(mara, MARA) and mara.name == "mara"
     torch.save({"weights": 1}, tmp_path / "other.pt")
     (tmp_path / "policy.onnx").write_bytes(b"")
     for path, message in [
