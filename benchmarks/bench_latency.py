@@ -34,7 +34,7 @@ from collections.abc import Callable
 
 from coreenv import CoreEnv, EnvConfig
 from mara_agents.cli.parser import count
-from mara_agents.evaluation import run_episode, run_episodes
+from mara_agents.evaluation import decisions_of, run_episode, run_episodes
 from mara_agents.schedulers.base import acts_in_batches, observed_config, predictor_for
 from mara_agents.schedulers.mara import MARA
 from mara_agents.sweep import EVAL_SEED_BASE, SweepInputError, make_scheduler, validate
@@ -90,7 +90,7 @@ def decision_ms(method: str, episodes: int, lockstep: bool) -> float:
         run_episodes(scheduler, [(config, seed) for seed in seeds])
     else:
         scheduler.act = watch.wrap(scheduler.act, lambda observations, infos: 1)
-        env = CoreEnv(config, predictor=predictor)
+        env = CoreEnv(config, predictor=predictor, decisions=decisions_of(scheduler))
         for seed in seeds:
             run_episode(scheduler, env, seed)
     return 1e3 * watch.seconds / watch.decisions

@@ -5,7 +5,8 @@ pass over every node position per node), which is most of a step when few episod
 `GreedyMAT` computes the same network from the same weights in one compiled call (the engine's
 `coreenv.core.engine.compiled`), in float64, with each node's decoder pass computing only its own
 position (the decoder is causal over nodes: the keys and values of the positions before it are
-kept), and takes each node's most likely action.
+kept), and takes each node's most likely action. A network that reads sets is compiled too, for
+any number of nodes and slots, with its slot-key action embedding and its `PairBias`.
 
 Its arithmetic is not torch's float32, so its logits differ from `MAT.act`'s in the last bits:
 the lead of a node's best action over its second moved by at most 3.0e-6 of the largest logit
@@ -26,7 +27,7 @@ import torch
 
 from coreenv import SlotFeature
 from coreenv.core import compiled
-from mara_agents.policy.mat import MAT
+from mara_agents.policy.mat import MAT, node_features
 
 __all__ = ["TOLERANCE", "GreedyMAT"]
 
@@ -66,11 +67,6 @@ class GreedyMAT:
 
     def __init__(self, policy: MAT, tolerance: float = TOLERANCE) -> None:
         self.config = c = policy.config
-        if c.sets:
-            raise ValueError(
-                "GreedyMAT copies a MAT of one cluster size; a network that reads sets "
-                "(MATConfig.sets) acts through MAT.act."
-            )
         self.tolerance = tolerance
         encoder, decoder = policy.encoder, policy.decoder
         square: list[tuple[np.ndarray, np.ndarray]] = []  # (dim, dim) layers, in kernel order
@@ -103,15 +99,29 @@ class GreedyMAT:
         self.embed_norm = embed_norm
         self.first, self.token = first, token
         self.slot_key = _linear(decoder.slot_key[0])
-        # the decoder's input is one-hot (the start token, then 1 + the previous node's action),
-        # so its embedding and first norm are a table of K + 2 rows
-        embedded = torch.nn.functional.gelu(_tensor(decoder.action_embed[0].weight).T)
+        # the decoder's input: one-hot for one cluster size (the start token, then 1 + the previous
+        # node's action), so its embedding and first norm are a table of K + 2 rows; with sets,
+        # the start key, the chosen slot's key or the idle key, embedded in the kernel
+        embed = _tensor(decoder.action_embed[0].weight).T  # (in, dim)
         norm = decoder.norm
+        self.action_norm = _norm(norm)
+        self.action_weight = np.ascontiguousarray(embed.numpy())
+        if c.sets:
+            rows = torch.stack([_tensor(policy.start_key), _tensor(policy.idle_key)]) @ embed
+        else:
+            rows = embed
         self.inputs = _array(
             torch.nn.functional.layer_norm(
-                embedded, (c.dim,), _tensor(norm.weight), _tensor(norm.bias), EPS
+                torch.nn.functional.gelu(rows),
+                (c.dim,),
+                _tensor(norm.weight),
+                _tensor(norm.bias),
+                EPS,
             )
-        )  # (K + 2, dim)
+        )  # (K + 2, dim); with sets (2, dim): the start and the idle inputs
+        pair = policy.pair
+        self.pair = np.zeros(2) if pair is None else _array(pair.weights.weight[0])
+        self.pair_column = -1 if pair is None else pair.column
         self.idle = (_array(decoder.idle.weight[0]), float(decoder.idle.bias.detach()[0]))
         self.scale = decoder.scale
 
@@ -123,21 +133,23 @@ class GreedyMAT:
         decides those.
         """
         c = self.config
-        if obs.ndim != 3 or obs.shape[1:] != (c.num_nodes, c.obs_dim):
+        if obs.ndim != 3:
+            raise ValueError(f"GreedyMAT: obs must be (B, M, width), got {obs.shape}.")
+        m = obs.shape[1]
+        k = c.slots_of(m, obs.shape[2])  # names the layout it reads where it does not fit
+        if occupied.shape != (obs.shape[0], k):
             raise ValueError(
-                f"GreedyMAT: obs must be (B, {c.num_nodes}, {c.obs_dim}), got {obs.shape}."
+                f"GreedyMAT: occupied must be ({obs.shape[0]}, {k}), got {occupied.shape}."
             )
-        if occupied.shape != (obs.shape[0], c.num_slots):
-            raise ValueError(
-                f"GreedyMAT: occupied must be ({obs.shape[0]}, {c.num_slots}), got "
-                f"{occupied.shape}."
-            )
-        actions = np.full((obs.shape[0], c.num_nodes), c.num_slots, np.int64)
+        obs = np.ascontiguousarray(obs, np.float64)
+        features = node_features(torch.from_numpy(obs), c).numpy()  # what a token reads
+        actions = np.full((obs.shape[0], m), k, np.int64)
         certain = _greedy_actions(
-            np.ascontiguousarray(obs, np.float64),
+            obs,
+            np.ascontiguousarray(features.reshape(-1, features.shape[-1])),
             np.ascontiguousarray(occupied, np.bool_),
             actions,
-            c.num_nodes + c.global_features,
+            c.observation_width(m, 0),
             c.slot_features,
             int(SlotFeature.OCCUPIED),
             c.heads,
@@ -155,6 +167,11 @@ class GreedyMAT:
             self.slot_key[0],
             self.slot_key[1],
             self.inputs,
+            c.sets,
+            self.action_weight,
+            self.action_norm,
+            self.pair,
+            self.pair_column,
             self.idle[0],
             self.idle[1],
             self.scale,
@@ -239,6 +256,7 @@ def _symlog(x: np.ndarray) -> np.ndarray:
 @compiled
 def _greedy_actions(
     obs: np.ndarray,
+    features: np.ndarray,
     occupied: np.ndarray,
     actions: np.ndarray,
     head: int,
@@ -259,6 +277,11 @@ def _greedy_actions(
     key_weight: np.ndarray,
     key_bias: np.ndarray,
     inputs: np.ndarray,
+    sets: bool,
+    action_weight: np.ndarray,
+    action_norm: np.ndarray,
+    pair: np.ndarray,
+    pair_column: int,
     idle_weight: np.ndarray,
     idle_bias: float,
     scale: float,
@@ -266,19 +289,22 @@ def _greedy_actions(
 ) -> bool:
     """Fill ``actions`` (B, M) as `GreedyMAT.act` describes; False where a choice was close.
 
-    The layer order of ``square`` and ``norms`` is `GreedyMAT.__init__`'s.
+    ``head`` is where the slot table starts in a node's observation, ``features`` (B·M, F) what
+    each node token reads beside the slots. The layer order of ``square`` and ``norms`` is
+    `GreedyMAT.__init__`'s.
     """
     b, m = actions.shape
     k = occupied.shape[1]
     dim = square.shape[1]
-    table = obs[:, 0, head:].copy().reshape(b * k, slot_features)  # (B·K, F) raw
+    raw = obs[:, 0, head:].copy().reshape(b * k, slot_features)  # (B·K, F)
+    table = raw
     filled = np.empty((b, k))
     for r in range(b):
         for s in range(k):
             filled[r, s] = 1.0 if table[r * k + s, occupied_column] > 0.5 else 0.0
     flat = obs.reshape(b * m, obs.shape[2])
     if symlog:
-        flat, table = _symlog(flat), _symlog(table)
+        flat, table, features = _symlog(flat), _symlog(table), _symlog(features)
     # -- the encoder: node tokens (B·M, dim), then its blocks ----------------------------------
     key_at = 6 * blocks  # the square layers: the encoder's blocks, the slot keys' second layer,
     decoder_at = key_at + 1  # the decoder's blocks, the query head, the slot pool's second layer
@@ -286,7 +312,8 @@ def _greedy_actions(
     if pools:
         encoded = _gelu(_affine(table, first_weight, first_bias))
         encoded = _gelu(_affine(encoded, square[query_at + 2], square_bias[query_at + 2]))
-        tokens_in = np.empty((b * m, head + dim))
+        width = features.shape[1]
+        tokens_in = np.empty((b * m, width + dim))
         for r in range(b):
             pooled = np.zeros(dim)
             total = 0.0
@@ -295,8 +322,8 @@ def _greedy_actions(
                 total += filled[r, s]
             pooled /= max(total, 1.0)
             for i in range(m):
-                tokens_in[r * m + i, :head] = flat[r * m + i, :head]
-                tokens_in[r * m + i, head:] = pooled
+                tokens_in[r * m + i, :width] = features[r * m + i]
+                tokens_in[r * m + i, width:] = pooled
         tokens = _gelu(_affine(tokens_in, token_weight, token_bias))
     else:
         tokens = _gelu(_affine(_layer_norm(flat, embed_norm), first_weight, first_bias))
@@ -316,6 +343,9 @@ def _greedy_actions(
     rep = x  # (B·M, dim)
     # -- the slot keys (B·K, dim) ---------------------------------------------------------------
     keys = _affine(_gelu(_affine(table, key_weight, key_bias)), square[key_at], square_bias[key_at])
+    chosen = np.empty((0, dim))
+    if sets:  # an earlier node's action enters as the chosen slot's key, embedded
+        chosen = _layer_norm(_gelu(np.dot(keys, action_weight)), action_norm)  # (B·K, dim)
     # -- the decoder, one node position at a time -----------------------------------------------
     cross_queries = np.empty((blocks, b * m, dim))
     for layer in range(blocks):
@@ -329,7 +359,12 @@ def _greedy_actions(
     for i in range(m):
         x = np.empty((b, dim))
         for r in range(b):
-            x[r] = inputs[previous[r]]
+            if not sets:
+                x[r] = inputs[previous[r]]
+            elif previous[r] == 0 or previous[r] == k + 1:  # the start, or an idle node before
+                x[r] = inputs[0 if previous[r] == 0 else 1]
+            else:
+                x[r] = chosen[r * k + previous[r] - 1]
         for layer in range(blocks):
             s, n = decoder_at + 10 * layer, 1 + 2 * blocks + 3 * layer
             q = _affine(x, square[s], square_bias[s])
@@ -370,6 +405,11 @@ def _greedy_actions(
                     for j in range(dim):
                         logit += keys[r * k + a, j] * query[r, j]
                     logit *= scale
+                    if pair_column >= 0:  # PairBias: the task last trained on this node
+                        last = int(math.floor(raw[r * k + a, pair_column] * m + 0.5)) - 1
+                        if last == i:
+                            cost = raw[r * k + a, pair_column + 1]
+                            logit += pair[0] + pair[1] * cost
                 else:
                     logit = idle_bias
                     for j in range(dim):

@@ -43,8 +43,7 @@ class MARA(Scheduler):
         kind_fields: the description fields whose category-id columns the policy reads, where
             the episode shows descriptions (`coreenv.EnvConfig.kind_fields`; none by default).
         compiled: act, when deterministic, through the policy's compiled copy (`GreedyMAT`: the
-            same actions, far cheaper at few lanes; for a network of one cluster size, not one
-            that reads sets); False: always through `MAT.act`.
+            same actions, far cheaper at few lanes); False: always through `MAT.act`.
     """
 
     def __init__(
@@ -199,7 +198,7 @@ class MARA(Scheduler):
                 "The shipped 'mara' reads sets and plays every cluster."
             ) from None
         occupied = action_mask[:, :-1].astype(bool)  # (E, K)
-        if self.deterministic and self.compiled and not self.policy.config.sets:
+        if self.deterministic and self.compiled:
             actions = self.greedy().act(obs, occupied)
             if actions is not None:
                 return actions

@@ -99,12 +99,37 @@ def test_observations_of_another_layout_are_refused_naming_the_shape():
     config = MATConfig()
     greedy = GreedyMAT(MAT(config))
     obs, occupied = random_observations(config, batch=2, seed=3)
-    with pytest.raises(ValueError, match=r"obs must be \(B, 4, 79\), got \(2, 4, 78\)"):
+    with pytest.raises(ValueError, match=r"8 slots only \(79 features at 4 nodes\), got 78"):
         greedy.act(obs[..., :-1], occupied)
     with pytest.raises(ValueError, match=r"occupied must be \(2, 8\), got \(2, 7\)"):
         greedy.act(obs, occupied[:, :-1])
 
 
-def test_a_network_that_reads_sets_is_left_to_mat_act():
-    with pytest.raises(ValueError, match="acts through MAT.act"):
-        GreedyMAT(MAT(MATConfig(encoder="slots", sets=True)))
+def cluster_observations(config: MATConfig, nodes: int, slots: int, batch: int, seed: int):
+    """Observations of ``nodes`` and ``slots`` as a cluster shows them: each node's speed, and
+    per slot the node its task last trained on ((i + 1) / M, 0: none) and a resume cost."""
+    rng = np.random.default_rng(seed)
+    head = config.observation_width(nodes, 0)
+    obs = rng.normal(size=(batch, nodes, config.observation_width(nodes, slots)))
+    obs = obs.astype(np.float32)
+    obs[:, :, head - nodes : head] = rng.integers(1, 5, size=(batch, 1, nodes))  # the speeds
+    occupied = rng.random((batch, slots)) < 0.6
+    table = obs[:, :, head:].reshape(batch, nodes, slots, config.slot_features)
+    table[..., int(SlotFeature.OCCUPIED)] = occupied[:, None]
+    last = rng.integers(0, nodes + 1, size=(batch, 1, slots)) / nodes
+    table[..., config.cluster_column] = last
+    table[..., config.cluster_column + 1] = rng.random((batch, 1, slots)) * (last > 0)
+    obs[:, :, head:] = table.reshape(batch, nodes, -1)
+    return obs, occupied
+
+
+@pytest.mark.parametrize("nodes, slots", [(4, 8), (6, 9), (2, 5)])
+def test_a_network_that_reads_sets_and_the_cluster_acts_as_mat_act_at_any_size(nodes, slots):
+    torch.manual_seed(0)
+    config = MATConfig(slot_features=11, encoder="slots", sets=True, cluster_column=9)
+    policy = MAT(config).eval()
+    with torch.no_grad():
+        policy.pair.weights.weight.copy_(torch.tensor([[2.0, -3.0]]))  # so that it matters
+    obs, occupied = cluster_observations(config, nodes, slots, batch=64, seed=2)
+    actions = GreedyMAT(policy, tolerance=0.0).act(obs, occupied)
+    np.testing.assert_array_equal(actions, reference_actions(policy, obs, occupied))

@@ -220,11 +220,18 @@ def fixed_size_mara() -> MARA:
     return MARA(MAT(MATConfig()), WLSPredictor())
 
 
-def test_the_compiled_copy_plays_the_actions_of_mat_act():
-    config = coreenv.EnvConfig(task_set="id", arrival_horizon=300)
+@pytest.mark.parametrize(
+    "make, cluster",
+    [
+        (fixed_size_mara, {}),
+        (MARA.pretrained, {"num_nodes": 8, "num_slots": 16, **coreenv.CLUSTERS["mixed_costly"]}),
+    ],
+)
+def test_the_compiled_copy_plays_the_actions_of_mat_act(make, cluster):
+    config = coreenv.EnvConfig(task_set="id", arrival_horizon=300, **cluster)
     for episodes in ([(config, 5)], [(config, seed) for seed in range(8)]):
-        fast = played_actions(fixed_size_mara(), episodes)
-        reference_mara = fixed_size_mara()
+        fast = played_actions(make(), episodes)
+        reference_mara = make()
         reference_mara.compiled = False
         reference = played_actions(reference_mara, episodes)
         assert len(fast) == len(reference)
