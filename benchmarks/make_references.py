@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from mara_agents.benchmark.play import RESULTS, cell_of, play_protocol
@@ -44,18 +45,22 @@ def main() -> None:
         parser.error(f"{args.out / RESULTS} holds no rows of {sorted(missing)}: play them too.")
     folder = args.out if every else args.out / "played"
     played = play_protocol(CORE_BENCH_V1, list(args.methods), folder, workers=args.workers)
-    rows = sorted([r for r in kept if r["method"] not in args.methods] + played, key=protocol_order)
+    rows = sorted(
+        [r for r in kept if r["method"] not in args.methods] + played, key=protocol_order()
+    )
     (args.out / RESULTS).write_text("".join(json.dumps(row) + "\n" for row in rows))
     path = FOLDER / f"{CORE_BENCH_V1.name}.json.gz"
     make_references(rows, CORE_BENCH_V1, path)
     print(f"{len(rows)} episodes' completion written to {path}")
 
 
-def protocol_order(row: dict) -> tuple:
-    """Methods in `REFERENCE_METHODS` order, then cells in the protocol's order, then seeds."""
-    cells = [*CORE_BENCH_V1.cells(), CORE_BENCH_V1.stress_cell()]
-    return (REFERENCE_METHODS.index(row["method"]), cells.index(cell_of(row, CORE_BENCH_V1)),
-            row["seed"])  # fmt: skip
+def protocol_order() -> Callable[[dict], tuple]:
+    """A row's sort key: methods in `REFERENCE_METHODS` order, then cells in the protocol's
+    order, then seeds."""
+    played = [*CORE_BENCH_V1.cells(), CORE_BENCH_V1.stress_cell()]
+    cells = {cell: i for i, cell in enumerate(played)}
+    methods = {method: i for i, method in enumerate(REFERENCE_METHODS)}
+    return lambda row: (methods[row["method"]], cells[cell_of(row, CORE_BENCH_V1)], row["seed"])
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-r"""Train MARA: the recipe of the shipped network, expert iteration on HOP, then RL, on many clusters.
+r"""Train MARA by the shipped network's recipe: expert iteration on HOP, then RL, on many clusters.
 
     coreenv train-mara --minutes 45 --work results/mara/mara
     coreenv train-mara --clusters "8/16 mixed_costly" --minutes 30 --work results/mara/mixed
@@ -32,13 +32,10 @@ from pathlib import Path
 
 import torch
 
-from coreenv import EnvConfig, parse_cluster
-from coreenv.layout import cluster_columns, slot_width
 from mara_agents.cli.parser import CommandParser, count
-from mara_agents.policy.mat import MATConfig
-from mara_agents.schedulers.variants import TRAINING_CLUSTERS, VARIANTS, MARAVariant
+from mara_agents.schedulers.variants import TRAINING_CLUSTERS, VARIANTS
 from mara_agents.training import ImitationConfig, MARATrainConfig, train_mara
-from mara_agents.training.recipe import MARA_GROUPED
+from mara_agents.training.recipe import MARA_GROUPED, recipe_network
 
 RUN = {f.name: f.default for f in dataclasses.fields(MARATrainConfig)}
 IMITATION = ImitationConfig()
@@ -102,7 +99,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             ),
             seed=args.seed,
             clusters=clusters,
-            mat=network(variant, clusters),
+            mat=recipe_network(variant, clusters),
             eval_every=args.eval_every,
             eval_episodes=args.eval_episodes,
             device=args.device,
@@ -110,22 +107,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     except ValueError as e:  # the config names the field and the value
         parser.error(str(e))
     return args
-
-
-def network(variant: MARAVariant, clusters: tuple[str, ...]) -> MATConfig:
-    """The recipe's MAT for ``variant`` trained on ``clusters``: sets and the cluster's columns
-    where the variant reads them, sized to the first cluster (a bad shape raises ValueError)."""
-    first = parse_cluster(clusters[0])
-    shown = EnvConfig(**{"node_speeds": "uniform", **first}) if variant.reads_cluster else None
-    return dataclasses.replace(
-        RUN["mat"],
-        num_nodes=first["num_nodes"],
-        num_slots=first["num_slots"],
-        sets=variant.sets,
-        encoder="slots" if variant.sets else RUN["mat"].encoder,
-        slot_features=slot_width(shown or EnvConfig()),
-        cluster_column=-1 if shown is None else cluster_columns(shown).start,
-    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -189,7 +189,7 @@ class MARA(Scheduler):
         `MAT.act` decides the steps it leaves open.
         """
         obs, action_mask = view.obs, view.action_mask
-        if self.observation_cluster and not all(c.cluster_shown for c in view.configs):
+        if self.observation_cluster and not view.configs[0].cluster_shown:  # one layout a view
             raise ValueError(
                 "MARA: the policy reads the cluster's columns (node speeds, each slot's last "
                 "node); build its environment with EnvConfig.node_speeds set (equal nodes: "

@@ -35,7 +35,7 @@ from mara_agents.checks import require
 from mara_agents.evaluation import completion_rates, paired_difference
 from mara_agents.policy.mat import MAT, MATConfig
 from mara_agents.predictors import POLICY_PREDICTORS, make_predictor
-from mara_agents.schedulers.mara import MARA, VARIANTS
+from mara_agents.schedulers.mara import MARA, VARIANTS, MARAVariant
 from mara_agents.training.grouped import GroupedConfig, GroupedTrainer
 from mara_agents.training.held_ppo import HeldPPOConfig, HeldPPOTrainer
 from mara_agents.training.imitation import ImitationConfig, warm_start
@@ -51,6 +51,7 @@ __all__ = [
     "MARARun",
     "MARATrainConfig",
     "make_trainer",
+    "recipe_network",
     "selection_rates",
     "train_mara",
     "training_env",
@@ -59,6 +60,21 @@ __all__ = [
 
 TRAINING_ENV = MappingProxyType({"task_set": "id_train", "arrival_prob": default_arrival_prob()})
 """`EnvConfig` fields of every training episode: the ID training runs at the training load."""
+
+
+def recipe_network(variant: MARAVariant, clusters: Sequence[str]) -> MATConfig:
+    """The recipe's MAT for ``variant`` trained on ``clusters``: sets and the cluster's columns
+    where the variant reads them, sized to the first cluster (a bad shape raises ValueError)."""
+    first = parse_cluster(clusters[0])
+    shown = EnvConfig(**{"node_speeds": "uniform", **first}) if variant.reads_cluster else None
+    return MATConfig(
+        num_nodes=first["num_nodes"],
+        num_slots=first["num_slots"],
+        sets=variant.sets,
+        encoder="slots" if variant.sets else MATConfig.encoder,
+        slot_features=slot_width(shown or EnvConfig()),
+        cluster_column=-1 if shown is None else cluster_columns(shown).start,
+    )
 
 
 def training_env(cluster: Mapping[str, Any]) -> dict[str, Any]:
@@ -258,7 +274,7 @@ class MARATrainConfig:
     def envs(self) -> tuple[dict[str, Any], ...]:
         """`EnvConfig` fields of each cluster's training episodes: `TRAINING_ENV` on
         ``task_set``, the cluster at its default load (`coreenv.default_arrival_prob`)."""
-        base = {**TRAINING_ENV, "task_set": self.task_set}
+        base: dict[str, Any] = {"task_set": self.task_set}
         if self.quantiles:
             base["estimate_quantiles"] = tuple(self.quantiles)
         if self.shown != "prefix":
@@ -270,8 +286,7 @@ class MARATrainConfig:
             cluster = parse_cluster(shape)
             if self.mat.cluster_column >= 0:  # a network that reads the cluster is shown it
                 cluster.setdefault("node_speeds", "uniform")
-            load = default_arrival_prob(cluster["num_nodes"], cluster.get("node_speeds"))
-            envs.append(base | cluster | {"arrival_prob": load})
+            envs.append(training_env(cluster) | base)
         return tuple(envs)
 
     @property

@@ -16,14 +16,14 @@ from coreenv import Decisions  # noqa: E402
 from mara_agents.cli import train_mara  # noqa: E402
 from mara_agents.schedulers.mara import VARIANTS  # noqa: E402
 from mara_agents.training import MARATrainConfig  # noqa: E402
-from mara_agents.training.recipe import MARARun  # noqa: E402
+from mara_agents.training.recipe import MARARun, recipe_network  # noqa: E402
 
 
 def test_the_defaults_are_the_recipe_of_the_shipped_mara_writing_into_the_work_folder():
     config = train_mara.parse_args([]).config
     work = Path("results/mara/mara")
     clusters = VARIANTS["mara"].clusters
-    network = train_mara.network(VARIANTS["mara"], clusters)
+    network = recipe_network(VARIANTS["mara"], clusters)
     assert config == MARATrainConfig(work=work, out=work / "mara.pt", clusters=clusters, mat=network)
     assert config.observed == VARIANTS["mara"].predictor and config.beta == 1.0
     assert network.sets and network.cluster_column == 9  # reads speeds, last node, resume cost
