@@ -15,10 +15,9 @@ at a time.
 ``--wall`` times whole episodes instead, environment and predictor included: for each ``--lanes``
 count L, the wall time of playing the episodes of the first L seeds in lockstep (L = 1: one
 episode alone), from a freshly built scheduler (its predictor's cache empty), the median of
-``--repeats`` runs with the methods interleaved, as a ratio to LARA's. Each MARA is also
-of one cluster size (the lab's) is also timed acting through `MAT.act` alone
-(``MARA(compiled=False)``: the same actions), the cost before `mara_agents.policy.GreedyMAT`; the
-shipped MARA, which reads sets, always acts through `MAT.act`.
+``--repeats`` runs with the methods interleaved, as a ratio to LARA's. Each MARA
+is also timed acting through `MAT.act` alone (``MARA(compiled=False)``: the same actions), the
+cost before `mara_agents.policy.GreedyMAT`.
 
 ``--methods`` takes the sweep's names and ``module:function`` methods such as the lab's
 ``coreenv_lab.methods:mara_wls`` (the default list plays it: ``pip install -e lab``); rows are
@@ -46,10 +45,8 @@ UNCOMPILED = " (MAT.act)"  # a MARA timed with compiled=False is named so
 
 
 def networks(scheduler) -> list[MARA]:
-    """``[scheduler]`` for a MARA whose network has a compiled copy (one cluster size), else []."""
-    if isinstance(scheduler, MARA) and not scheduler.policy.config.sets:
-        return [scheduler]
-    return []
+    """``[scheduler]`` for a MARA (its network has a compiled copy to switch off), else []."""
+    return [scheduler] if isinstance(scheduler, MARA) else []
 
 
 class Stopwatch:

@@ -24,15 +24,15 @@ def test_latency_benchmark_times_whole_episodes_with_and_without_the_compiled_po
     out = capsys.readouterr().out
     for lanes in (1, 2):
         assert f"| {lanes} | lara |" in out and f"| {lanes} | mara_wls (MAT.act) |" in out
-        assert f"| {lanes} | mara |" in out and f"| {lanes} | mara (MAT.act) |" not in out
+        assert f"| {lanes} | mara (MAT.act) |" in out and f"| {lanes} | lara (MAT.act) |" not in out
     assert out.count("| 1.00 |") == 2  # LARA is the reference of each lane count
 
 
-def test_latency_benchmark_times_uncompiled_only_a_network_of_one_cluster_size():
+def test_latency_benchmark_times_every_mara_uncompiled_too():
     script = load_script("bench_latency")
-    fixed = script.make_scheduler("coreenv_lab.methods:mara_wls")
-    assert script.networks(fixed) == [fixed] and fixed.compiled
-    assert script.networks(script.make_scheduler("mara")) == []  # reads sets: MAT.act always
+    for method in ("coreenv_lab.methods:mara_wls", "mara"):  # one cluster size, and sets
+        mara = script.make_scheduler(method)
+        assert script.networks(mara) == [mara] and mara.compiled
     assert script.networks(script.make_scheduler("lara")) == []
 
 
