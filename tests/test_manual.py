@@ -2,7 +2,8 @@
 
 Study reports under ``studies/`` may tell their story with dates and runs; the manual may not.
 Every relative link of the manual and of the reports points at a file of the repository, which
-the docs build alone cannot check for links that leave ``docs/`` (mkdocs.yml, ``not_found``).
+the docs build alone cannot check for links that leave ``docs/`` (mkdocs.yml, ``not_found``),
+and every anchor at a heading of its page (the site build fails on a missing one).
 """
 
 import re
@@ -21,6 +22,7 @@ FORBIDDEN = {
     "a path of one machine's disk": re.compile(r"(?<![\w.])/(work|root|home|Users)/"),
 }
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+HEADING = re.compile(r"^#+ (.+)$", re.M)
 MODEL_PAGE_LINES = 450  # docs/mara.md, the model page: architecture, reward, recipe, results
 
 
@@ -65,3 +67,27 @@ def test_relative_links_point_at_files(page: str) -> None:
         if not path.exists():
             broken.append(target)
     assert not broken, f"{page} links to files that do not exist: {broken}"
+
+
+def heading_anchors(page: Path) -> set[str]:
+    """The anchors a page's headings get: the site's slugs (runs of spaces and hyphens folded)
+    and GitHub's (each space a hyphen)."""
+    anchors = set()
+    for heading in HEADING.findall(page.read_text()):
+        text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading)  # a link reads as its text
+        words = re.sub(r"[^\w\s-]", "", text).strip().lower()
+        anchors |= {re.sub(r"[-\s]+", "-", words), words.replace(" ", "-")}
+    return anchors
+
+
+@pytest.mark.parametrize("page", MANUAL + REPORTS)
+def test_anchors_name_headings_of_their_page(page: str) -> None:
+    broken = []
+    for target in LINK.findall((ROOT / page).read_text()):
+        file, _, anchor = target.partition("#")
+        if re.match(r"[a-z]+:", target) or not anchor:
+            continue
+        path = (ROOT / page).parent / file if file else ROOT / page
+        if path.suffix == ".md" and path.exists() and anchor not in heading_anchors(path):
+            broken.append(target)
+    assert not broken, f"{page} links to anchors that no heading makes: {broken}"
