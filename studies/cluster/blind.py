@@ -5,7 +5,7 @@ speeds, the switch cost, the last nodes and the resume costs taken out), so they
 nodes and node i trains the i-th task of their order, as they did before they read the cluster.
 Compare them with ``lara`` and ``hop`` on the same episodes:
 
-    coreenv sweep --cluster mixed_costly --methods lara studies.cluster.blind:BlindLARA
+    coreenv sweep --clusters "4 mixed_costly" --methods lara studies.cluster.blind:BlindLARA
 """
 
 from __future__ import annotations

@@ -19,22 +19,21 @@ training seeds no run trained or selected on (training uses 100,000–899,999, s
 from __future__ import annotations
 
 import argparse
-
 from pathlib import Path
 
-from coreenv import default_arrival_prob
+from coreenv import EnvConfig, default_arrival_prob
 from coreenv.curves import TASK_SETS, resolve_task_set
 from mara_agents import seeds
 from mara_agents.cli.parser import (
     CommandParser,
     add_arrival_prob,
     add_cluster,
-    cluster_fields,
     methods_listing,
 )
 from mara_agents.evaluation import completion_rates
 from mara_agents.intervals import improvement_probability, iqm, mean_interval, paired_interval
 from mara_agents.sweep.methods import SweepInputError, load_checkpoint, make_scheduler
+from mara_agents.sweep.report import cluster_label
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -55,12 +54,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="id_train",
         help=f"the episodes' tasks: a name {sorted(TASK_SETS)} or a bank's path (default id_train)",
     )
-    add_arrival_prob(parser, None, old="--load", help="arrival probability p (default: the cluster's, 0.01 per unit of node speed)")
+    add_arrival_prob(
+        parser,
+        None,
+        old="--load",
+        help="arrival probability p (default: the cluster's, 0.01 per unit of node speed)",
+    )
     add_cluster(parser)
     args = parser.parse_args(argv)
-    args.env = cluster_fields(parser, args)
+    args.env = args.cluster
     if args.arrival_prob is None:
-        args.arrival_prob = default_arrival_prob(args.env.get("num_nodes", 4), args.env.get("node_speeds"))
+        config = EnvConfig(**args.env)
+        args.arrival_prob = default_arrival_prob(config.num_nodes, config.node_speeds)
     if args.episodes < 2:
         parser.error(f"--episodes must be >= 2 (a paired standard error), got {args.episodes}")
     if args.seed < 0:
@@ -87,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
     env = {"task_set": args.task_set, "arrival_prob": args.arrival_prob, **args.env}
     rates = [completion_rates(s, args.episodes, args.seed, **env) for s in args.schedulers]
     p, seed = args.arrival_prob, args.seed
-    cluster = f", cluster {args.env}" if args.env else ""
+    cluster = f", cluster {cluster_label(args.env)}" if args.env else ""
     print(f"{args.episodes} episodes of {args.task_set} at p = {p} from seed {seed}{cluster}\n")
     first = args.policies[0]
     print(f"| policy | completion [95% CI] | IQM | − {first} (paired, [95% CI]) | P(> {first}) |")

@@ -16,17 +16,20 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from coreenv import CLUSTERS
+from coreenv import CLUSTERS, ConfigError, EnvConfig, parse_cluster
 from coreenv.config import check_arrival_prob
 from mara_agents.checks import check
 
 __all__ = [
     "CommandParser",
+    "DEFAULT_CLUSTER",
     "DefaultsFormatter",
     "DeprecatedOption",
     "METHODS_HELP",
     "add_arrival_prob",
+    "add_cluster",
     "arrival_prob",
+    "cluster_shape",
     "count",
     "methods_listing",
     "whole",
@@ -37,21 +40,27 @@ METHODS_HELP = (
     "path, with keyword arguments if any: module:Class(key=value, ...)"
 )
 """The help of a command's ``--methods``."""
+DEFAULT_CLUSTER = "4/8 equal"
+"""The cluster a command plays unless told: the paper's four equal nodes and eight slots."""
 
 
 def methods_listing() -> str:
-    """The sweep's methods, a line each with what it is: the epilog of the commands that play them."""
+    """The sweep's methods, a line each with what it is: the epilog of the commands that play
+    them."""
     from mara_agents.sweep.methods import METHODS
 
     width = max(map(len, METHODS))
     lines = [f"  {name:<{width}}  {method.about}" for name, method in METHODS.items()]
     return "methods:\n" + "\n".join(lines)
 
+
 REMOVAL = "0.4.0"
 """The release that removes the deprecated option names (those of 0.1.0)."""
 
 
-class DefaultsFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+class DefaultsFormatter(
+    argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter
+):
     """argparse's defaults formatter, minus ``(default: None)`` and defaults said twice; the
     epilog (a command's list of methods) keeps its lines."""
 
@@ -172,27 +181,25 @@ def add_arrival_prob(
     )
 
 
+def cluster_shape(shape: str) -> dict[str, Any]:
+    """A cluster written ``"M/K name"`` (`coreenv.parse_cluster`) as the `EnvConfig` fields that
+    differ from the default cluster, four equal nodes and eight slots (none for it)."""
+    try:
+        fields = parse_cluster(shape)
+        EnvConfig(**fields)  # a cluster that cannot be built, such as fewer slots than nodes
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    default = EnvConfig()
+    return {name: value for name, value in fields.items() if value != getattr(default, name)}
+
+
 def add_cluster(parser: argparse.ArgumentParser) -> None:
-    """Add ``--nodes``, ``--slots`` and ``--cluster`` (read back by `cluster_fields`)."""
-    parser.add_argument("--nodes", type=int, default=None, help="M, the cluster's nodes (default 4)")
-    parser.add_argument("--slots", type=int, default=None, help="K, the task slots (default 2 M)")
+    """Add ``--cluster SHAPE``, read as its `EnvConfig` fields (`cluster_shape`)."""
     parser.add_argument(
         "--cluster",
-        choices=tuple(CLUSTERS),
-        default="equal",
-        help="the nodes' speeds and switch cost (coreenv.CLUSTERS; default: equal nodes, free "
-        "moves)",
+        type=cluster_shape,
+        default=DEFAULT_CLUSTER,
+        metavar="SHAPE",
+        help=f"the cluster, written 'M/K name': M nodes, K slots (K = 2 M if left out) and the "
+        f"nodes' speeds and switch cost, one of {tuple(CLUSTERS)} (default {DEFAULT_CLUSTER!r})",
     )
-
-
-def cluster_fields(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
-    """The `EnvConfig` fields of `add_cluster`'s options (none by default); bad ones exit 2."""
-    for option, value in (("--nodes", args.nodes), ("--slots", args.slots)):
-        if value is not None and value < 1:
-            parser.error(f"{option} must be an int >= 1, got {value}.")
-    fields = dict(CLUSTERS[args.cluster])
-    if args.nodes is not None:
-        fields |= {"num_nodes": args.nodes, "num_slots": 2 * args.nodes}
-    if args.slots is not None:
-        fields["num_slots"] = args.slots
-    return fields

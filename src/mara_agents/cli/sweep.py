@@ -4,7 +4,7 @@
     coreenv sweep --episodes 100 --out results/sweep       # the full sweep
     coreenv sweep --methods fifo lara my_pkg.sched:MyScheduler
     coreenv sweep --information history --methods lara_fm lara_analog hop_analog
-    coreenv sweep --nodes 8 --cluster mixed_costly          # 8 nodes of speeds 1-4, loads x 4
+    coreenv sweep --clusters "8/16 mixed_costly"            # 8 nodes of speeds 1-4, loads x 4
     coreenv sweep --clusters "4/8 equal" "8/16 mixed_costly"  # one sweep per cluster, one table
     coreenv sweep --backend ray --ray-address auto         # on a Ray cluster
 
@@ -20,12 +20,12 @@ Episode seeds come from ``mara_agents.sweep.episode_seed``: disjoint from any tr
 losses alone (the default, the paper's setting), its description too, or also the history of the
 tasks its episode finished, which the methods that read context (``lara_analog``,
 ``hop_analog``) learn from; on ``rl_ood`` and ``vit_ood`` none of them saw the kinds before.
-``--nodes`` and ``--slots`` size the cluster (K = 2 M unless given); ``--cluster`` names its
-nodes' speeds and switch cost (`coreenv.CLUSTERS`). The default loads are the paper's per unit of
-node speed (`coreenv.config.capacity_load`), so every cluster is as contended as the paper's.
-``--clusters`` sweeps several clusters, each written ``"M/K name"`` (`coreenv.parse_cluster`),
-one after another into ``OUT/<cluster>/``, then prints and saves (``OUT/clusters.md``) every
-method's completion on every cluster and its switches per completed task.
+``--clusters`` names the cluster, written ``"M/K name"`` (`coreenv.parse_cluster`): M nodes, K
+slots, and its nodes' speeds and switch cost (`coreenv.CLUSTERS`). The default loads are the
+paper's per unit of node speed (`coreenv.config.capacity_load`), so every cluster is as contended
+as the paper's. Several clusters are swept one after another into ``OUT/<cluster>/``; then every
+method's completion on every cluster and its switches per completed task are printed and saved
+(``OUT/clusters.md``).
 """
 
 from __future__ import annotations
@@ -36,14 +36,14 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from coreenv import INFORMATION_MODELS, InvalidActionError, parse_cluster
+from coreenv import CLUSTERS, INFORMATION_MODELS, InvalidActionError
 from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import (
+    DEFAULT_CLUSTER,
     METHODS_HELP,
     CommandParser,
     add_arrival_prob,
-    add_cluster,
-    cluster_fields,
+    cluster_shape,
     methods_listing,
 )
 from mara_agents.sweep import (
@@ -63,8 +63,8 @@ DEFAULTS = {f.name: f.default for f in fields(SweepConfig)}
 
 
 def parse_args(argv: list[str] | None = None) -> list[SweepConfig]:
-    """The sweep of each cluster (one without ``--clusters``), every option validated first; a
-    bad one exits with status 2 and one line saying why."""
+    """The sweep of each cluster of ``--clusters``, every option validated first; a bad one exits
+    with status 2 and one line saying why."""
     parser = CommandParser(
         prog="coreenv sweep", description=__doc__.splitlines()[0], epilog=methods_listing()
     )
@@ -126,29 +126,21 @@ def parse_args(argv: list[str] | None = None) -> list[SweepConfig]:
         default=0,
         help="with --information history: tasks of earlier episodes each history starts with",
     )
-    add_cluster(parser)
     add(
         "--clusters",
+        type=cluster_shape,
         nargs="+",
-        default=None,
+        default=[cluster_shape(DEFAULT_CLUSTER)],
         metavar="SHAPE",
-        help="sweep each of these clusters, written 'M/K name' (e.g. '4/8 equal' '8/16 "
-        "mixed_costly'), into OUT/<cluster>/, then a table of every method on every cluster; "
-        "instead of --nodes, --slots and --cluster",
+        help=f"the clusters, each written 'M/K name': M nodes, K slots (K = 2 M if left out) and "
+        f"the nodes' speeds and switch cost, one of {tuple(CLUSTERS)} (default "
+        f"{DEFAULT_CLUSTER!r}); several are swept into OUT/<cluster>/, then one table compares "
+        "every method on every cluster",
     )
     add("--quick", action="store_true", help=f"{QUICK_EPISODES} episodes per cell: a smoke run")
     args = parser.parse_args(argv)
-    if args.clusters is None:
-        clusters = [cluster_fields(parser, args)]
-    elif (args.nodes, args.slots, args.cluster) != (None, None, "equal"):
-        parser.error("--clusters names every cluster: give it without --nodes, --slots, --cluster")
-    else:
-        try:
-            clusters = [parse_cluster(shape) for shape in args.clusters]
-        except ValueError as e:
-            parser.error(f"--clusters: {e}")
     information = _information(parser, args.information, args.warm_history)
-    configs = [sweep_config(parser, args, information | cluster) for cluster in clusters]
+    configs = [sweep_config(parser, args, information | cluster) for cluster in args.clusters]
     if len(configs) > 1:
         base = args.out or Path("results") / ("clusters_" + configs[0].run_name)
         folders = [cluster_label(c.env).replace("/", "-").replace(" ", "_") for c in configs]

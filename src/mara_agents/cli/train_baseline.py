@@ -1,12 +1,12 @@
 r"""Train the RL baseline from scratch: the slot-set MaskablePPO recipe that made ``ppo``.
 
     coreenv train-baseline --seed 1 --work results/baselines/ppo/seed_1
-    coreenv train-baseline --nodes 8 --minutes 30 --work results/baselines/ppo8/seed_1
+    coreenv train-baseline --cluster 8/16 --minutes 30 --work results/baselines/ppo8/seed_1
 
 Trains the recipe `mara_agents.training.recipes.RECIPES["ppo"]` (sb3-contrib's MaskablePPO, the
 slot-set network reading nodes and slots as sets, on the sequential event form with WLS
 estimates) on the ID training runs at the cluster's default load (`coreenv.default_arrival_prob`
-of ``--nodes`` and ``--cluster``), judges the greedy policy on the ``--eval-episodes`` fixed
+of ``--cluster``), judges the greedy policy on the ``--eval-episodes`` fixed
 selection episodes every ``--eval-every`` steps, and keeps in ``--work`` the state to resume
 from (run the same command again), ``best.zip`` (play it: ``coreenv compare lara
 WORK/best.zip``) and ``history.json``, the learning curve (docs/rl.md). Other settings are
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from mara_agents.cli.parser import CommandParser, add_cluster, cluster_fields, count
+from mara_agents.cli.parser import CommandParser, add_cluster, count
 from mara_agents.training.maskable_ppo import train_maskable_ppo
 from mara_agents.training.recipe import training_env
 from mara_agents.training.recipes import RECIPES, make_recipe
@@ -51,7 +51,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add("--threads", type=count, default=1, help="torch threads (default 1)")
     add_cluster(parser)
     args = parser.parse_args(argv)
-    cluster = cluster_fields(parser, args)
+    cluster = args.cluster
     fields = {
         "seed": args.seed,
         "max_steps": args.max_steps,

@@ -82,6 +82,7 @@ def training_env(cluster: Mapping[str, Any]) -> dict[str, Any]:
     load = default_arrival_prob(cluster.get("num_nodes", 4), cluster.get("node_speeds"))
     return {**TRAINING_ENV, **cluster, "arrival_prob": load}
 
+
 MARA_PPO = PPOConfig(lr=3e-5, clip=0.1, entropy=0.0)
 """PPO with small steps, a tight clip and no entropy bonus (the
 other fields are `PPOConfig`'s defaults: 32 environments × 128 steps, 4 × 4 minibatches, γ 1,

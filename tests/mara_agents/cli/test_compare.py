@@ -64,7 +64,7 @@ def test_compare_takes_module_class_with_arguments_and_a_bank_path(tmp_path, pla
 
 
 def test_compare_plays_the_cluster_asked_for_at_its_default_load(capsys, played):
-    compare.main(["lara", "fifo", "--episodes", "2", "--nodes", "8", "--cluster", "mixed_costly"])
+    compare.main(["lara", "fifo", "--episodes", "2", "--cluster", "8/16 mixed_costly"])
     assert played[0][3] == {
         "task_set": "id_train",
         "arrival_prob": 0.16,  # 0.01 per unit of speed: 1, 1, 2, 4 twice
@@ -73,7 +73,8 @@ def test_compare_plays_the_cluster_asked_for_at_its_default_load(capsys, played)
         "node_speeds": "mixed",
         "switch_cost": 5,
     }
-    assert "cluster" in capsys.readouterr().out
+    assert "cluster 8/16 mixed_costly" in capsys.readouterr().out
     with pytest.raises(SystemExit):
-        compare.main(["lara", "--slots", "0"])
-    assert "--slots must be an int >= 1, got 0." in capsys.readouterr().err
+        compare.main(["lara", "--cluster", "4/0"])
+    error = capsys.readouterr().err
+    assert "argument --cluster: EnvConfig.num_slots must be an int >= 1, got 0." in error

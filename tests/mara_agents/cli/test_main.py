@@ -59,8 +59,9 @@ def test_help_imports_no_command_and_not_torch():
         ),
         (["stress", "--methods", "magic"], "coreenv stress: error: unknown method 'magic'"),
         (
-            ["sweep", "--nodes", "8", "--slots", "4", "--methods", "fifo"],
-            "coreenv sweep: error: SweepConfig.env: EnvConfig.num_slots=4 is fewer than num_nodes=8",
+            ["sweep", "--clusters", "8/4", "--methods", "fifo"],
+            "coreenv sweep: error: argument --clusters: EnvConfig.num_slots=4 is fewer than "
+            "num_nodes=8",
         ),
         (
             ["compare", "lara", "nothere.zip"],

@@ -42,14 +42,14 @@ def test_a_tiny_run_trains_judges_and_says_where_it_is(tmp_path, capsys, monkeyp
 
 
 def test_a_cluster_trains_at_its_size_and_its_default_load():
-    big = train_baseline.parse_args(["--nodes", "8"]).config
+    big = train_baseline.parse_args(["--cluster", "8"]).config
     assert dict(big.env) == {
         "task_set": "id_train",
         "arrival_prob": 0.08,
         "num_nodes": 8,
         "num_slots": 16,
     }
-    costly = train_baseline.parse_args(["--nodes", "8", "--cluster", "mixed_costly"]).config
+    costly = train_baseline.parse_args(["--cluster", "8/16 mixed_costly"]).config
     assert dict(costly.env) == {
         "task_set": "id_train",
         "arrival_prob": 0.16,  # 0.01 per unit of speed: 1, 1, 2, 4 twice
@@ -63,7 +63,7 @@ def test_a_work_folder_of_other_episodes_is_refused_before_training(tmp_path, ca
     (tmp_path / "episodes.json").write_text('{"task_set": "id_train", "arrival_prob": 0.04}')
     train_baseline.parse_args(["--work", str(tmp_path)])  # the same episodes: it resumes
     with pytest.raises(SystemExit) as exit_:
-        train_baseline.parse_args(["--nodes", "8", "--work", str(tmp_path)])
+        train_baseline.parse_args(["--cluster", "8/16", "--work", str(tmp_path)])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.count("\n") == 1
     assert "holds a run on other episodes (arrival_prob, num_nodes, num_slots:" in err
@@ -75,9 +75,9 @@ def test_a_work_folder_of_other_episodes_is_refused_before_training(tmp_path, ca
     [
         (["--threads", "0"], "argument --threads: a count must be an int >= 1, got 0"),
         (["--max-steps", "0"], "argument --max-steps: a count must be an int >= 1, got 0"),
-        (["--nodes", "0"], "--nodes must be an int >= 1, got 0"),
-        (["--nodes", "8", "--slots", "4"], "num_slots=4 is fewer than num_nodes=8"),
-        (["--cluster", "fast"], "argument --cluster: invalid choice: 'fast'"),
+        (["--cluster", "0"], "argument --cluster: a cluster is written 'M/K name'"),
+        (["--cluster", "8/4"], "argument --cluster: .*num_slots=4 is fewer than num_nodes=8"),
+        (["--cluster", "8 fast"], "argument --cluster: cluster '8 fast': the name must be one of"),
         (["--recipe", "ppo_slots"], "unrecognized arguments: --recipe ppo_slots"),
     ],
 )
