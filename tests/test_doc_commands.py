@@ -22,8 +22,9 @@ The rules, applied to every command alike:
   option and no value (`coreenv sweep`, `coreenv eval-predictors --queries`), runs with
   ``--help``.
 * Unwritten options (`UNWRITTEN`): a sweep's grid left at its default runs one point (id,
-  p = 0.04); a command whose default output is a file the package ships (the bank, the corpus,
-  the FM) is given ``--out`` in the page's folder. Relative paths (a training run's ``--work``
+  p = 0.04); a MARA training left on its six clusters trains on two small ones; a command whose
+  default output is a file the package ships (the bank, the corpus, the FM) is given ``--out``
+  in the page's folder. Relative paths (a training run's ``--work``
   included) stay in the page's folder.
 * Placeholders a reader fills in (`PLACEHOLDERS`, `provide_files`): ``M`` = 8 nodes, ``S`` = the
   rl_ood task set, ``p`` = 0.04, ``NAME`` = mara, ``COMMAND`` = ``--help``; a scheduler
@@ -125,15 +126,18 @@ FORMS: dict[str, tuple[str, str]] = {}
 ``TINY[f"{command} {form}"]``); no command of 0.3.0 has forms."""
 
 GRID = {"--task-sets": "id", "--arrival-prob": "0.04"}
-UNWRITTEN = {
+UNWRITTEN: dict[str, dict[str, str | list[str]]] = {
     "coreenv sweep": GRID,
     "benchmarks/sweep_load.py": GRID,
     "benchmarks/make_curve_bank.py": {"--out": "bank.npz"},
     "benchmarks/make_corpus.py": {"--out": "corpus.npz"},
     "benchmarks/train_fm.py": {"--out": "fm.pt"},
+    "coreenv train-mara": {"--clusters": ["2/4 equal", "4/8 mixed_costly"]},
 }
 """Options added only where the command does not give them: a sweep's grid left at its default
-runs one point; a default --out that is a file the package ships goes to the page's folder."""
+runs one point; a default --out that is a file the package ships goes to the page's folder; a
+MARA training left on its six clusters trains on two small ones, one of mixed speeds and costly
+moves."""
 
 SMALL_BENCH = dataclasses.replace(
     CORE_BENCH_V1,
@@ -256,7 +260,8 @@ def tiny(key: str, args: list[str]) -> list[str]:
         for name, value in rule.items():
             args = set_option(args, name, value)
     for name, value in UNWRITTEN.get(key, {}).items():
-        args = args if name in args or "--help" in args else [*args, name, value]
+        values = [value] if isinstance(value, str) else value
+        args = args if name in args or "--help" in args else [*args, name, *values]
     return args
 
 
