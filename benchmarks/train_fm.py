@@ -47,7 +47,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--reach-bands",
         action="store_true",
         help=f"calibrate far targets apart (median sampled crossing >= {REACH_EDGES} batches); "
-        "not the shipped predictor's (docs/predictors.md, Far targets)",
+        "not the shipped predictor's (docs/predictors.md, Leave one kind out)",
     )
     parser.add_argument("--work", type=Path, help="default: results/fm/<recipe>")
     parser.add_argument("--out", type=Path, default=PRETRAINED)

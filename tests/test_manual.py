@@ -91,3 +91,28 @@ def test_anchors_name_headings_of_their_page(page: str) -> None:
         if path.suffix == ".md" and path.exists() and anchor not in heading_anchors(path):
             broken.append(target)
     assert not broken, f"{page} links to anchors that no heading makes: {broken}"
+
+
+CITATION = re.compile(r"((?:docs|studies)/[\w/]+\.md),\s+\*([^*]+)\*")
+SOURCES = sorted(
+    str(p.relative_to(ROOT))
+    for folder in ("src", "lab", "benchmarks", "studies")
+    for p in (ROOT / folder).rglob("*.py")
+)
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_code_cites_sections_the_manual_and_reports_have(source: str) -> None:
+    """A docstring's ``docs/PAGE.md, *Section*`` names a heading of that page (its start)."""
+    missing = []
+    for page, cited in CITATION.findall((ROOT / source).read_text()):
+        cited = " ".join(cited.split())
+        if not (ROOT / page).is_file():
+            missing.append(f"{page} (no such page)")
+            continue
+        headings = [
+            " ".join(h.replace("`", "").split()) for h in HEADING.findall((ROOT / page).read_text())
+        ]
+        if not any(h.startswith(cited.replace("`", "")) for h in headings):
+            missing.append(f"{page}, *{cited}*")
+    assert not missing, f"{source} cites sections that no heading starts: {missing}"

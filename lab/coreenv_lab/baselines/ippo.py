@@ -65,10 +65,11 @@ __all__ = [
 
 SHIPPED = CHECKPOINTS / "ippo_live.pt"
 """The lab's policy trained over live masks at events: ``coreenv_lab.methods:ippo_live`` (its
-choice: docs/rl.md, *Shipped policies*)."""
+choice: studies/learnability/REPORT.md, *Shipped baselines before the current ones*)."""
 SHIPPED_SETS = CHECKPOINTS / "ippo_sets.pt"
 """The same reading the nodes as a set, which plays any cluster size:
-``coreenv_lab.methods:ippo_sets`` (docs/rl.md, *Any cluster size*)."""
+``coreenv_lab.methods:ippo_sets`` (studies/cluster/REPORT.md, *The slot-set baselines at other
+sizes*)."""
 
 POLICIES = ("mlp", "slot_set", "slot_sets")
 """`IPPOConfig.policy`: an MLP over a node's observation, or the slot-set network reading the

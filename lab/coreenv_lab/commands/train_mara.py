@@ -33,7 +33,7 @@ and checkpoint (in `coreenv_lab.CHECKPOINTS`) are the defaults of ``--predictor`
    (`MARA_SCRATCH`).
 
 ``--scratch`` skips the warm start: RL from the random weights of ``--seed``. The paper's recipe
-from scratch, 10 M steps (docs/mara.md, *Learning from scratch*):
+from scratch, 10 M steps (studies/learnability/REPORT.md, *Learning from scratch*):
 
     python -m coreenv_lab.commands.train_mara --variant mara --scratch --algorithm held_ppo \
         --seed 1 --env-seed 300000 --max-steps 10000000 --minutes 600 --eval-every 6 \

@@ -1,8 +1,8 @@
 """What a policy meets: a scheduler's decisions played out, and the scale of what it reads.
 
-The measurement behind `MATConfig.symlog` (docs/mara.md, *Reading the observations on a log
-scale*): the remaining-batch estimates sit at OBS_BOUND ("never") on a large share of occupied
-slots while every other feature stays within a few units, a spread an input LayerNorm does not
+The measurement behind `MATConfig.symlog` (studies/learnability/REPORT.md, *A slot encoder
+and log-scaled inputs*): the remaining-batch estimates sit at OBS_BOUND ("never") on a large
+share of occupied slots while every other feature stays within a few units, a spread an input LayerNorm does not
 undo.
 """
 

@@ -1,7 +1,7 @@
 """How large the log-progress shaping term is per held decision, beside the completions.
 
-The measurement behind docs/mara.md, *On the event form, with four times as many updates*
-(why shaping does not help): a scheduler plays episodes in
+The measurement behind studies/learnability/REPORT.md, *On the event form, with four times as
+many updates* (why shaping does not help): a scheduler plays episodes in
 the event form with β = 1, and each decision's reward is split into its completions and its
 shaping term β·(Φ' − Φ). What a learner's advantage sees of each is the λ-weighted sum over the
 decisions that follow (GAE with γ = 1), so both are compared there too.

@@ -123,7 +123,7 @@ def fit_calibration(
     one query protocol): the target is to beat WLS on every new family, not on average. With
     ``reach_edges`` (such as `REACH_EDGES`), each band of them then gets its own level and weight
     (`Calibration.farther`), by coordinate descent on the same worst ratio (the shipped predictor
-    has none: docs/predictors.md, *Far targets*). ``p_success`` is a logistic regression of success
+    has none: docs/predictors.md, *Leave one kind out*). ``p_success`` is a logistic regression of success
     on the `success_features` of the chosen reading, mapped through the isotonic regression of
     success on its score.
     """

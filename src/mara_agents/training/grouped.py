@@ -1,6 +1,7 @@
 """Grouped policy gradient for the MAT: whole episodes, held decisions, leave-one-out baselines.
 
-The recipe answers what made PPO fail on CoRE-Learning (docs/mara.md, *Why PPO did not learn*):
+The recipe answers what made PPO fail on CoRE-Learning (studies/learnability/REPORT.md,
+*Why PPO did not learn*):
 
 - **The workload dominates the return.** Each update plays ``workloads`` episode seeds
   ``group`` times each. A decision's advantage is its lane's return-to-go at that step minus the

@@ -3,7 +3,8 @@
 MAT's trainer (MAPPO-style; design §4): one team reward copied to every node, per-node values,
 GAE, advantages normalised over the batch, a value loss clipped around the sampled values on
 targets normalised by running statistics, an entropy bonus, one Adam optimiser. Two departures,
-both for speed and credit (docs/mara.md, *Learning from scratch*):
+both for speed and credit (studies/learnability/REPORT.md, *Learning from
+scratch*):
 
 - **Whole episodes.** Each update plays ``episodes`` distinct seeds from their first step to their
   end (`play_episodes`), so every batch covers every phase of an episode and no episode is cut.

@@ -93,7 +93,8 @@ MARA_GROUPED = GroupedConfig()
 
 MARA_SCRATCH = HeldPPOConfig()
 """PPO over whole episodes and held decisions from random weights (`HeldPPOConfig`'s defaults:
-MAT's published settings where they apply; docs/mara.md, *Learning from scratch*)."""
+MAT's published settings where they apply; studies/learnability/REPORT.md, *Learning from
+scratch*)."""
 
 ALGORITHMS = ("grouped", "ppo", "held_ppo")
 """The RL stages `MARATrainConfig.algorithm` chooses from."""
