@@ -26,6 +26,7 @@ __all__ = [
     "DefaultsFormatter",
     "DeprecatedOption",
     "METHODS_HELP",
+    "SHAPE_HELP",
     "add_arrival_prob",
     "add_cluster",
     "arrival_prob",
@@ -42,6 +43,11 @@ METHODS_HELP = (
 """The help of a command's ``--methods``."""
 DEFAULT_CLUSTER = "4/8 equal"
 """The cluster a command plays unless told: the paper's four equal nodes and eight slots."""
+SHAPE_HELP = (
+    f"written 'M/K name': M nodes, K slots (K = 2 M if left out) and the nodes' speeds and "
+    f"switch cost, one of {tuple(CLUSTERS)} (default {DEFAULT_CLUSTER!r})"
+)
+"""How a command's ``--cluster`` or ``--clusters`` help says a cluster is written."""
 
 
 def methods_listing() -> str:
@@ -200,6 +206,5 @@ def add_cluster(parser: argparse.ArgumentParser) -> None:
         type=cluster_shape,
         default=DEFAULT_CLUSTER,
         metavar="SHAPE",
-        help=f"the cluster, written 'M/K name': M nodes, K slots (K = 2 M if left out) and the "
-        f"nodes' speeds and switch cost, one of {tuple(CLUSTERS)} (default {DEFAULT_CLUSTER!r})",
+        help=f"the cluster, {SHAPE_HELP}",
     )

@@ -36,11 +36,12 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from coreenv import CLUSTERS, INFORMATION_MODELS, InvalidActionError
+from coreenv import INFORMATION_MODELS, InvalidActionError
 from coreenv.curves import TASK_SETS
 from mara_agents.cli.parser import (
     DEFAULT_CLUSTER,
     METHODS_HELP,
+    SHAPE_HELP,
     CommandParser,
     add_arrival_prob,
     cluster_shape,
@@ -132,10 +133,8 @@ def parse_args(argv: list[str] | None = None) -> list[SweepConfig]:
         nargs="+",
         default=[cluster_shape(DEFAULT_CLUSTER)],
         metavar="SHAPE",
-        help=f"the clusters, each written 'M/K name': M nodes, K slots (K = 2 M if left out) and "
-        f"the nodes' speeds and switch cost, one of {tuple(CLUSTERS)} (default "
-        f"{DEFAULT_CLUSTER!r}); several are swept into OUT/<cluster>/, then one table compares "
-        "every method on every cluster",
+        help=f"the clusters, each {SHAPE_HELP}; several are swept into OUT/<cluster>/, then one "
+        "table compares every method on every cluster",
     )
     add("--quick", action="store_true", help=f"{QUICK_EPISODES} episodes per cell: a smoke run")
     args = parser.parse_args(argv)

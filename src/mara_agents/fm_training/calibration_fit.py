@@ -123,9 +123,9 @@ def fit_calibration(
     one query protocol): the target is to beat WLS on every new family, not on average. With
     ``reach_edges`` (such as `REACH_EDGES`), each band of them then gets its own level and weight
     (`Calibration.farther`), by coordinate descent on the same worst ratio (the shipped predictor
-    has none: docs/predictors.md, *Leave one kind out*). ``p_success`` is a logistic regression of success
-    on the `success_features` of the chosen reading, mapped through the isotonic regression of
-    success on its score.
+    has none: docs/predictors.md, *Leave one kind out*). ``p_success`` is a logistic regression of
+    success on the `success_features` of the chosen reading, mapped through the isotonic
+    regression of success on its score.
     """
     from sklearn.isotonic import IsotonicRegression
     from sklearn.linear_model import LogisticRegression
